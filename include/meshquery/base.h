@@ -1,0 +1,92 @@
+/*
+ * meshquery/base.h — export macro, version, status codes, diagnostics and the
+ * allocator hook shared by every part of the library.
+ *
+ * Synopsis
+ *   MQ_API                       export macro on every public function
+ *   MQ_VERSION_MAJOR/MINOR/PATCH compile-time version
+ *   mq_version()                 run-time version string, e.g. "0.1.0"
+ *   mq_status                    result of every fallible operation
+ *   mq_status_string()           a short English name for a status
+ *   mq_diag                      optional human-readable detail (message, path, line, column)
+ *   mq_allocator                 optional user allocation hook (alloc/free with size + alignment)
+ *
+ * Error model: operations that can fail (loading, building, saving) return an
+ * mq_status and, when the caller passes an mq_diag, describe the failure there.
+ * The library never prints, aborts or exits. Queries on a built object cannot
+ * fail; invalid query inputs (NaN, negative radii, ...) give the documented
+ * "no hit / no overlap" answer.
+ */
+#ifndef MESHQUERY_BASE_H
+#define MESHQUERY_BASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+#define MQ_EXTERN_C extern "C"
+#else
+#define MQ_EXTERN_C
+#endif
+
+#if defined(_WIN32) && defined(MQ_SHARED)
+#if defined(MQ_BUILDING_LIBRARY)
+#define MQ_API MQ_EXTERN_C __declspec(dllexport)
+#else
+#define MQ_API MQ_EXTERN_C __declspec(dllimport)
+#endif
+#elif defined(__GNUC__)
+#define MQ_API MQ_EXTERN_C __attribute__((visibility("default")))
+#else
+#define MQ_API MQ_EXTERN_C
+#endif
+
+#define MQ_VERSION_MAJOR 0
+#define MQ_VERSION_MINOR 1
+#define MQ_VERSION_PATCH 0
+
+/** Returns the library's version as "MAJOR.MINOR.PATCH" (static storage; thread-safe). */
+MQ_API const char *mq_version(void);
+
+/** Result of every operation that can fail. */
+typedef enum mq_status {
+    MQ_OK = 0,               /**< success */
+    MQ_ERR_INVALID_ARG = 1,  /**< a NULL pointer where one is required, a bad option, ... */
+    MQ_ERR_OUT_OF_MEMORY = 2,/**< an allocation failed; nothing was leaked */
+    MQ_ERR_IO = 3,           /**< a file could not be opened, read or written */
+    MQ_ERR_PARSE = 4,        /**< malformed input; mq_diag says where and what was expected */
+    MQ_ERR_LIMIT = 5,        /**< input exceeds a documented limit (counts, file size, depth) */
+    MQ_ERR_UNSUPPORTED = 6,  /**< valid input the library does not handle (e.g. UTF-16 text) */
+    MQ_ERR_CORRUPT = 7       /**< a saved file failed its version, size or checksum check */
+} mq_status;
+
+/** A short English name for a status, e.g. "out of memory" (static storage; never NULL). */
+MQ_API const char *mq_status_string(mq_status status);
+
+/**
+ * Detail about a failure, filled by functions that take an `mq_diag *` (which may
+ * be NULL). On success it is left with an empty message. `line` and `column` are
+ * 1-based; 0 means "not applicable". `path` is the file involved, truncated to fit.
+ */
+typedef struct mq_diag {
+    char message[256]; /**< what went wrong and, for parse errors, what was expected */
+    char path[256];    /**< the file involved, or "" */
+    uint64_t line;     /**< 1-based line of the error, 0 if none */
+    uint32_t column;   /**< 1-based column (in bytes) of the error, 0 if none */
+} mq_diag;
+
+/**
+ * User allocation hook. `alloc` returns `size` bytes aligned to `align` (a power
+ * of two, at most 4096) or NULL; `free` releases a block with the size it was
+ * allocated with. Both receive `user`. A NULL `mq_allocator *` anywhere in the API
+ * means the default (the C library's aligned allocation). Hooks must be
+ * thread-safe if objects are built on several threads at once.
+ */
+typedef struct mq_allocator {
+    void *(*alloc)(size_t size, size_t align, void *user);
+    void (*free)(void *ptr, size_t size, void *user);
+    void *user;
+} mq_allocator;
+
+#endif /* MESHQUERY_BASE_H */

@@ -1,0 +1,181 @@
+/*
+ * meshquery/primitives.h — the pairwise intersection and distance tests.
+ *
+ * These are the node and leaf predicates of every traversal in the library, and
+ * public functions in their own right. All are pure functions of their inputs:
+ * no allocation, no global state, safe to call from any number of threads.
+ *
+ * The grid (query shape first, then target; every implemented pair is listed):
+ *
+ *             | aabb | obb | sphere | capsule | triangle | plane
+ *   ray       |  R   |  R  |   R    |    R    |    R     |   R      R = mq_raycast_<target>
+ *   sphere    |  O   |  O  |   O    |    O    |    O     |          O = mq_overlap_<a>_<b>
+ *   capsule   |  O   |  O  |        |    O    |    O     |
+ *   aabb      |  O   |  O  |        |         |          |
+ *   obb       |      |  O  |        |         |          |
+ *   triangle  |  O   |  O  |        |         |    O     |
+ *   2D: mq_overlap_aabb2_aabb2, mq_overlap_rect2_rect2
+ *
+ *   Closest points (return the SQUARED distance):
+ *   point–segment, point–aabb, point–obb, point–triangle, segment–segment,
+ *   segment–triangle.
+ *
+ * Semantics (see types.h): shapes are closed, touching counts. Invalid input
+ * (NaN/Inf coordinates, negative radius or half extent, non-orthonormal OBB
+ * axes, an invalid ray) gives `false` from ray and overlap tests, and NaN from
+ * the distance functions (their output points are then NaN too). A zero-area
+ * triangle is the segment or point it spans: overlap tests treat it so, and a
+ * ray never hits it (it has no interior to cross).
+ *
+ * Precision: all tests compute in single precision with care at the edges; the
+ * randomized differential tests in tests/diff/ compare them against independent
+ * double-precision oracles and report the tolerance band around exact touching
+ * inside which single precision may decide either way (README, "Tolerances").
+ *
+ * Output pointers may be NULL when the caller does not want that output.
+ */
+#ifndef MESHQUERY_PRIMITIVES_H
+#define MESHQUERY_PRIMITIVES_H
+
+#include <meshquery/types.h>
+
+/* ------------------------------------------------------------------------- */
+/* Validators and constructors                                               */
+/* ------------------------------------------------------------------------- */
+
+/** True when the ray is valid (see types.h): finite origin and dir, dir != 0, tmin <= tmax, no NaN. */
+MQ_API bool mq_ray_is_valid(const mq_ray *ray);
+
+/** True when the OBB has finite fields, half extents >= 0 and orthonormal axes (MQ_OBB_AXIS_TOLERANCE). */
+MQ_API bool mq_obb_is_valid(const mq_obb *box);
+
+/**
+ * Builds an OBB from a centre, half extents and a rotation quaternion in cglm's
+ * order (x, y, z, w). The quaternion is normalised first; a zero or non-finite
+ * quaternion yields an OBB whose axes are NaN (invalid: it overlaps nothing).
+ */
+MQ_API void mq_obb_from_quat(const vec3 center, const vec3 half, const versor q, mq_obb *out);
+
+/** The OBB equal to an AABB (world axes). An empty AABB (min > max) gives an invalid OBB. */
+MQ_API void mq_obb_from_aabb(const mq_aabb *box, mq_obb *out);
+
+/* ------------------------------------------------------------------------- */
+/* Ray tests. Each returns true when the ray segment [tmin, tmax] meets the   */
+/* closed shape, and reports where.                                          */
+/* ------------------------------------------------------------------------- */
+
+/**
+ * Ray vs AABB (slab test). On a hit, `out` receives the parameter interval of the
+ * ray inside the box, clipped to [tmin, tmax]. Rays parallel to a slab (a zero
+ * direction component) hit iff the origin lies within that slab, boundary
+ * included. A flat box (min == max on an axis) is hit where the ray crosses it.
+ */
+MQ_API bool mq_raycast_aabb(const mq_ray *ray, const mq_aabb *box, mq_ray_span *out);
+
+/**
+ * Ray vs OBB: the slab test on the box's own axes. Correct for rays parallel to a
+ * face, origins inside the box (t_enter = tmin) and grazing rays; same answers as
+ * mq_raycast_aabb on a box with world axes.
+ */
+MQ_API bool mq_raycast_obb(const mq_ray *ray, const mq_obb *box, mq_ray_span *out);
+
+/** Ray vs solid sphere; an origin inside gives t_enter = tmin. Radius 0: hits only through the centre. */
+MQ_API bool mq_raycast_sphere(const mq_ray *ray, const mq_sphere *sphere, mq_ray_span *out);
+
+/** Ray vs solid capsule (a cylinder with hemispherical caps, or a sphere when a == b). */
+MQ_API bool mq_raycast_capsule(const mq_ray *ray, const mq_capsule *capsule, mq_ray_span *out);
+
+/**
+ * Ray vs triangle, WATERTIGHT (Woop, Benthin & Wald 2013): a ray through a shared
+ * edge or vertex of a closed mesh hits at least one of the triangles that share
+ * it, never none. Both faces count; `back_face` tells which side was hit. A ray in
+ * the triangle's plane and a zero-area triangle are never hit. On a hit, `out`
+ * gets t in [tmin, tmax] and the barycentrics of the hit point.
+ */
+MQ_API bool mq_raycast_triangle(const mq_ray *ray, const mq_triangle *tri, mq_triangle_hit *out);
+
+/**
+ * Ray vs plane. A ray crossing the plane hits at the crossing; a ray lying in the
+ * plane hits at t = tmin; a ray parallel to and off the plane misses. A plane with
+ * a zero or non-finite normal, or a non-finite d, is invalid (miss).
+ */
+MQ_API bool mq_raycast_plane(const mq_ray *ray, const mq_plane *plane, float *t);
+
+/* ------------------------------------------------------------------------- */
+/* Overlap tests (closed sets: touching is overlap)                          */
+/* ------------------------------------------------------------------------- */
+
+/** Sphere vs sphere: |c1 - c2| <= r1 + r2. */
+MQ_API bool mq_overlap_sphere_sphere(const mq_sphere *a, const mq_sphere *b);
+/** Sphere vs AABB: the closest point of the box to the centre is within the radius. */
+MQ_API bool mq_overlap_sphere_aabb(const mq_sphere *s, const mq_aabb *box);
+/** Sphere vs OBB: the closest point of the box to the centre is within the radius. */
+MQ_API bool mq_overlap_sphere_obb(const mq_sphere *s, const mq_obb *box);
+/** Sphere vs capsule: the point–segment distance is within the sum of the radii. */
+MQ_API bool mq_overlap_sphere_capsule(const mq_sphere *s, const mq_capsule *c);
+/** Sphere vs triangle: the closest point of the triangle to the centre is within the radius. */
+MQ_API bool mq_overlap_sphere_triangle(const mq_sphere *s, const mq_triangle *tri);
+
+/** Capsule vs capsule: the segment–segment distance is within the sum of the radii. */
+MQ_API bool mq_overlap_capsule_capsule(const mq_capsule *a, const mq_capsule *b);
+/** Capsule vs AABB: the segment–box distance is within the radius (exact, not a bound). */
+MQ_API bool mq_overlap_capsule_aabb(const mq_capsule *c, const mq_aabb *box);
+/** Capsule vs OBB: as capsule vs AABB, in the box's frame. */
+MQ_API bool mq_overlap_capsule_obb(const mq_capsule *c, const mq_obb *box);
+/** Capsule vs triangle: the segment–triangle distance is within the radius. */
+MQ_API bool mq_overlap_capsule_triangle(const mq_capsule *c, const mq_triangle *tri);
+
+/** AABB vs AABB: the intervals overlap on all three axes. */
+MQ_API bool mq_overlap_aabb_aabb(const mq_aabb *a, const mq_aabb *b);
+/** AABB vs OBB: the 15-axis separating axis test. */
+MQ_API bool mq_overlap_aabb_obb(const mq_aabb *a, const mq_obb *b);
+/**
+ * OBB vs OBB: the separating axis test on all 15 axes (3 + 3 face normals and the
+ * 9 edge cross products). Robust for parallel and near-parallel edges, where the
+ * cross-product axes degenerate: those axes are skipped instead of producing a
+ * false separation.
+ */
+MQ_API bool mq_overlap_obb_obb(const mq_obb *a, const mq_obb *b);
+
+/** Triangle vs AABB: the 13-axis separating axis test (Akenine-Möller). */
+MQ_API bool mq_overlap_triangle_aabb(const mq_triangle *tri, const mq_aabb *box);
+/** Triangle vs OBB: the 13-axis separating axis test in the box's frame. */
+MQ_API bool mq_overlap_triangle_obb(const mq_triangle *tri, const mq_obb *box);
+/** Triangle vs triangle, coplanar and degenerate (segment/point) triangles included. */
+MQ_API bool mq_overlap_triangle_triangle(const mq_triangle *a, const mq_triangle *b);
+
+/** 2D: AABB vs AABB. */
+MQ_API bool mq_overlap_aabb2_aabb2(const mq_aabb2 *a, const mq_aabb2 *b);
+/** 2D: oriented rectangle vs oriented rectangle, the 4-axis separating axis test. */
+MQ_API bool mq_overlap_rect2_rect2(const mq_rect2 *a, const mq_rect2 *b);
+
+/* ------------------------------------------------------------------------- */
+/* Closest points and distances. Each returns the SQUARED distance and writes */
+/* the closest point(s) to the non-NULL outputs. NaN in -> NaN out.          */
+/* ------------------------------------------------------------------------- */
+
+/** Closest point to p on segment [a, b]; `t` in [0, 1] locates it (a + t*(b-a)). a == b is allowed. */
+MQ_API float mq_closest_point_segment(const vec3 p, const vec3 a, const vec3 b, vec3 out_point, float *t);
+
+/** Closest point to p in the solid AABB (p itself when inside). Empty box (min > max): NaN. */
+MQ_API float mq_closest_point_aabb(const vec3 p, const mq_aabb *box, vec3 out_point);
+
+/** Closest point to p in the solid OBB (p itself when inside). Invalid OBB: NaN. */
+MQ_API float mq_closest_point_obb(const vec3 p, const mq_obb *box, vec3 out_point);
+
+/**
+ * Closest point to p on the triangle, with its barycentrics (out_uv[0] = u,
+ * out_uv[1] = v; point = (1-u-v)*v0 + u*v1 + v*v2). Zero-area triangles are
+ * handled as the segment or point they span.
+ */
+MQ_API float mq_closest_point_triangle(const vec3 p, const mq_triangle *tri, vec3 out_point, vec2 out_uv);
+
+/** Closest points between segments [a0, a1] and [b0, b1]; parallel and zero-length segments allowed. */
+MQ_API float mq_closest_points_segment_segment(const vec3 a0, const vec3 a1, const vec3 b0, const vec3 b1,
+                                               vec3 out_a, vec3 out_b);
+
+/** Closest points between segment [a, b] and a triangle (0 when the segment crosses it). */
+MQ_API float mq_closest_points_segment_triangle(const vec3 a, const vec3 b, const mq_triangle *tri,
+                                                vec3 out_segment, vec3 out_triangle);
+
+#endif /* MESHQUERY_PRIMITIVES_H */

@@ -1,0 +1,103 @@
+/*
+ * meshquery/types.h — the plain value types every query speaks: rays, boxes,
+ * spheres, capsules, triangles, planes and their 2D cousins. All are
+ * transparent structs built on cglm's vec2/vec3/mat3, passed by const pointer.
+ *
+ * Conventions (they hold everywhere in the library):
+ *   - Shapes are CLOSED sets: touching counts as overlap and as a hit.
+ *   - A ray is the set { origin + t*dir : tmin <= t <= tmax }; dir need not be
+ *     unit length and t is measured in units of dir. tmax may be +INFINITY.
+ *   - A ray is VALID when origin and dir are finite, dir is not (0,0,0), and
+ *     tmin <= tmax with neither NaN. An invalid ray hits nothing.
+ *   - A shape with a NaN or infinite coordinate, or a negative radius / half
+ *     extent, is INVALID and overlaps nothing. Radius 0 is valid (a point or a
+ *     segment); a zero half extent is valid (a flat or degenerate box).
+ *   - An OBB's axes must be orthonormal to within MQ_OBB_AXIS_TOLERANCE;
+ *     otherwise the OBB is invalid and overlaps / is hit by nothing.
+ *   - Barycentrics (u, v) of a triangle point P: P = (1-u-v)*v0 + u*v1 + v*v2.
+ */
+#ifndef MESHQUERY_TYPES_H
+#define MESHQUERY_TYPES_H
+
+#include <cglm/types.h>
+#include <meshquery/base.h>
+
+/** A ray segment: origin + t*dir for t in [tmin, tmax]. Field order mirrors the .rays format. */
+typedef struct mq_ray {
+    vec3 origin; /**< start point (finite) */
+    float tmin;  /**< lower end of the parameter interval */
+    vec3 dir;    /**< direction, any non-zero finite length; t is in units of |dir| */
+    float tmax;  /**< upper end of the interval; may be +INFINITY */
+} mq_ray;
+
+/** Axis-aligned box, the closed set min <= p <= max (componentwise). min > max on any axis: empty. */
+typedef struct mq_aabb {
+    vec3 min;
+    vec3 max;
+} mq_aabb;
+
+/**
+ * Oriented box: { center + sum_i s_i * axes[i] : |s_i| <= half[i] }.
+ * axes[i] is the unit direction of the box's local axis i in world space (the
+ * columns of the box-to-world rotation, as in a cglm column-major mat3).
+ */
+typedef struct mq_obb {
+    vec3 center; /**< centre in world space */
+    vec3 half;   /**< half extents along axes[0..2], each >= 0 */
+    mat3 axes;   /**< orthonormal local axes in world space */
+} mq_obb;
+
+/** How far from orthonormal an mq_obb's axes may be (|dot| and | |a|-1 |) before it is invalid. */
+#define MQ_OBB_AXIS_TOLERANCE 1e-3f
+
+/** Solid ball: all points within `radius` of `center`. */
+typedef struct mq_sphere {
+    vec3 center;
+    float radius; /**< >= 0 */
+} mq_sphere;
+
+/** Capsule: all points within `radius` of the segment [a, b] (a == b gives a sphere). */
+typedef struct mq_capsule {
+    vec3 a;
+    vec3 b;
+    float radius; /**< >= 0 */
+} mq_capsule;
+
+/** Triangle v[0], v[1], v[2]; the closed set of its convex hull (a zero-area one is a segment or point). */
+typedef struct mq_triangle {
+    vec3 v[3];
+} mq_triangle;
+
+/** Plane: points p with dot(normal, p) == d. normal need not be unit length, but must be non-zero. */
+typedef struct mq_plane {
+    vec3 normal;
+    float d;
+} mq_plane;
+
+/** 2D axis-aligned rectangle (closed). */
+typedef struct mq_aabb2 {
+    vec2 min;
+    vec2 max;
+} mq_aabb2;
+
+/** 2D oriented rectangle: { center + s*axes[0] + r*axes[1] : |s| <= half[0], |r| <= half[1] }. */
+typedef struct mq_rect2 {
+    vec2 center;
+    vec2 half;    /**< half extents, each >= 0 */
+    vec2 axes[2]; /**< orthonormal axes (to within MQ_OBB_AXIS_TOLERANCE) */
+} mq_rect2;
+
+/** Where a ray meets a triangle. */
+typedef struct mq_triangle_hit {
+    float t;        /**< ray parameter of the hit point, in [tmin, tmax] */
+    float u, v;     /**< barycentrics: point = (1-u-v)*v0 + u*v1 + v*v2 */
+    bool back_face; /**< true when dir points along the triangle's normal (v1-v0)x(v2-v0) */
+} mq_triangle_hit;
+
+/** The part of a ray inside a solid: t_enter <= t_exit, both clipped to [tmin, tmax]. */
+typedef struct mq_ray_span {
+    float t_enter; /**< first t inside the solid (tmin when the origin is inside) */
+    float t_exit;  /**< last t inside the solid (tmax when the ray ends inside) */
+} mq_ray_span;
+
+#endif /* MESHQUERY_TYPES_H */

@@ -1,0 +1,59 @@
+#include "core/alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void *default_alloc(size_t size, size_t align, void *user)
+{
+    (void)user;
+    if (align < sizeof(void *))
+        align = sizeof(void *);
+    void *p = NULL;
+    return posix_memalign(&p, align, size) == 0 ? p : NULL;
+}
+
+static void default_free(void *ptr, size_t size, void *user)
+{
+    (void)size;
+    (void)user;
+    free(ptr);
+}
+
+void *mq_alloc(const mq_allocator *a, size_t size, size_t align)
+{
+    if (size == 0)
+        return NULL;
+    if (a && a->alloc)
+        return a->alloc(size, align, a->user);
+    return default_alloc(size, align, NULL);
+}
+
+void *mq_alloc_zero(const mq_allocator *a, size_t size, size_t align)
+{
+    void *p = mq_alloc(a, size, align);
+    if (p)
+        memset(p, 0, size);
+    return p;
+}
+
+void mq_free(const mq_allocator *a, void *ptr, size_t size)
+{
+    if (!ptr)
+        return;
+    if (a && a->free)
+        a->free(ptr, size, a->user);
+    else
+        default_free(ptr, size, NULL);
+}
+
+void *mq_realloc(const mq_allocator *a, void *ptr, size_t old_size, size_t new_size, size_t align)
+{
+    void *p = mq_alloc(a, new_size, align);
+    if (!p)
+        return NULL;
+    if (ptr) {
+        memcpy(p, ptr, old_size < new_size ? old_size : new_size);
+        mq_free(a, ptr, old_size);
+    }
+    return p;
+}

@@ -1,0 +1,36 @@
+/* Internal allocation through the user's mq_allocator hook (or the default). */
+#ifndef MQ_CORE_ALLOC_H
+#define MQ_CORE_ALLOC_H
+
+#include <meshquery/base.h>
+
+/* Cache-line alignment for node and leaf arrays. */
+#define MQ_CACHE_LINE 64
+
+/* Allocate `size` bytes aligned to `align` (power of two). NULL on failure or size 0. */
+void *mq_alloc(const mq_allocator *a, size_t size, size_t align);
+/* Zero-filled variant of mq_alloc. */
+void *mq_alloc_zero(const mq_allocator *a, size_t size, size_t align);
+/* Free a block from mq_alloc with the size it was allocated with. NULL is a no-op. */
+void mq_free(const mq_allocator *a, void *ptr, size_t size);
+/* Grow (or shrink) a block: allocates new_size, copies min(old, new), frees the old block.
+ * On failure returns NULL and leaves the old block untouched. */
+void *mq_realloc(const mq_allocator *a, void *ptr, size_t old_size, size_t new_size, size_t align);
+
+/* Overflow-checked size arithmetic: false when a*b (or a+b) does not fit in size_t. */
+static inline bool mq_mul_size(size_t a, size_t b, size_t *out)
+{
+    if (b != 0 && a > SIZE_MAX / b)
+        return false;
+    *out = a * b;
+    return true;
+}
+static inline bool mq_add_size(size_t a, size_t b, size_t *out)
+{
+    if (a > SIZE_MAX - b)
+        return false;
+    *out = a + b;
+    return true;
+}
+
+#endif

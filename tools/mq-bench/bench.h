@@ -1,0 +1,15 @@
+/* Subcommands of mq-bench and the timing helpers they share. */
+#ifndef MQ_BENCH_H
+#define MQ_BENCH_H
+
+#include <stddef.h>
+
+/* Each subcommand gets argv with argv[0] = its own name. Returns the exit status. */
+int bench_prims_main(int argc, char **argv);
+
+/* Monotonic clock in seconds. */
+double bench_now(void);
+/* Median of n values (reorders the array). */
+double bench_median(double *values, size_t n);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * mq-bench — throughput of meshquery beside reference libraries, on the same
+ * inputs in the same process. Each subcommand lives in its own bench_<name>.c.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+
+typedef struct bench_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} bench_command;
+
+static const bench_command commands[] = {
+    {"prims", bench_prims_main, "nanoseconds per call of every primitive test"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: mq-bench COMMAND [ARGS...]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nRun 'mq-bench COMMAND --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "mq-bench: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
