@@ -6,6 +6,8 @@
 
 /* Each subcommand gets argv with argv[0] = its own name. Returns the exit status. */
 int bench_prims_main(int argc, char **argv);
+int bench_obj_main(int argc, char **argv);
+int bench_rays_main(int argc, char **argv);
 
 /* Monotonic clock in seconds. */
 double bench_now(void);

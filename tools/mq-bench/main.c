@@ -15,6 +15,8 @@ typedef struct bench_command {
 
 static const bench_command commands[] = {
     {"prims", bench_prims_main, "nanoseconds per call of every primitive test"},
+    {"obj", bench_obj_main, "OBJ loading: MB/s and triangles/s, beside tinyobjloader and assimp"},
+    {"rays", bench_rays_main, "raycast throughput (closest / any hit), beside Embree"},
 };
 
 static void usage(FILE *f)
