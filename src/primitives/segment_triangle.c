@@ -1,0 +1,135 @@
+/*
+ * Closest points between a segment and a triangle.
+ *
+ * If the segment crosses the triangle the distance is 0. Otherwise it is the
+ * smallest of five candidates: each segment endpoint vs the triangle (point-
+ * triangle) and the segment vs each edge (segment-segment). Why that is
+ * complete: take a closest pair (x on the segment, y on the triangle) of the
+ * two disjoint convex sets.
+ *   - x an endpoint: an endpoint candidate.
+ *   - y on an edge: that edge's candidate.
+ *   - Otherwise x is inside the segment and y inside the face. Then x - y is
+ *     normal to the plane (y minimises over the face), and the segment is
+ *     perpendicular to x - y (x minimises over the segment), so the segment is
+ *     parallel to the plane at that height. Sliding x along it keeps the
+ *     distance while y stays the foot point, until x reaches an endpoint or y
+ *     reaches an edge: a candidate of the same distance.
+ * The crossing test only has to catch a segment that pierces the face
+ * transversally: a segment that meets the triangle inside its plane either has
+ * an endpoint on it or crosses an edge, and those candidates return 0. A
+ * zero-area or numerically flat triangle (closest_internal.h) is the union of
+ * its edges to within its width, so it skips the crossing test and relies on
+ * the candidates alone.
+ *
+ * Crossing test (no ray routine involved): the endpoints straddle the plane and
+ * the point where the segment meets it lies inside the triangle, by the signs
+ * of the signed areas n.((v_j - P) x (v_k - P)) (Ericson, Real-Time Collision
+ * Detection, §3.4 and §5.1.5), which are also the crossing's barycentrics. The
+ * line-based triple products of Ericson §5.3.4 are not used: for a segment
+ * nearly in the plane they are all rounding noise and may agree in sign for a
+ * segment that passes far beside the triangle. See crosses() for why rounding
+ * can only flip the verdict within rounding of 0.
+ */
+#include <meshquery/primitives.h>
+
+#include "core/vec3.h"
+#include "primitives/closest_internal.h"
+#include "primitives/shape_checks.h"
+
+/*
+ * True when the segment pierces the triangle (normal n); then *s and w locate the
+ * crossing. The endpoints must lie on opposite sides of the plane (or one on it),
+ * and the point P where the segment meets the plane must fall inside the
+ * triangle. P is found from the endpoint heights, t = da / (da - db); when the
+ * segment is nearly parallel to the plane t is ill-conditioned, but P still lies
+ * on the segment within rounding of the plane (the error moves it along the
+ * segment, not off the plane), so declaring 0 for a P found inside is right to
+ * within rounding, and a P pushed just outside leaves a crossing within rounding
+ * of an edge, which the segment-edge candidate returns. The inside test uses the
+ * signed areas seen from P itself (short vectors), not from a far endpoint.
+ */
+static bool crosses(const mq_cl_segtri *in, const vec3 n, float *s, float w[3])
+{
+    const vec3 *v = in->v;
+    float da = mq_v3_dot(n, v[MQ_CL_ST_A0]), db = mq_v3_dot(n, v[MQ_CL_ST_B0]);
+    if ((da > 0.0f && db > 0.0f) || (da < 0.0f && db < 0.0f) || (da == 0.0f && db == 0.0f))
+        return false; /* one side, or in the plane (left to the candidates) */
+    float t = da / (da - db); /* opposite signs, not both 0: no division by 0, t in [0, 1] */
+    vec3 p0, p1, p2, x;       /* P - v0, P - v1, P - v2 */
+    mq_v3_madd(p0, v[MQ_CL_ST_A0], v[MQ_CL_ST_D], t);
+    mq_v3_madd(p1, v[MQ_CL_ST_A1], v[MQ_CL_ST_D], t);
+    mq_v3_madd(p2, v[MQ_CL_ST_A2], v[MQ_CL_ST_D], t);
+    float u[3];
+    mq_v3_cross(x, p1, p2);
+    u[0] = mq_v3_dot(n, x);
+    mq_v3_cross(x, p2, p0);
+    u[1] = mq_v3_dot(n, x);
+    mq_v3_cross(x, p0, p1);
+    u[2] = mq_v3_dot(n, x);
+    float sum = u[0] + u[1] + u[2];
+    if (!(u[0] >= 0.0f && u[1] >= 0.0f && u[2] >= 0.0f && sum > 0.0f))
+        return false;
+    for (int i = 0; i < 3; i++)
+        w[i] = u[i] / sum;
+    *s = t;
+    return true;
+}
+
+/* Keeps the candidate when it is strictly nearer (earlier candidates win ties). */
+static void keep(float *best, float *s_best, float w_best[3], float d2, float s, float w0, float w1, float w2)
+{
+    if (d2 < *best) {
+        *best = d2;
+        *s_best = s;
+        w_best[0] = w0;
+        w_best[1] = w1;
+        w_best[2] = w2;
+    }
+}
+
+float mq_cl_segment_triangle(const mq_cl_segtri *in, float *s, float w[3])
+{
+    const vec3 *v = in->v;
+    const float *e01 = v[MQ_CL_ST_E01], *e02 = v[MQ_CL_ST_E02], *e12 = v[MQ_CL_ST_E12];
+    const float *d = v[MQ_CL_ST_D];
+    vec3 n;
+    mq_v3_cross(n, e01, e02);
+    if (!mq_cl_tri_flat(n, e01, e02) && crosses(in, n, s, w))
+        return 0.0f;
+
+    float best, wb[3], se, te;
+    best = mq_cl_point_triangle(v[MQ_CL_ST_A0], v[MQ_CL_ST_A1], v[MQ_CL_ST_A2], e01, e02, e12, w);
+    *s = 0.0f;
+    float d2 = mq_cl_point_triangle(v[MQ_CL_ST_B0], v[MQ_CL_ST_B1], v[MQ_CL_ST_B2], e01, e02, e12, wb);
+    keep(&best, s, w, d2, 1.0f, wb[0], wb[1], wb[2]);
+    d2 = mq_cl_segment_segment(d, e01, v[MQ_CL_ST_A0], &se, &te); /* edge v0 -> v1 */
+    keep(&best, s, w, d2, se, 1.0f - te, te, 0.0f);
+    d2 = mq_cl_segment_segment(d, e02, v[MQ_CL_ST_A0], &se, &te); /* edge v0 -> v2 */
+    keep(&best, s, w, d2, se, 1.0f - te, 0.0f, te);
+    d2 = mq_cl_segment_segment(d, e12, v[MQ_CL_ST_A1], &se, &te); /* edge v1 -> v2 */
+    keep(&best, s, w, d2, se, 0.0f, 1.0f - te, te);
+    return best;
+}
+
+float mq_closest_points_segment_triangle(const vec3 a, const vec3 b, const mq_triangle *tri, vec3 out_segment,
+                                         vec3 out_triangle)
+{
+    if (!tri || !mq_v3_is_finite(a) || !mq_v3_is_finite(b) || !mq_triangle_ok(tri)) {
+        mq_v3_fill_nan(out_segment);
+        mq_v3_fill_nan(out_triangle);
+        return NAN;
+    }
+    const float *v0 = tri->v[0], *v1 = tri->v[1], *v2 = tri->v[2];
+    mq_cl_segtri st;
+    int e = mq_cl_diffs(st.v, (const float *const[]){a, a, a, b, b, b, b, v1, v2, v2},
+                        (const float *const[]){v0, v1, v2, v0, v1, v2, a, v0, v0, v1}, MQ_CL_ST_COUNT);
+    float s, w[3];
+    float d2 = mq_cl_segment_triangle(&st, &s, w);
+    /* At a crossing both points are the crossing point, each computed on its own set
+     * (they agree to rounding). */
+    if (out_segment)
+        mq_cl_lerp(out_segment, a, b, s);
+    if (out_triangle)
+        mq_cl_tri_eval(out_triangle, tri, w);
+    return mq_cl_unscale2(d2, e);
+}
