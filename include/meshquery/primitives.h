@@ -27,6 +27,14 @@
  * triangle is the segment or point it spans: overlap tests treat it so, and a
  * ray never hits it (it has no interior to cross).
  *
+ * OBB frames: tests on an OBB work in the box's frame, using the transposed axes
+ * as the inverse rotation. For axes orthonormal only to within
+ * MQ_OBB_AXIS_TOLERANCE the answers are those of that slightly different box.
+ *
+ * Distances are accurate for every finite input (coordinates are rescaled by
+ * powers of two internally when differences would overflow or underflow); only
+ * the returned SQUARED distance itself may overflow to +INFINITY.
+ *
  * Precision: all tests compute in single precision with care at the edges; the
  * randomized differential tests in tests/diff/ compare them against independent
  * double-precision oracles and report the tolerance band around exact touching
@@ -174,7 +182,11 @@ MQ_API float mq_closest_point_triangle(const vec3 p, const mq_triangle *tri, vec
 MQ_API float mq_closest_points_segment_segment(const vec3 a0, const vec3 a1, const vec3 b0, const vec3 b1,
                                                vec3 out_a, vec3 out_b);
 
-/** Closest points between segment [a, b] and a triangle (0 when the segment crosses it). */
+/**
+ * Closest points between segment [a, b] and a triangle (0 when the segment crosses
+ * it; the two output points are then each computed on their own shape and agree
+ * to rounding).
+ */
 MQ_API float mq_closest_points_segment_triangle(const vec3 a, const vec3 b, const mq_triangle *tri,
                                                 vec3 out_segment, vec3 out_triangle);
 
