@@ -35,10 +35,13 @@
  * powers of two internally when differences would overflow or underflow); only
  * the returned SQUARED distance itself may overflow to +INFINITY.
  *
- * Precision: all tests compute in single precision with care at the edges; the
- * randomized differential tests in tests/diff/ compare them against independent
- * double-precision oracles and report the tolerance band around exact touching
- * inside which single precision may decide either way (README, "Tolerances").
+ * Precision: inputs are single precision; where it buys exactness cheaply the
+ * tests compute internally in double (the separating axis tests, whose
+ * "separated" verdicts are never wrong, and the triangle–triangle test, which
+ * is exact for float input via orientation predicates with an exact fallback).
+ * The randomized differential tests in tests/diff/ compare every function with
+ * independent double-precision oracles and report the tolerance band around
+ * exact touching inside which an answer may go either way (README, "Tolerances").
  *
  * Output pointers may be NULL when the caller does not want that output.
  */
@@ -140,8 +143,9 @@ MQ_API bool mq_overlap_aabb_obb(const mq_aabb *a, const mq_obb *b);
 /**
  * OBB vs OBB: the separating axis test on all 15 axes (3 + 3 face normals and the
  * 9 edge cross products). Robust for parallel and near-parallel edges, where the
- * cross-product axes degenerate: those axes are skipped instead of producing a
- * false separation.
+ * cross-product axes degenerate: a degenerate axis can never produce a false
+ * separation (each axis separates only when its gap exceeds a rigorous bound
+ * on the rounding error). Boxes count as the parallelepipeds their axes span.
  */
 MQ_API bool mq_overlap_obb_obb(const mq_obb *a, const mq_obb *b);
 
