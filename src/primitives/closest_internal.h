@@ -44,9 +44,59 @@
  * eps*|v1-v0||v2-v0|, i.e. a direction error of eps/sin(angle); below
  * sin = 2^-16 that error (>= 2^-8 rad) would skew the face projection, while
  * the triangle is then narrower than 2^-16 of its longest edge, so its edges
- * describe it to that width. The threshold balances the two errors.
+ * describe it to that width. The threshold balances the two errors. This is
+ * the criterion for a normal computed in FLOAT (mq_cl_tri_flat); the
+ * triangle kernels themselves work in double and use MQ_CL_FLAT_SIN2_D.
  */
 #define MQ_CL_FLAT_SIN2 0x1p-32f
+
+/*
+ * The same criterion for the double-precision triangle kernels (point-triangle,
+ * segment-triangle). There n = ab x ac is computed from float differences, whose
+ * products are exact in double, so each component is rounded once (relative
+ * error 2^-53): the face projection is then off by about 2^-53 |p - v0| / sin,
+ * while a triangle this flat lies within sin * (its longest edge) of its edges.
+ * At sin = 2^-26 both errors are about 2^-26 of the scale, below the rounding
+ * of the float differences the kernels start from; the float criterion would
+ * instead treat slivers up to 2^-16 wide as their edges, an error of 1e-5.
+ */
+#define MQ_CL_FLAT_SIN2_D 0x1p-52
+
+/*
+ * Double-precision 3-vectors for the triangle kernels. Why double: products of
+ * two floats are exact in double, so a cross product of float vectors is
+ * correct to one rounding per component, with no cancellation error however
+ * parallel the vectors are; in float the same cross product of two long,
+ * nearly parallel edges (a sliver) loses most of its digits.
+ */
+typedef double mq_cl_d3[3];
+
+static inline void mq_cl_d3_from(mq_cl_d3 out, const vec3 a)
+{
+    out[0] = (double)a[0];
+    out[1] = (double)a[1];
+    out[2] = (double)a[2];
+}
+static inline void mq_cl_d3_sub(mq_cl_d3 out, const mq_cl_d3 a, const mq_cl_d3 b)
+{
+    out[0] = a[0] - b[0];
+    out[1] = a[1] - b[1];
+    out[2] = a[2] - b[2];
+}
+static inline double mq_cl_d3_dot(const mq_cl_d3 a, const mq_cl_d3 b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+/* out must not alias a or b */
+static inline void mq_cl_d3_cross(mq_cl_d3 out, const mq_cl_d3 a, const mq_cl_d3 b)
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+/* |a|^2 of a float vector, in double (exact squares, two roundings). */
+static inline double mq_cl_len2_d(const vec3 a)
+{
+    double x = (double)a[0], y = (double)a[1], z = (double)a[2];
+    return x * x + y * y + z * z;
+}
 
 static inline float mq_cl_absmax3(const vec3 v) { return fmaxf(fabsf(v[0]), fmaxf(fabsf(v[1]), fabsf(v[2]))); }
 
@@ -203,7 +253,12 @@ float mq_cl_segment_dist2(const vec3 ap, const vec3 bp, const vec3 ab, float t);
  * Point p vs triangle (v0, v1, v2), from ap, bp, cp = p - v0, p - v1, p - v2 and
  * ab, ac, bc = v1 - v0, v2 - v0, v2 - v1. w gets the barycentric weights of the
  * closest point (w[i] for v[i], summing to 1 within rounding, exactly 0 or 1 on
- * edges and at vertices).
+ * edges and at vertices). Regions and weights are computed in double from
+ * ap, ab, ac alone (one consistent triangle: the six inputs are rounded one by
+ * one), which keeps slivers accurate; bp, cp, bc give the final vertex and edge
+ * distances. On a sliver the weights are ill-conditioned along its length (the
+ * rounding of the inputs moves them far more than the point they name), so it
+ * is the point that is accurate, to a few float ulps of the inputs' scale.
  */
 float mq_cl_point_triangle(const vec3 ap, const vec3 bp, const vec3 cp, const vec3 ab, const vec3 ac,
                            const vec3 bc, float w[3]);
@@ -238,7 +293,8 @@ typedef struct mq_cl_segtri {
 /*
  * Segment vs triangle from the differences above. *s gets the segment parameter
  * of the closest point, w the triangle weights. Returns 0 when the segment
- * crosses the triangle.
+ * crosses the triangle (decided in double, in the frame of a - v0, b - v0,
+ * v1 - v0, v2 - v0; segment_triangle.c).
  */
 float mq_cl_segment_triangle(const mq_cl_segtri *in, float *s, float w[3]);
 

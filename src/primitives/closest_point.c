@@ -41,23 +41,23 @@ int mq_cl_rescale(vec3 out[], const float *const x[], const float *const y[], in
 float mq_cl_segment_dist2(const vec3 ap, const vec3 bp, const vec3 ab, float t)
 {
     if (t <= 0.0f)
-        return mq_v3_len2(ap);
+        return (float)mq_cl_len2_d(ap);
     if (t >= 1.0f)
-        return mq_v3_len2(bp);
-    /* Inside: the distance to the line. The residual ap - t*ab is as accurate in
-     * general, but this form is exactly 0 for a point on the line when t is not
-     * representable (a point on a diagonal). The floor keeps |ap x ab|^2 out of
-     * the subnormals, where its absolute error divided by a tiny |ab|^2 would
-     * dominate; short edges use the residual. */
-    float ab2 = mq_v3_len2(ab);
-    if (ab2 >= 0x1p-60f) {
-        vec3 c;
-        mq_v3_cross(c, ap, ab);
-        return mq_v3_len2(c) / ab2;
-    }
-    vec3 r;
-    mq_v3_madd(r, ap, ab, -t);
-    return mq_v3_len2(r);
+        return (float)mq_cl_len2_d(bp);
+    /* Inside: the distance to the line, |ap x ab|^2 / |ab|^2. The residual ap - t*ab
+     * is as accurate in general, but this form is exactly 0 for a point on the line
+     * when t is not representable (a point on a diagonal). In double the cross
+     * product of the float inputs is exact but for one rounding per component, and
+     * neither square can sink into the subnormals (float inputs are >= 2^-149), so
+     * short edges need no special case. */
+    mq_cl_d3 a, b, c;
+    mq_cl_d3_from(a, ap);
+    mq_cl_d3_from(b, ab);
+    double ab2 = mq_cl_d3_dot(b, b);
+    if (ab2 == 0.0)
+        return (float)mq_cl_len2_d(ap);
+    mq_cl_d3_cross(c, a, b);
+    return (float)(mq_cl_d3_dot(c, c) / ab2);
 }
 
 float mq_cl_point_segment(const vec3 ap, const vec3 bp, const vec3 ab, float *t)
@@ -187,88 +187,109 @@ static float longest_edge(const vec3 ap, const vec3 bp, const vec3 cp, const vec
     return d2;
 }
 
-/* p projects into the face: weights from the signed areas, distance to the plane. */
-static float face(const vec3 ap, const vec3 ab, const vec3 ac, const vec3 n, float va, float vb, float vc,
-                  float w[3])
+/* x / den clamped to [0, 1] for den > 0 (double twin of mq_cl_clamp01_div). */
+static double clamp01_div_d(double x, double den)
 {
-    float sum = va + vb + vc; /* = |n|^2 in exact arithmetic */
-    w[1] = vb / sum;
-    w[2] = vc / sum;
-    w[0] = 1.0f - w[1] - w[2]; /* so that out_point is the documented formula of (u, v) */
-    /* Distance to the plane, (n.ap)^2 / |n|^2: exact 0 for a point on the plane. Only
-     * when the angle at v0 is between 30 and 150 degrees: the direction error of the
-     * computed n is eps/sin(angle), and this form is first-order in it, whereas the
-     * residual below is second-order (an oblique projection lengthens the residual by
-     * 1/cos). The second test keeps n.ap / |n|^2 from overflowing. */
-    float nn = mq_v3_len2(n);
-    if (nn >= 0.25f * (mq_v3_len2(ab) * mq_v3_len2(ac)) && nn >= 0x1p-60f) {
-        float dn = mq_v3_dot(n, ap);
-        return dn / nn * dn;
-    }
-    vec3 r;
-    mq_v3_madd(r, ap, ab, -w[1]);
-    mq_v3_madd(r, r, ac, -w[2]);
-    return mq_v3_len2(r);
+    if (x <= 0.0)
+        return 0.0;
+    if (x >= den)
+        return 1.0;
+    return x / den;
 }
 
+/*
+ * Ericson's Voronoi-region method, in double and in ONE frame: the point is
+ * P = ap and the triangle (0, B = ab, C = ac); bp, cp, bc only serve the final
+ * distance of a vertex or edge region, where they are the most accurate form.
+ *
+ * Why one frame: ap, bp, cp, ab, ac, bc are float differences, each rounded on
+ * its own, so together they describe slightly different triangles (by ~eps of
+ * the scale). For a sliver the barycentrics are ill-conditioned in the vertex
+ * positions: signed areas taken from mixed vectors (n.(bp x cp) beside
+ * n.(ap x bp)) disagree by eps*L^2, which is 1e-3 of the area of a triangle of
+ * aspect 4e-5. In one frame the data is a single, consistent triangle within
+ * eps of the true one (the distance is 1-Lipschitz in that perturbation).
+ *
+ * Why double: the cross products of float vectors are then exact but for one
+ * rounding per component, and every area is a triple product against n, so the
+ * areas carry errors of ~2^-53 |n| |P| |C| whatever the triangle's shape; the
+ * resulting weights are off by ~2^-53 |P| / (|B| sin) and the point by
+ * ~2^-53 |P| / sin, negligible above the flatness threshold.
+ */
 float mq_cl_point_triangle(const vec3 ap, const vec3 bp, const vec3 cp, const vec3 ab, const vec3 ac,
                            const vec3 bc, float w[3])
 {
-    vec3 n, x;
-    mq_v3_cross(n, ab, ac);
-    if (n[0] == 0.0f && n[1] == 0.0f && n[2] == 0.0f)
+    mq_cl_d3 P, B, C, n, x;
+    mq_cl_d3_from(P, ap);
+    mq_cl_d3_from(B, ab);
+    mq_cl_d3_from(C, ac);
+    mq_cl_d3_cross(n, B, C); /* 0 exactly iff ab, ac are exactly parallel */
+    double nn = mq_cl_d3_dot(n, n);
+    if (nn == 0.0)
         return longest_edge(ap, bp, cp, ab, ac, bc, w);
-    if (mq_cl_tri_flat(n, ab, ac))
+    if (nn <= MQ_CL_FLAT_SIN2_D * (mq_cl_d3_dot(B, B) * mq_cl_d3_dot(C, C)))
         return nearest_edge(ap, bp, cp, ab, ac, bc, w);
 
     /* Ericson's region tests, written with the edge vectors directly (his d4 - d3 is
-     * bc.bp, his d5 - d6 is -bc.cp) and with the signed areas as triple products
-     * against n (his va = n.((b-p) x (c-p)) form) rather than the Lagrange-identity
-     * products of dot products: their error scales with |n|, so thin triangles keep
-     * their accuracy. */
-    float d1 = mq_v3_dot(ab, ap), d2 = mq_v3_dot(ac, ap);
-    if (d1 <= 0.0f && d2 <= 0.0f) { /* vertex region v0 */
+     * BC.BP, his d5 - d6 is -BC.CP) and with the signed areas as triple products
+     * against n rather than the Lagrange-identity products of dot products, whose
+     * error scales with |ab|^2 |ac|^2 instead of |n|. */
+    double d1 = mq_cl_d3_dot(B, P), d2 = mq_cl_d3_dot(C, P);
+    if (d1 <= 0.0 && d2 <= 0.0) { /* vertex region v0 */
         set_weights(w, 1.0f, 0.0f, 0.0f);
-        return mq_v3_len2(ap);
+        return (float)mq_cl_len2_d(ap);
     }
-    float d3 = mq_v3_dot(ab, bp), d4 = mq_v3_dot(bc, bp);
-    if (d3 >= 0.0f && d4 <= 0.0f) { /* vertex region v1 */
+    mq_cl_d3 BP, CP, BC;
+    mq_cl_d3_sub(BP, P, B);
+    mq_cl_d3_sub(BC, C, B);
+    double d3 = mq_cl_d3_dot(B, BP), d4 = mq_cl_d3_dot(BC, BP);
+    if (d3 >= 0.0 && d4 <= 0.0) { /* vertex region v1 */
         set_weights(w, 0.0f, 1.0f, 0.0f);
-        return mq_v3_len2(bp);
+        return (float)mq_cl_len2_d(bp);
     }
-    mq_v3_cross(x, ap, bp);
-    float vc = mq_v3_dot(n, x);
-    if (vc <= 0.0f && d1 >= 0.0f && d3 <= 0.0f) { /* edge region v0v1 */
-        float t = mq_cl_clamp01_div(d1, d1 - d3);
+    /* Weight of v2, n.(B x P): B and P are floats, so B x P is as exact as n. */
+    mq_cl_d3_cross(x, B, P);
+    double vc = mq_cl_d3_dot(n, x);
+    if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) { /* edge region v0v1 */
+        float t = (float)clamp01_div_d(d1, d1 - d3);
         set_weights(w, 1.0f - t, t, 0.0f);
         return mq_cl_segment_dist2(ap, bp, ab, t);
     }
-    float d5 = mq_v3_dot(ac, cp), d6 = mq_v3_dot(bc, cp);
-    if (d5 >= 0.0f && d6 >= 0.0f) { /* vertex region v2 */
+    mq_cl_d3_sub(CP, P, C);
+    double d5 = mq_cl_d3_dot(C, CP), d6 = mq_cl_d3_dot(BC, CP);
+    if (d5 >= 0.0 && d6 >= 0.0) { /* vertex region v2 */
         set_weights(w, 0.0f, 0.0f, 1.0f);
-        return mq_v3_len2(cp);
+        return (float)mq_cl_len2_d(cp);
     }
-    mq_v3_cross(x, cp, ap);
-    float vb = mq_v3_dot(n, x);
-    if (vb <= 0.0f && d2 >= 0.0f && d5 <= 0.0f) { /* edge region v0v2 */
-        float t = mq_cl_clamp01_div(d2, d2 - d5);
+    mq_cl_d3_cross(x, P, C); /* weight of v1, n.(P x C) */
+    double vb = mq_cl_d3_dot(n, x);
+    if (vb <= 0.0 && d2 >= 0.0 && d5 <= 0.0) { /* edge region v0v2 */
+        float t = (float)clamp01_div_d(d2, d2 - d5);
         set_weights(w, 1.0f - t, 0.0f, t);
         return mq_cl_segment_dist2(ap, cp, ac, t);
     }
-    mq_v3_cross(x, bp, cp);
-    float va = mq_v3_dot(n, x);
-    if (va <= 0.0f && d4 >= 0.0f && d6 <= 0.0f) { /* edge region v1v2 */
-        float t = mq_cl_clamp01_div(d4, d4 - d6);
+    /* Weight of v0 by the identity va + vb + vc = |n|^2: the direct n.(BP x CP)
+     * would carry an error of ~2^-53 |n| |P|^2, far larger for a distant p. */
+    double va = nn - vb - vc;
+    if (va <= 0.0 && d4 >= 0.0 && d6 <= 0.0) { /* edge region v1v2 */
+        float t = (float)clamp01_div_d(d4, d4 - d6);
         set_weights(w, 0.0f, 1.0f - t, t);
         return mq_cl_segment_dist2(bp, cp, bc, t);
     }
-    /* In exact arithmetic all three areas are now positive. Rounding can contradict
-     * the tests above near a region boundary; the boundary is then the answer to
-     * within that rounding, so take the nearest edge rather than divide by a sum that
-     * may be 0. */
-    if (!(va >= 0.0f && vb >= 0.0f && vc >= 0.0f && va + vb + vc > 0.0f))
+    /* In exact arithmetic all three weights are now positive. Rounding can contradict
+     * the tests above on a region boundary; the boundary is then the answer to within
+     * that rounding, so take the nearest edge. */
+    if (!(va >= 0.0 && vb >= 0.0 && vc >= 0.0))
         return nearest_edge(ap, bp, cp, ab, ac, bc, w);
-    return face(ap, ab, ac, n, va, vb, vc, w);
+    /* Face: weights from the areas (va + vb + vc = nn > 0), w0 as 1 - u - v so that
+     * out_point is the documented formula of (u, v). Distance to the plane,
+     * (n.P)^2 / |n|^2: exact 0 for a point on the plane, and in double n is accurate
+     * in direction for any shape, so no residual form is needed. */
+    w[1] = (float)(vb / nn);
+    w[2] = (float)(vc / nn);
+    w[0] = 1.0f - w[1] - w[2];
+    double dn = mq_cl_d3_dot(n, P);
+    return (float)(dn * dn / nn);
 }
 
 float mq_closest_point_triangle(const vec3 p, const mq_triangle *tri, vec3 out_point, vec2 out_uv)

@@ -13,11 +13,20 @@
  * monotone), and an exact 0 is recomputed in double, where the two products
  * are exact. So for any ray, the edge is claimed by one side, or by both.
  *
- * Beyond the paper: t, u, v are computed in double from the edge functions (a
- * correctly rounded quotient each, no reciprocal), and a ray in the triangle's
- * plane or a zero-area triangle is rejected explicitly (the contract says they
- * are never hit; the sheared float coordinates could make their determinant
- * round to a non-zero value).
+ * Beyond the paper: a ray in the triangle's plane or a zero-area triangle is
+ * rejected explicitly (the contract says they are never hit; the sheared float
+ * coordinates could make their determinant round to a non-zero value), and the
+ * hit is LOCATED separately from the decision. The float edge functions decide
+ * hit or miss exactly (their signs), but as weights they are poor on slivers:
+ * each carries an absolute error of ~eps * edge^2 against a sum of twice the
+ * projected area, which on a triangle of aspect 1e-4 put hit points 1e-3 off
+ * the plane. Once a hit is decided, t comes from the plane,
+ * t = n.(v0 - o) / n.d, and (u, v) from the hit point, all in double with n
+ * computed from exact double differences of the vertices: accurate whatever
+ * the triangle's shape. (Recomputing the edge functions exactly from the float
+ * sheared coordinates is cheaper and names the right point, but its weights
+ * inherit the coordinates' rounding, ill-conditioned along a sliver: 0.7% off
+ * on the aspect-1e-4 case.)
  */
 #include <meshquery/primitives.h>
 
@@ -42,15 +51,14 @@ static double edge_fn_exact(float px, float py, float qx, float qy)
 }
 
 /*
- * dot(dir, (v1-v0) x (v2-v0)) in double, or 0 when the triangle has zero area.
- * 0 means "never hit": zero area, or a ray in (or parallel to) the plane. In
- * double the differences of float coordinates of similar magnitude are exact
- * and their products nearly so, so these two verdicts are exact for any
- * coordinates of moderate dynamic range.
+ * dot(dir, n) in double, n = (v1-v0) x (v2-v0), or 0 when the triangle has zero
+ * area; e1, e2 and n get v1-v0, v2-v0 and n. 0 means "never hit": zero area,
+ * or a ray in (or parallel to) the plane. In double the differences of float
+ * coordinates of similar magnitude are exact and their products nearly so, so
+ * these two verdicts are exact for any coordinates of moderate dynamic range.
  */
-static double facing(const vec3 dir, const mq_triangle *tri)
+static double facing(const vec3 dir, const mq_triangle *tri, double e1[3], double e2[3], double n[3])
 {
-    double e1[3], e2[3], n[3];
     for (int i = 0; i < 3; i++) {
         e1[i] = (double)tri->v[1][i] - (double)tri->v[0][i];
         e2[i] = (double)tri->v[2][i] - (double)tri->v[0][i];
@@ -61,6 +69,79 @@ static double facing(const vec3 dir, const mq_triangle *tri)
     if (n[0] == 0.0 && n[1] == 0.0 && n[2] == 0.0)
         return 0.0;
     return n[0] * (double)dir[0] + n[1] * (double)dir[1] + n[2] * (double)dir[2];
+}
+
+/* out = a x b in double; out must not alias a or b. */
+static void mq_d3_cross(double out[3], const double a[3], const double b[3])
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* Parameter in [0, 1] of the point of segment [p0, p0 + e] nearest to h, and its squared distance. */
+static double edge_param(const double h[3], const double p0[3], const double e[3], double *d2)
+{
+    double x[3], ee = 0.0, xe = 0.0, s;
+    for (int i = 0; i < 3; i++) {
+        x[i] = h[i] - p0[i];
+        ee += e[i] * e[i];
+        xe += x[i] * e[i];
+    }
+    s = xe <= 0.0 ? 0.0 : (xe >= ee ? 1.0 : xe / ee); /* ee = 0 gives s = 0, no division */
+    *d2 = 0.0;
+    for (int i = 0; i < 3; i++) {
+        double r = x[i] - s * e[i];
+        *d2 += r * r;
+    }
+    return s;
+}
+
+/*
+ * Barycentrics (u, v) of the hit point h = o + td*d (relative to v0: h = td*d - q
+ * with q = v0 - o), on the plane to rounding: for h = u e1 + v e2 (+ a height
+ * along n), h x e2 = u n and e1 x h = v n (+ terms normal to n), so
+ * u = n.(h x e2) / |n|^2 and v = n.(e1 x h) / |n|^2. (Projecting on the
+ * dominant plane of n is as accurate and fewer flops, but choosing that plane
+ * per triangle costs more than it saves.)
+ *
+ * The hit is already decided, by the float edge functions, so h can fall just
+ * outside the triangle: the ray passes within rounding of it, but on a sliver
+ * that may be a large fraction of the barycentric range (a weight of -0.3 on a
+ * triangle of aspect 1e-7 is still a point within rounding of an edge).
+ * Clamping the weights would slide the point along the long edges; the nearest
+ * point of the triangle is on its boundary, so take the nearest edge point.
+ */
+static void hit_weights(double td, const float d[3], const double q[3], const double e1[3], const double e2[3],
+                        const double n[3], float *u_out, float *v_out)
+{
+    double h[3], x[3], y[3];
+    for (int c = 0; c < 3; c++)
+        h[c] = td * (double)d[c] - q[c];
+    mq_d3_cross(x, h, e2);
+    mq_d3_cross(y, e1, h);
+    double inv = 1.0 / (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    double u = (n[0] * x[0] + n[1] * x[1] + n[2] * x[2]) * inv;
+    double v = (n[0] * y[0] + n[1] * y[1] + n[2] * y[2]) * inv;
+    if (!(u >= 0.0 && v >= 0.0 && u + v <= 1.0)) {
+        static const double zero[3] = {0.0, 0.0, 0.0};
+        double e12[3] = {e2[0] - e1[0], e2[1] - e1[1], e2[2] - e1[2]}, d01, d02, d12;
+        double s01 = edge_param(h, zero, e1, &d01);
+        double s02 = edge_param(h, zero, e2, &d02);
+        double s12 = edge_param(h, e1, e12, &d12);
+        if (d01 <= d02 && d01 <= d12) {
+            u = s01;
+            v = 0.0;
+        } else if (d02 <= d12) {
+            u = 0.0;
+            v = s02;
+        } else {
+            u = 1.0 - s12;
+            v = s12;
+        }
+    }
+    *u_out = (float)u;
+    *v_out = (float)v;
 }
 
 bool mq_raycast_triangle(const mq_ray *ray, const mq_triangle *tri, mq_triangle_hit *out)
@@ -110,24 +191,27 @@ bool mq_raycast_triangle(const mq_ray *ray, const mq_triangle *tri, mq_triangle_
         return false;
 
     /* Only candidates pay for the plane test. */
-    double dn = facing(dir, tri);
+    double e1[3], e2[3], n[3];
+    double dn = facing(dir, tri, e1, e2, n);
     if (dn == 0.0 || isnan(dn))
         return false;
 
-    /* The hit's z in the sheared frame is (U*az + V*bz + W*cz) / det / dir[kz]:
-     * dividing instead of pre-scaling by 1/dir[kz] as the paper does cannot
-     * overflow for tiny directions. */
-    double tz = U * (double)a[kz] + V * (double)b[kz] + W * (double)c[kz];
+    /* Hit: t from the plane, in double. v0 - o is exact in double for coordinates of
+     * moderate dynamic range, n is good to a rounding per component, and no
+     * product can overflow or underflow (float inputs, double range). */
+    double q[3]; /* v0 - origin */
+    for (int i = 0; i < 3; i++)
+        q[i] = (double)tri->v[0][i] - (double)ray->origin[i];
+    double td = (n[0] * q[0] + n[1] * q[1] + n[2] * q[2]) / dn;
     /* Beyond FLT_MAX the conversion gives +-inf (IEEE, C11 Annex F): a hit only
      * for tmax = +inf, which the exact t, too large for a float, also satisfies. */
-    float t = (float)(tz / (det * (double)dir[kz]));
+    float t = (float)td;
     /* Checked on the float we return, so the reported t is always in range. */
     if (!(t >= ray->tmin && t <= ray->tmax))
         return false;
     if (out) {
         out->t = t;
-        out->u = (float)(V / det);
-        out->v = (float)(W / det);
+        hit_weights(td, dir, q, e1, e2, n, &out->u, &out->v);
         out->back_face = dn > 0.0;
     }
     return true;

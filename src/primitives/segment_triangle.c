@@ -23,8 +23,9 @@
  *
  * Crossing test (no ray routine involved): the endpoints straddle the plane and
  * the point where the segment meets it lies inside the triangle, by the signs
- * of the signed areas n.((v_j - P) x (v_k - P)) (Ericson, Real-Time Collision
- * Detection, §3.4 and §5.1.5), which are also the crossing's barycentrics. The
+ * of its signed areas (Ericson, Real-Time Collision Detection, §3.4 and
+ * §5.1.5), which are also the crossing's barycentrics; they are computed in
+ * double from one consistent frame, so that slivers keep them accurate. The
  * line-based triple products of Ericson §5.3.4 are not used: for a segment
  * nearly in the plane they are all rounding noise and may agree in sign for a
  * segment that passes far beside the triangle. See crosses() for why rounding
@@ -37,41 +38,53 @@
 #include "primitives/shape_checks.h"
 
 /*
- * True when the segment pierces the triangle (normal n); then *s and w locate the
- * crossing. The endpoints must lie on opposite sides of the plane (or one on it),
- * and the point P where the segment meets the plane must fall inside the
- * triangle. P is found from the endpoint heights, t = da / (da - db); when the
- * segment is nearly parallel to the plane t is ill-conditioned, but P still lies
- * on the segment within rounding of the plane (the error moves it along the
- * segment, not off the plane), so declaring 0 for a P found inside is right to
- * within rounding, and a P pushed just outside leaves a crossing within rounding
- * of an edge, which the segment-edge candidate returns. The inside test uses the
- * signed areas seen from P itself (short vectors), not from a far endpoint.
+ * True when the segment pierces the triangle (normal n = e01 x e02 in double,
+ * nn = |n|^2 > 0); then *s and w locate the crossing. The endpoints must lie on
+ * opposite sides of the plane (or one on it), and the point X where the segment
+ * meets the plane must fall inside the triangle. X is found from the endpoint
+ * heights, t = da / (da - db); when the segment is nearly parallel to the plane
+ * t is ill-conditioned, but X still lies on the segment within rounding of the
+ * plane (the error moves it along the segment, not off the plane), so declaring
+ * 0 for an X found inside is right to within rounding, and an X pushed just
+ * outside leaves a crossing within rounding of an edge, which the segment-edge
+ * candidate returns.
+ *
+ * Everything is in double and in ONE frame, the triangle's v0: a = A0, b = B0,
+ * the triangle (0, e01, e02). The float differences are rounded one by one, so
+ * mixing them (P - v1 beside P - v0) describes slightly different triangles,
+ * which for a sliver turns into barycentrics off by 1e-3 and crossings reported
+ * beside the triangle; in one frame and in double (cross products of floats are
+ * exact but for one rounding per component) the weights are good to
+ * ~2^-53 |X| / (edge * sin) above the flatness threshold.
  */
-static bool crosses(const mq_cl_segtri *in, const vec3 n, float *s, float w[3])
+static bool crosses(const mq_cl_segtri *in, const mq_cl_d3 n, double nn, float *s, float w[3])
 {
     const vec3 *v = in->v;
-    float da = mq_v3_dot(n, v[MQ_CL_ST_A0]), db = mq_v3_dot(n, v[MQ_CL_ST_B0]);
-    if ((da > 0.0f && db > 0.0f) || (da < 0.0f && db < 0.0f) || (da == 0.0f && db == 0.0f))
+    mq_cl_d3 A, B, E1, E2;
+    mq_cl_d3_from(A, v[MQ_CL_ST_A0]);
+    mq_cl_d3_from(B, v[MQ_CL_ST_B0]);
+    double da = mq_cl_d3_dot(n, A), db = mq_cl_d3_dot(n, B);
+    if ((da > 0.0 && db > 0.0) || (da < 0.0 && db < 0.0) || (da == 0.0 && db == 0.0))
         return false; /* one side, or in the plane (left to the candidates) */
-    float t = da / (da - db); /* opposite signs, not both 0: no division by 0, t in [0, 1] */
-    vec3 p0, p1, p2, x;       /* P - v0, P - v1, P - v2 */
-    mq_v3_madd(p0, v[MQ_CL_ST_A0], v[MQ_CL_ST_D], t);
-    mq_v3_madd(p1, v[MQ_CL_ST_A1], v[MQ_CL_ST_D], t);
-    mq_v3_madd(p2, v[MQ_CL_ST_A2], v[MQ_CL_ST_D], t);
-    float u[3];
-    mq_v3_cross(x, p1, p2);
-    u[0] = mq_v3_dot(n, x);
-    mq_v3_cross(x, p2, p0);
-    u[1] = mq_v3_dot(n, x);
-    mq_v3_cross(x, p0, p1);
-    u[2] = mq_v3_dot(n, x);
-    float sum = u[0] + u[1] + u[2];
-    if (!(u[0] >= 0.0f && u[1] >= 0.0f && u[2] >= 0.0f && sum > 0.0f))
-        return false;
+    double t = da / (da - db); /* opposite signs, not both 0: no division by 0, t in [0, 1] */
+    mq_cl_d3 D, X, x;          /* b - a, X - v0 */
+    mq_cl_d3_sub(D, B, A);
     for (int i = 0; i < 3; i++)
-        w[i] = u[i] / sum;
-    *s = t;
+        X[i] = A[i] + t * D[i];
+    mq_cl_d3_from(E1, v[MQ_CL_ST_E01]);
+    mq_cl_d3_from(E2, v[MQ_CL_ST_E02]);
+    /* X = u1 e01 + u2 e02 (+ height n): u1 nn = n.(X x e02), u2 nn = n.(e01 x X). */
+    mq_cl_d3_cross(x, X, E2);
+    double u1 = mq_cl_d3_dot(n, x);
+    mq_cl_d3_cross(x, E1, X);
+    double u2 = mq_cl_d3_dot(n, x);
+    double u0 = nn - u1 - u2;
+    if (!(u0 >= 0.0 && u1 >= 0.0 && u2 >= 0.0))
+        return false;
+    w[0] = (float)(u0 / nn);
+    w[1] = (float)(u1 / nn);
+    w[2] = (float)(u2 / nn);
+    *s = (float)t;
     return true;
 }
 
@@ -92,9 +105,14 @@ float mq_cl_segment_triangle(const mq_cl_segtri *in, float *s, float w[3])
     const vec3 *v = in->v;
     const float *e01 = v[MQ_CL_ST_E01], *e02 = v[MQ_CL_ST_E02], *e12 = v[MQ_CL_ST_E12];
     const float *d = v[MQ_CL_ST_D];
-    vec3 n;
-    mq_v3_cross(n, e01, e02);
-    if (!mq_cl_tri_flat(n, e01, e02) && crosses(in, n, s, w))
+    /* The normal in double (see crosses()); a zero-area or flat triangle skips the
+     * crossing test (MQ_CL_FLAT_SIN2_D: within 2^-26 of its length of its edges). */
+    mq_cl_d3 E1, E2, n;
+    mq_cl_d3_from(E1, e01);
+    mq_cl_d3_from(E2, e02);
+    mq_cl_d3_cross(n, E1, E2);
+    double nn = mq_cl_d3_dot(n, n);
+    if (nn > MQ_CL_FLAT_SIN2_D * (mq_cl_d3_dot(E1, E1) * mq_cl_d3_dot(E2, E2)) && crosses(in, n, nn, s, w))
         return 0.0f;
 
     float best, wb[3], se, te;

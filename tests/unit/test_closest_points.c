@@ -550,6 +550,39 @@ static void point_triangle_brute_force(void **state)
     }
 }
 
+/* A sliver found by tests/diff (|n| / (|e01| |e02|) = 3.8e-5) and a point 2.68e-9
+ * from its face. Signed areas taken in float from mixed difference vectors were
+ * off by 1e-3 of the area here: distance 0.17, barycentrics (0.518, 0.311). The
+ * expectations are exact (rational arithmetic on the float inputs). */
+static void point_triangle_sliver(void **state)
+{
+    (void)state;
+    mq_triangle t;
+    tri_set(&t, -0x1.071866p+0f, 0x1.49e768p-1f, 0x1.7b355ep-1f, -0x1.3a3ddcp+0f, -0x1.a13698p+0f, 0x1.5123bp+1f,
+            -0x1.073cdp+0f, 0x1.46aa1ap-1f, 0x1.7de7d4p-1f);
+    vec3 p = {-0x1.1eb1bp+0f, -0x1.9ea19p-2f, 0x1.9d3b66p+0f}, q;
+    vec2 uv;
+    float d2 = mq_closest_point_triangle(p, &t, q, uv);
+    /* A few float ulps of the scale (2.6): the kernels start from rounded differences. */
+    EXPECT_NEAR(sqrt(d2), 2.6794776820912515e-09, 1e-7);
+    EXPECT_NEAR(q[0], -1.1198987977512442, 1e-6);
+    EXPECT_NEAR(q[1], -0.4049131856014405, 1e-6);
+    EXPECT_NEAR(q[2], 1.6141875997645347, 1e-6);
+    /* On a sliver (u, v) are ill-conditioned along its length (a 1-ulp change of a
+     * difference moves v by ~0.05 here and the point only by the sliver's width), so
+     * what is checked is the point they name: the returned one. */
+    assert_true(uv[0] >= 0.0f && uv[1] >= 0.0f && uv[0] + uv[1] <= 1.0f + 1e-6f);
+    d3 V0, V1, V2, S, Q;
+    d3_from(V0, t.v[0]);
+    d3_from(V1, t.v[1]);
+    d3_from(V2, t.v[2]);
+    d3_from(Q, q);
+    d3_bary(S, V0, V1, V2, uv[0], uv[1]);
+    assert_true(d3_dist2(S, Q) <= 1e-12);
+    /* The same distance without the outputs (the overlap test's path). */
+    EXPECT_EQ(mq_closest_point_triangle(p, &t, NULL, NULL), d2);
+}
+
 /* ------------------------------------------------------------------------- */
 /* Segment vs segment                                                        */
 /* ------------------------------------------------------------------------- */
@@ -807,6 +840,42 @@ static void segment_triangle_invalid_and_scales(void **state)
     }
 }
 
+/* Slivers found by tests/diff. (a) The end a is 9.5e-9 from the triangle and the
+ * segment crosses it: the crossing's barycentrics, from mixed float differences,
+ * put the two output points 1.65e-3 apart while reporting 0. (b) A segment
+ * 3.17e-5 beside a triangle of aspect 4.9e-5 was reported crossing it. */
+static void segment_triangle_slivers(void **state)
+{
+    (void)state;
+    mq_triangle t;
+    tri_set(&t, -0x1.31ed72p-2f, 0x1.773f4p+0f, 0x1.411c98p+0f, -0x1.aeb2f8p+0f, 0x1.770686p+0f, 0x1.4233ep-4f,
+            -0x1.2e2364p-2f, 0x1.773f7cp+0f, 0x1.41ea7ep+0f);
+    vec3 a = {-0x1.2ef0a4p-1f, 0x1.77333ep+0f, 0x1.01652cp+0f}, b = {-0x1.32b094p-2f, 0x1.773f34p+0f, 0x1.40f32ep+0f};
+    vec3 os, ot;
+    float d2 = mq_closest_points_segment_triangle(a, b, &t, os, ot);
+    EXPECT_NEAR(sqrt(d2), 9.5e-9, 1e-7);
+    d3 OS, OT, A, B, V0, V1, V2;
+    d3_from(OS, os);
+    d3_from(OT, ot);
+    EXPECT_NEAR(sqrt(d3_dist2(OS, OT)), sqrt(d2), 1e-6);
+    d3_from(A, a);
+    d3_from(B, b);
+    d3_from(V0, t.v[0]);
+    d3_from(V1, t.v[1]);
+    d3_from(V2, t.v[2]);
+    assert_true(d3_point_segment(OS, A, B) <= 1e-12 && d3_point_triangle(OT, V0, V1, V2) <= 1e-12);
+
+    tri_set(&t, -0x1.0c6b54p-1f, -0x1.1c7e1cp-1f, 0x1.90cf86p-3f, 0x1.4869dcp-4f, -0x1.2310b8p+0f, 0x1.9a36fap-2f,
+            0x1.7b7cp-2f, -0x1.6a8982p+0f, 0x1.fef792p-2f);
+    set3(a, 0x1.777d4cp-4f, -0x1.25e6cap+0f, 0x1.9e3c84p-2f);
+    set3(b, 0x1.777d4cp-4f, -0x1.703b46p-1f, 0x1.9e3c84p-2f);
+    d2 = mq_closest_points_segment_triangle(a, b, &t, os, ot);
+    EXPECT_NEAR(sqrt(d2), 3.1743489e-05, 1e-7);
+    d3_from(OS, os);
+    d3_from(OT, ot);
+    EXPECT_NEAR(sqrt(d3_dist2(OS, OT)), sqrt(d2), 1e-6);
+}
+
 /* Random segments and triangles against a 200x200 barycentric grid of the
  * triangle, each grid point's exact distance to the segment in double. */
 static void segment_triangle_brute_force(void **state)
@@ -898,6 +967,7 @@ int main(void)
         cmocka_unit_test(point_triangle_invalid),
         cmocka_unit_test(point_triangle_extreme_scales),
         cmocka_unit_test(point_triangle_brute_force),
+        cmocka_unit_test(point_triangle_sliver),
         cmocka_unit_test(segment_segment_cases),
         cmocka_unit_test(segment_segment_parallel_overlap),
         cmocka_unit_test(segment_segment_invalid_and_scales),
@@ -905,6 +975,7 @@ int main(void)
         cmocka_unit_test(segment_triangle_cases),
         cmocka_unit_test(segment_triangle_degenerate),
         cmocka_unit_test(segment_triangle_invalid_and_scales),
+        cmocka_unit_test(segment_triangle_slivers),
         cmocka_unit_test(segment_triangle_brute_force),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1060,6 +1060,41 @@ static void triangle_extreme_directions(void **state)
     assert_float_equal(h.v, 0.5f, 1e-6f);
 }
 
+/* Slivers found by tests/diff. The float edge functions decide hit or miss
+ * exactly, but as weights they lose ~1e-4 on a triangle of aspect 1e-4, which put
+ * this hit point 1.1e-3 off the plane (t = 15.6252937). Exact values: rational
+ * arithmetic on the float inputs. */
+static void triangle_sliver_hit_values(void **state)
+{
+    (void)state;
+    const mq_triangle t = tri_of(0x1.45cf2p+5f, 0x1.a5b8eap+1f, 0x1.0b14dap+4f, -0x1.ed13c4p+2f, 0x1.41d0acp+5f,
+                                 -0x1.167576p-4f, 0x1.5a82e2p+5f, 0x1.529fcep+0f, 0x1.1987e4p+4f);
+    mq_ray r = ray_seg(0x1.dd76b6p+4f, 0x1.e8418p+5f, 0x1.92ff96p+3f, -0x1.e53bdcp-1f, -0x1.3875bep+1f,
+                       -0x1.3a18fp-2f, 0.0f, 0x1.12086cp+4f);
+    mq_triangle_hit h = tri_hit(&r, &t);
+    assert_float_equal(h.t, 15.625734322945315, 4e-6);
+    assert_float_equal(h.u, 0.5306581642031459, 1e-6);
+    assert_float_equal(h.v, 0.002516571867023811, 1e-6);
+    assert_false(h.back_face);
+
+    /* Aspect 6.3e-8: the float test says hit (the ray passes within rounding of the
+     * sliver), yet the plane point has the weight -0.32 for v2. Clamping that to 0
+     * would slide the point 0.32 of an edge along the sliver; the reported point
+     * must be the triangle's point nearest to the plane point. */
+    const mq_triangle s = tri_of(-0x1.218636p-3f, 0x1.91b1e2p-1f, 0x1.616404p-3f, -0x1.6c3eecp-4f, 0x1.94bbaap-1f,
+                                 -0x1.df1404p-3f, -0x1.9ba8ap-4f, 0x1.940ffcp-1f, -0x1.275434p-3f);
+    r = ray_seg(0x1.51892cp+0f, 0x1.5a5ee4p-1f, -0x1.cc5fa8p-3f, -0x1.c08b36p+0f, 0x1.18383cp-3f, 0x1.887718p-3f,
+                0x1.e769fp-2f, INFINITY);
+    h = tri_hit(&r, &s);
+    assert_float_equal(h.t, 0.8154477339681848, 1e-6);
+    assert_true(h.u >= 0.0f && h.v >= 0.0f && h.u + h.v <= 1.0f + 1e-6f);
+    for (int i = 0; i < 3; i++) {
+        double p_ray = (double)r.origin[i] + (double)h.t * r.dir[i];
+        double p_bary = (1.0 - h.u - h.v) * s.v[0][i] + (double)h.u * s.v[1][i] + (double)h.v * s.v[2][i];
+        assert_float_equal(p_ray, p_bary, 1e-6);
+    }
+}
+
 static void triangle_random_rays_agree_with_oracle(void **state)
 {
     (void)state;
@@ -1632,6 +1667,7 @@ int main(void)
         cmocka_unit_test(triangle_degenerate_and_in_plane_never_hit),
         cmocka_unit_test(triangle_tmin_tmax),
         cmocka_unit_test(triangle_extreme_directions),
+        cmocka_unit_test(triangle_sliver_hit_values),
         cmocka_unit_test(triangle_random_rays_agree_with_oracle),
         cmocka_unit_test(triangle_watertight_octahedron),
         cmocka_unit_test(triangle_watertight_subdivided_cube),

@@ -327,6 +327,19 @@ static void sphere_triangle_cases(void **state)
     assert_false(mq_overlap_sphere_triangle(&s, &t));
 }
 
+/* A sliver found by tests/diff (|n| / (|e01| |e02|) = 3.8e-5) and a centre 2.68e-9
+ * from its face, which the float region arithmetic put 0.17 away. */
+static void sphere_triangle_sliver(void **state)
+{
+    (void)state;
+    mq_triangle t = triangle(-0x1.071866p+0f, 0x1.49e768p-1f, 0x1.7b355ep-1f, -0x1.3a3ddcp+0f, -0x1.a13698p+0f,
+                             0x1.5123bp+1f, -0x1.073cdp+0f, 0x1.46aa1ap-1f, 0x1.7de7d4p-1f);
+    mq_sphere s = sphere(-0x1.1eb1bp+0f, -0x1.9ea19p-2f, 0x1.9d3b66p+0f, 0.01f);
+    assert_true(mq_overlap_sphere_triangle(&s, &t));
+    s.radius = 1e-6f;
+    assert_true(mq_overlap_sphere_triangle(&s, &t));
+}
+
 /* ------------------------------------------------------------------------- */
 /* Capsule vs capsule / triangle                                             */
 /* ------------------------------------------------------------------------- */
@@ -426,6 +439,22 @@ static void capsule_triangle_cases(void **state)
     c.radius = 100.0f;
     t.v[0][0] = NAN;
     assert_false(mq_overlap_capsule_triangle(&c, &t));
+}
+
+/* A radius-0 capsule 3.17e-5 beside a sliver (twice the area / longest edge^2 =
+ * 4.9e-5), found by tests/diff: the float crossing test reported it piercing. */
+static void capsule_triangle_sliver(void **state)
+{
+    (void)state;
+    mq_triangle t = triangle(-0x1.0c6b54p-1f, -0x1.1c7e1cp-1f, 0x1.90cf86p-3f, 0x1.4869dcp-4f, -0x1.2310b8p+0f,
+                             0x1.9a36fap-2f, 0x1.7b7cp-2f, -0x1.6a8982p+0f, 0x1.fef792p-2f);
+    mq_capsule c = capsule(0x1.777d4cp-4f, -0x1.25e6cap+0f, 0x1.9e3c84p-2f, 0x1.777d4cp-4f, -0x1.703b46p-1f,
+                           0x1.9e3c84p-2f, 0.0f);
+    assert_false(mq_overlap_capsule_triangle(&c, &t));
+    c.radius = 3.0e-5f;
+    assert_false(mq_overlap_capsule_triangle(&c, &t));
+    c.radius = 3.3e-5f;
+    assert_true(mq_overlap_capsule_triangle(&c, &t));
 }
 
 /* ------------------------------------------------------------------------- */
@@ -684,9 +713,11 @@ int main(void)
         cmocka_unit_test(sphere_obb_cases),
         cmocka_unit_test(sphere_capsule_cases),
         cmocka_unit_test(sphere_triangle_cases),
+        cmocka_unit_test(sphere_triangle_sliver),
         cmocka_unit_test(capsule_capsule_cases),
         cmocka_unit_test(capsule_capsule_extreme_scales),
         cmocka_unit_test(capsule_triangle_cases),
+        cmocka_unit_test(capsule_triangle_sliver),
         cmocka_unit_test(capsule_aabb_cases),
         cmocka_unit_test(capsule_aabb_extreme_scales),
         cmocka_unit_test(capsule_aabb_sampled),
