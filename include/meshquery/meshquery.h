@@ -4,7 +4,8 @@
  *   base.h        version, status codes, diagnostics, allocator hook
  *   types.h       rays, boxes, spheres, capsules, triangles, planes (plain structs)
  *   primitives.h  pairwise intersection and distance tests
- *   mesh.h        the immutable triangle mesh
+ *   mesh.h        the immutable triangle mesh, with OBJ faces, lines, names, normals, uvs
+ *   obj.h         loading meshes from Wavefront OBJ files or memory
  */
 #ifndef MESHQUERY_H
 #define MESHQUERY_H
@@ -13,5 +14,6 @@
 #include <meshquery/types.h>
 #include <meshquery/primitives.h>
 #include <meshquery/mesh.h>
+#include <meshquery/obj.h>
 
 #endif
