@@ -6,6 +6,8 @@
  *   primitives.h  pairwise intersection and distance tests
  *   mesh.h        the immutable triangle mesh, with OBJ faces, lines, names, normals, uvs
  *   obj.h         loading meshes from Wavefront OBJ files or memory
+ *   bvh.h         the AABB BVH: raycasts closest / any / all, batches, refit
+ *   obbtree.h     the OBB tree: shape overlaps, raycasts, closest point, mesh vs mesh
  */
 #ifndef MESHQUERY_H
 #define MESHQUERY_H
@@ -15,5 +17,7 @@
 #include <meshquery/primitives.h>
 #include <meshquery/mesh.h>
 #include <meshquery/obj.h>
+#include <meshquery/bvh.h>
+#include <meshquery/obbtree.h>
 
 #endif

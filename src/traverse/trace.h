@@ -1,0 +1,142 @@
+/*
+ * The internal interface between the public raycast API and the traversal
+ * kernels (one per ISA: scalar, SSE2, AVX2).
+ *
+ * A query is prepared once (mq_trace_prepare): validity check, direction
+ * rescaling, the slab test's reciprocals and near/far planes, and the
+ * watertight test's axis permutation and shear. The kernels then walk the tree
+ * with a fixed-size stack and report the winning (t, triangle) through
+ * mq_best; the public layer turns that into an mq_hit.
+ */
+#ifndef MQ_TRAVERSE_TRACE_H
+#define MQ_TRAVERSE_TRACE_H
+
+#include <meshquery/bvh.h>
+
+#include "build/bvh_internal.h"
+
+/* Per-ray constants shared by every kernel. */
+typedef struct mq_ray_prep {
+    float org[3];
+    float dir[3];     /* possibly rescaled by 2^t_shift, negligible components zeroed */
+    float rdir[3];    /* 1/dir: +-inf for a +-0 component */
+    float tmin, tmax; /* in the rescaled parameter */
+    int t_shift;      /* dir = user dir * 2^t_shift, so user t = internal t * 2^t_shift */
+    int kx, ky, kz;   /* watertight test: kz = dominant axis, (kx, ky) keep the winding */
+    float sx, sy, sz; /* shear: dir[kx]/dir[kz], dir[ky]/dir[kz], 1/dir[kz] */
+    int near[3];      /* node bound plane (MQ_LO_X..) entered first on each axis; far = near ^ 1 */
+} mq_ray_prep;
+
+/* One query: the ray, the options, and (for the all-hits iterator) a lower
+ * bound: only hits (t, id) lexicographically after (after_t, after_id) count. */
+typedef struct mq_trace {
+    mq_ray_prep ray;
+    bool cull;                 /* reject back faces */
+    bool has_after;
+    float after_t;             /* internal t */
+    uint32_t after_id;
+    const mq_ray_query *query; /* for the filter; never NULL */
+    const mq_bvh *bvh;
+    const mq_ray *user_ray;
+} mq_trace;
+
+/* The best hit so far: t (internal), triangle id, where its corners live,
+ * and its barycentrics and side from the leaf test. */
+typedef struct mq_best {
+    float t;
+    uint32_t id;
+    const mq_tri_block *block;
+    int lane;
+    float u, v;
+    bool back_face;
+} mq_best;
+
+/* What a leaf test reports for the lanes of its mask. */
+typedef struct mq_leaf_hits {
+    _Alignas(16) float t[4];
+    _Alignas(16) float u[4];
+    _Alignas(16) float v[4];
+    unsigned back; /* lanes hit from behind */
+} mq_leaf_hits;
+
+/* A fresh "no hit yet" best for a query. */
+static inline mq_best mq_best_init(float tmax)
+{
+    return (mq_best){tmax, UINT32_MAX, NULL, 0, 0.0f, 0.0f, false};
+}
+
+/* Work counters a kernel accumulates for one query. */
+typedef struct mq_trace_counts {
+    uint64_t nodes, leaves, blocks;
+} mq_trace_counts;
+
+/* The query's lower t: the ray's tmin, raised to the iterator's bound. */
+static inline float mq_trace_tmin(const mq_trace *q)
+{
+    return q->has_after && q->after_t > q->ray.tmin ? q->after_t : q->ray.tmin;
+}
+
+/*
+ * Prepares a query. Returns false when the ray is not valid (mq_ray_is_valid),
+ * which hits nothing. `query` may be NULL (defaults).
+ */
+bool mq_trace_prepare(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *restrict ray,
+                      const mq_ray_query *query);
+
+/* A kernel set: closest hit (fills *best, initialised by the caller with
+ * mq_best_init; true on a hit), any hit, and a stream of prepared queries
+ * (all with tmin >= 0, on a non-empty tree) traced interleaved: closest hits
+ * into best[i] (initialised), or, when `hit` is not NULL, any-hit answers
+ * into hit[i]. */
+typedef struct mq_kernels {
+    bool (*closest)(const mq_trace *q, mq_best *best, mq_trace_counts *counts);
+    bool (*any)(const mq_trace *q, mq_trace_counts *counts);
+    void (*stream)(const mq_trace *q, mq_best *best, bool *hit, size_t n, mq_trace_counts *counts);
+    /* Closest hits of `packets` coherent packets of 8 queries each (q[8*i..8*i+7],
+     * see mq_packet8_coherent), several in flight when `interleave`; NULL when
+     * the ISA has none. */
+    void (*packet8)(const mq_trace *const *q, mq_best **best, size_t packets, bool interleave,
+                    mq_trace_counts *counts);
+    const char *name;
+} mq_kernels;
+
+/* True when 8 prepared queries (tmin >= 0, no filter, no lower bound) may be
+ * traced as one packet: same direction octant and watertight permutation. */
+static inline bool mq_packet8_coherent(const mq_trace *const q[8])
+{
+    const mq_ray_prep *a = &q[0]->ray;
+    for (int i = 1; i < 8; i++) {
+        const mq_ray_prep *b = &q[i]->ray;
+        if (a->kx != b->kx || a->ky != b->ky || a->kz != b->kz || a->near[0] != b->near[0] ||
+            a->near[1] != b->near[1] || a->near[2] != b->near[2])
+            return false;
+    }
+    return true;
+}
+
+/* The kernels this CPU runs best (AVX2 when present, else SSE2, else scalar). */
+const mq_kernels *mq_kernels_active(void);
+
+/* For tests: the kernels of one ISA ("scalar", "sse2", "avx2"); NULL when this
+ * build or CPU lacks it. */
+const mq_kernels *mq_kernels_by_name(const char *name);
+
+/* For tests: force every query of this process onto `k` (NULL: back to automatic).
+ * Not thread-safe with concurrent queries. */
+void mq_kernels_override(const mq_kernels *k);
+
+/* Kernel sets (defined in their own files). */
+extern const mq_kernels mq_kernels_scalar;
+#if (defined(__x86_64__) || defined(_M_X64)) && !defined(MQ_FORCE_SCALAR)
+#define MQ_HAVE_SSE2_KERNELS 1
+#define MQ_HAVE_AVX2_KERNELS 1
+extern const mq_kernels mq_kernels_sse2;
+extern const mq_kernels mq_kernels_avx2;
+void mq_packet8_closest_avx2(const mq_trace *const *q, mq_best **best, size_t packets, bool interleave,
+                             mq_trace_counts *counts);
+#endif
+
+/* Called for a candidate when the query has a filter: builds the hit and asks it. */
+bool mq_trace_filter_accepts(const mq_trace *q, const mq_best *candidate);
+
+#endif
