@@ -17,6 +17,8 @@ static const bench_command commands[] = {
     {"prims", bench_prims_main, "nanoseconds per call of every primitive test"},
     {"obj", bench_obj_main, "OBJ loading: MB/s and triangles/s, beside tinyobjloader and assimp"},
     {"rays", bench_rays_main, "raycast throughput (closest / any hit), beside Embree"},
+    {"overlap", bench_overlap_main, "sphere/capsule/OBB/AABB vs mesh: all overlapping triangles, beside FCL"},
+    {"collide", bench_collide_main, "mesh vs mesh: all intersecting pairs and yes/no, beside FCL"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,435 @@
+/*
+ * mq-bench collide — mesh vs mesh: a mesh and a second copy of it (or
+ * another mesh) placed by rigid transforms; every intersecting triangle pair,
+ * and yes/no. meshquery's OBB trees beside FCL's BVHModel<OBB> and
+ * BVHModel<OBBRSS> (when built with FCL), on the same inputs in one process.
+ *
+ *   mq-bench collide MESH.obj [--other OTHER.obj] [--xforms IN.xforms | --generate N]
+ *                    [--hierarchy obb] [--fit dito|pca|aabb] [--leaf N] [--reps R] [--seed S]
+ *                    [--no-fcl] [--json]
+ *
+ * Transforms come from an .xforms file (../shared/FORMATS.md: tx ty tz qw qx
+ * qy qz per line) or are generated (N, default 200): a uniform rotation, and
+ * the second mesh's bounds centre placed at the first's plus an offset
+ * uniform in [-0.3 D, 0.3 D] per axis, so that most placements intersect.
+ * Timing as in `mq-bench overlap`: in turns, median of --reps (at least 3),
+ * process CPU time. Pair sets are compared transform by transform: FCL tests
+ * triangle pairs in double with its own tolerances, meshquery with
+ * mq_overlap_triangle_triangle on float corners, so touching pairs may differ.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <meshquery/meshquery.h>
+#include <meshquery/obbtree.h>
+#include <meshquery/obj.h>
+
+#include "bench.h"
+#if defined(MQ_HAVE_FCL)
+#include "ref_fcl.h"
+#endif
+
+int bench_collide_main(int argc, char **argv);
+
+typedef struct collide_opts {
+    const char *mesh_path, *other_path, *xforms_path;
+    size_t generate;
+    mq_obb_fit fit;
+    unsigned leaf, reps;
+    uint64_t seed;
+    bool fcl, json;
+} collide_opts;
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: mq-bench collide MESH.obj [--other OTHER.obj] [--xforms IN.xforms | --generate N]\n"
+               "                        [--hierarchy obb] [--fit dito|pca|aabb] [--leaf N] [--reps R] [--seed S]\n"
+               "                        [--no-fcl] [--json]\n");
+}
+
+static bool parse_value(collide_opts *o, const char *a, const char *v)
+{
+    if (!strcmp(a, "--other"))
+        o->other_path = v;
+    else if (!strcmp(a, "--xforms"))
+        o->xforms_path = v;
+    else if (!strcmp(a, "--generate"))
+        o->generate = strtoull(v, NULL, 10);
+    else if (!strcmp(a, "--hierarchy"))
+        return !strcmp(v, "obb"); /* AABB BVH vs BVH is not implemented yet */
+    else if (!strcmp(a, "--fit"))
+        o->fit = !strcmp(v, "pca") ? MQ_OBB_FIT_PCA : !strcmp(v, "aabb") ? MQ_OBB_FIT_AABB : MQ_OBB_FIT_DITO;
+    else if (!strcmp(a, "--leaf"))
+        o->leaf = (unsigned)strtoul(v, NULL, 10);
+    else if (!strcmp(a, "--reps"))
+        o->reps = (unsigned)strtoul(v, NULL, 10);
+    else if (!strcmp(a, "--seed"))
+        o->seed = strtoull(v, NULL, 0);
+    else
+        return false;
+    return true;
+}
+
+/* 0: go on; 1: --help printed; 2: usage error. */
+static int parse_args(int argc, char **argv, collide_opts *o)
+{
+    *o = (collide_opts){.generate = 200, .fit = MQ_OBB_FIT_DITO, .leaf = 4, .reps = 5, .seed = 1, .fcl = true};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 1;
+        } else if (!strcmp(a, "--json")) {
+            o->json = true;
+        } else if (!strcmp(a, "--no-fcl")) {
+            o->fcl = false;
+        } else if (a[0] != '-' && !o->mesh_path) {
+            o->mesh_path = a;
+        } else if (!v || !parse_value(o, a, v)) {
+            fprintf(stderr, "mq-bench collide: bad argument '%s'%s%s\n", a, v ? " " : "", v ? v : "");
+            usage(stderr);
+            return 2;
+        } else {
+            i++;
+        }
+    }
+    if (!o->mesh_path) {
+        usage(stderr);
+        return 2;
+    }
+    o->other_path = o->other_path ? o->other_path : o->mesh_path;
+    o->reps = o->reps < 3 ? 3 : o->reps;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Meshes and transforms                                                     */
+/* ------------------------------------------------------------------------- */
+
+typedef struct placed_mesh {
+    mq_mesh *mesh;
+    mq_aabb box;
+    double diagonal;
+} placed_mesh;
+
+static bool load(const char *path, placed_mesh *pm)
+{
+    mq_diag d;
+    if (mq_obj_load(path, NULL, &pm->mesh, NULL, &d) != MQ_OK) {
+        fprintf(stderr, "mq-bench collide: %s: %s\n", path, d.message);
+        return false;
+    }
+    const float *p = mq_mesh_positions(pm->mesh);
+    pm->box = (mq_aabb){{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+    for (size_t i = 0; i < mq_mesh_vertex_count(pm->mesh); i++)
+        for (int k = 0; k < 3; k++)
+            if (isfinite(p[3 * i + (size_t)k])) {
+                pm->box.min[k] = fminf(pm->box.min[k], p[3 * i + (size_t)k]);
+                pm->box.max[k] = fmaxf(pm->box.max[k], p[3 * i + (size_t)k]);
+            }
+    double d2 = 0.0;
+    for (int k = 0; k < 3; k++)
+        d2 += ((double)pm->box.max[k] - pm->box.min[k]) * ((double)pm->box.max[k] - pm->box.min[k]);
+    pm->diagonal = sqrt(d2);
+    return true;
+}
+
+typedef struct xform_list {
+    mq_rigid *x;
+    size_t count, capacity;
+} xform_list;
+
+static bool push_xform(xform_list *l, const mq_rigid *x)
+{
+    if (l->count == l->capacity) {
+        size_t cap = l->capacity ? 2 * l->capacity : 256;
+        mq_rigid *n = realloc(l->x, cap * sizeof *n);
+        if (!n)
+            return false;
+        l->x = n;
+        l->capacity = cap;
+    }
+    l->x[l->count++] = *x;
+    return true;
+}
+
+static bool read_xforms(const char *path, xform_list *l)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "mq-bench collide: cannot open %s\n", path);
+        return false;
+    }
+    char line[512];
+    unsigned long lineno = 0;
+    bool ok = true;
+    while (ok && fgets(line, sizeof line, f)) {
+        float v[7];
+        char c;
+        lineno++;
+        if (sscanf(line, " %c", &c) != 1 || c == '#')
+            continue;
+        if (sscanf(line, "%f %f %f %f %f %f %f", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) != 7) {
+            fprintf(stderr, "mq-bench collide: %s:%lu: expected tx ty tz qw qx qy qz\n", path, lineno);
+            ok = false;
+            break;
+        }
+        mq_rigid x = {{v[4], v[5], v[6], v[3]}, {v[0], v[1], v[2]}}; /* file: w first; cglm: w last */
+        ok = push_xform(l, &x);
+    }
+    fclose(f);
+    return ok;
+}
+
+static double unit_rand(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return (double)((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
+}
+
+/* A uniform rotation (Shoemake); B's bounds centre to A's plus an offset. */
+static mq_rigid random_placement(uint64_t *r, const placed_mesh *a, const placed_mesh *b)
+{
+    double u1 = unit_rand(r), u2 = 6.283185307179586 * unit_rand(r), u3 = 6.283185307179586 * unit_rand(r);
+    double s = sqrt(1.0 - u1), c = sqrt(u1), D = fmax(a->diagonal, b->diagonal);
+    mq_rigid x = {{(float)(s * sin(u2)), (float)(s * cos(u2)), (float)(c * sin(u3)), (float)(c * cos(u3))},
+                  {0, 0, 0}};
+    vec3 cb, rcb;
+    for (int k = 0; k < 3; k++)
+        cb[k] = 0.5f * (b->box.min[k] + b->box.max[k]);
+    mq_rigid_apply(&x, cb, rcb);
+    for (int k = 0; k < 3; k++)
+        x.translation[k] = (float)(0.5 * ((double)a->box.min[k] + a->box.max[k]) - rcb[k] +
+                                   (unit_rand(r) - 0.5) * 0.6 * D);
+    return x;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Engines                                                                   */
+/* ------------------------------------------------------------------------- */
+
+typedef struct engine {
+    const char *name;
+    void *a, *b;
+    /* pairs (all) or 0/1 (!all); up to capacity written */
+    size_t (*run)(void *a, void *b, const mq_rigid *x, bool all, mq_tri_pair *out, size_t capacity);
+} engine;
+
+static size_t run_obbtree(void *a, void *b, const mq_rigid *x, bool all, mq_tri_pair *out, size_t capacity)
+{
+    if (!all)
+        return mq_obbtree_any_collide(a, b, x);
+    return mq_obbtree_collide_array(a, b, x, out, capacity);
+}
+
+#if defined(MQ_HAVE_FCL)
+static size_t run_fcl(void *a, void *b, const mq_rigid *x, bool all, mq_tri_pair *out, size_t capacity)
+{
+    return ref_fcl_collide(a, b, x, all, out, capacity);
+}
+#endif
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct pair_buf {
+    mq_tri_pair *p;
+    size_t capacity;
+} pair_buf;
+
+/* Every transform once; returns the CPU seconds, the pair total in *pairs. */
+static double run_all(const engine *e, const xform_list *l, bool all, pair_buf *buf, size_t *pairs)
+{
+    double t0 = cpu_now();
+    size_t total = 0;
+    for (size_t i = 0; i < l->count; i++)
+        total += e->run(e->a, e->b, &l->x[i], all, buf->p, buf->capacity);
+    *pairs = total;
+    return cpu_now() - t0;
+}
+
+static int cmp_pair(const void *x, const void *y)
+{
+    const mq_tri_pair *a = x, *b = y;
+    if (a->a != b->a)
+        return a->a < b->a ? -1 : 1;
+    return (a->b > b->b) - (a->b < b->b);
+}
+
+/* The pairs of one engine for one transform, sorted, into *out (malloc'ed). */
+static size_t sorted_pairs(const engine *e, const mq_rigid *x, mq_tri_pair **out)
+{
+    size_t n = e->run(e->a, e->b, x, true, NULL, 0);
+    *out = malloc((n + 1) * sizeof **out);
+    n = e->run(e->a, e->b, x, true, *out, n);
+    qsort(*out, n, sizeof **out, cmp_pair);
+    return n;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static void report(const collide_opts *o, const char *engine, const char *mode, const char *metric, double value,
+                   const char *unit)
+{
+    if (o->json)
+        printf("{\"bench\":\"collide\",\"engine\":\"%s\",\"mesh\":\"%s\",\"other\":\"%s\",\"input\":\"%s\","
+               "\"mode\":\"%s\",\"threads\":1,\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\"}\n",
+               engine, base_name(o->mesh_path), base_name(o->other_path),
+               o->xforms_path ? base_name(o->xforms_path) : "generated", mode, metric, value, unit);
+    else
+        printf("  %-12s %-10s %-20s %12.4f %s\n", engine, mode, metric, value, unit);
+}
+
+/* Transform by transform: pair sets that differ, and pairs only one side reports. */
+static void compare(const collide_opts *o, const engine *mine, const engine *ref, const xform_list *l)
+{
+    size_t differ = 0, only_mine = 0, only_ref = 0;
+    for (size_t i = 0; i < l->count; i++) {
+        mq_tri_pair *a, *b;
+        size_t na = sorted_pairs(mine, &l->x[i], &a), nb = sorted_pairs(ref, &l->x[i], &b), x = 0, y = 0;
+        size_t before = only_mine + only_ref;
+        while (x < na || y < nb) {
+            int c = x == na ? 1 : y == nb ? -1 : cmp_pair(&a[x], &b[y]);
+            if (c < 0)
+                only_mine++, x++;
+            else if (c > 0)
+                only_ref++, y++;
+            else
+                x++, y++;
+        }
+        differ += only_mine + only_ref > before;
+        free(a);
+        free(b);
+    }
+    if (!o->json)
+        printf("  %-12s %zu of %zu transforms give other pairs: %zu pairs only meshquery reports, %zu only %s\n",
+               ref->name, differ, l->count, only_mine, only_ref, ref->name);
+}
+
+static void bench_mode(const collide_opts *o, const engine *engines, int count, const xform_list *l, bool all,
+                       pair_buf *buf)
+{
+    double times[3][64];
+    size_t pairs[3];
+    unsigned reps = o->reps > 64 ? 64 : o->reps;
+    for (int e = 0; e < count; e++)
+        run_all(&engines[e], l, all, buf, &pairs[e]); /* warm-up */
+    for (unsigned r = 0; r < reps; r++)
+        for (int e = 0; e < count; e++)
+            times[e][r] = run_all(&engines[e], l, all, buf, &pairs[e]);
+    const char *mode = all ? "all-pairs" : "yes-no";
+    for (int e = 0; e < count; e++) {
+        double t = bench_median(times[e], reps);
+        report(o, engines[e].name, mode, "throughput", (double)l->count / t * 1e-3, "Kqueries/s");
+        report(o, engines[e].name, mode, "us_per_query", t / (double)l->count * 1e6, "us");
+        report(o, engines[e].name, mode, all ? "pairs_per_query" : "hit_fraction",
+               (double)pairs[e] / (double)l->count, all ? "pairs" : "");
+    }
+}
+
+static mq_obbtree *build_tree(const collide_opts *o, const mq_mesh *m, const char *label)
+{
+    mq_obbtree_def def = mq_default_obbtree_def();
+    def.fit = o->fit;
+    def.max_leaf_size = o->leaf;
+    mq_obbtree *t = NULL;
+    mq_diag d;
+    double t0 = bench_now();
+    if (mq_obbtree_build(m, &def, &t, &d) != MQ_OK) {
+        fprintf(stderr, "mq-bench collide: build failed: %s\n", d.message);
+        return NULL;
+    }
+    report(o, "meshquery", label, "build_ms", (bench_now() - t0) * 1e3, "ms");
+    return t;
+}
+
+#if defined(MQ_HAVE_FCL)
+static int add_fcl(const collide_opts *o, const placed_mesh *pa, const placed_mesh *pb, engine *engines,
+                   ref_fcl **refs)
+{
+    static const char *const names[2] = {"fcl-obb", "fcl-obbrss"};
+    int n = 0;
+    for (int bv = 0; bv < 2; bv++) {
+        double ms_a, ms_b;
+        const mq_mesh *ma = pa->mesh, *mb = pb->mesh;
+        refs[2 * bv] = ref_fcl_create(mq_mesh_positions(ma), mq_mesh_vertex_count(ma), mq_mesh_indices(ma),
+                                      mq_mesh_triangle_count(ma), (ref_fcl_bv)bv, &ms_a);
+        refs[2 * bv + 1] = ref_fcl_create(mq_mesh_positions(mb), mq_mesh_vertex_count(mb), mq_mesh_indices(mb),
+                                          mq_mesh_triangle_count(mb), (ref_fcl_bv)bv, &ms_b);
+        if (!refs[2 * bv] || !refs[2 * bv + 1])
+            continue;
+        report(o, names[bv], "mesh", "build_ms", ms_a, "ms");
+        engines[n++] = (engine){names[bv], refs[2 * bv], refs[2 * bv + 1], run_fcl};
+    }
+    return n;
+}
+#endif
+
+static int run(const collide_opts *o, placed_mesh *pa, placed_mesh *pb, const xform_list *l)
+{
+    mq_obbtree *ta = build_tree(o, pa->mesh, "mesh"), *tb = ta ? build_tree(o, pb->mesh, "other") : NULL;
+    if (!tb) {
+        mq_obbtree_destroy(ta);
+        return 1;
+    }
+    engine engines[3] = {{"meshquery", ta, tb, run_obbtree}};
+    int count = 1;
+#if defined(MQ_HAVE_FCL)
+    ref_fcl *refs[4] = {NULL, NULL, NULL, NULL};
+    if (o->fcl)
+        count += add_fcl(o, pa, pb, engines + 1, refs);
+#endif
+    pair_buf buf = {NULL, 0};
+    bench_mode(o, engines, count, l, false, &buf);
+    bench_mode(o, engines, count, l, true, &buf);
+    for (int e = 1; e < count; e++)
+        compare(o, &engines[0], &engines[e], l);
+#if defined(MQ_HAVE_FCL)
+    for (int i = 0; i < 4; i++)
+        ref_fcl_destroy(refs[i]);
+#endif
+    mq_obbtree_destroy(ta);
+    mq_obbtree_destroy(tb);
+    return 0;
+}
+
+int bench_collide_main(int argc, char **argv)
+{
+    collide_opts o;
+    int st = parse_args(argc, argv, &o);
+    if (st)
+        return st == 1 ? 0 : st;
+    placed_mesh pa = {0}, pb = {0};
+    xform_list l = {NULL, 0, 0};
+    bool ok = load(o.mesh_path, &pa) && load(o.other_path, &pb);
+    if (ok && o.xforms_path) {
+        ok = read_xforms(o.xforms_path, &l);
+    } else if (ok) {
+        uint64_t r = o.seed;
+        for (size_t i = 0; i < o.generate && ok; i++) {
+            mq_rigid x = random_placement(&r, &pa, &pb);
+            ok = push_xform(&l, &x);
+        }
+    }
+    if (ok && !o.json)
+        printf("mq-bench collide %s vs %s: %zu + %zu triangles, %zu transforms\n", o.mesh_path, o.other_path,
+               mq_mesh_triangle_count(pa.mesh), mq_mesh_triangle_count(pb.mesh), l.count);
+    st = ok ? run(&o, &pa, &pb, &l) : 1;
+    free(l.x);
+    mq_mesh_destroy(pa.mesh);
+    mq_mesh_destroy(pb.mesh);
+    return st;
+}

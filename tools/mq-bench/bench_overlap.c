@@ -1,0 +1,597 @@
+/*
+ * mq-bench overlap — shape queries against a mesh: every triangle overlapping
+ * a sphere, capsule, OBB or AABB, with meshquery's OBB tree beside FCL's
+ * BVHModel<OBB> and BVHModel<OBBRSS> (when built with FCL), on the same
+ * triangles and queries in one process.
+ *
+ *   mq-bench overlap MESH.obj [--queries IN.queries | --generate N] [--shape all|sphere|capsule|obb|aabb]
+ *                    [--hierarchy obb] [--fit dito|pca|aabb] [--leaf N] [--reps R] [--seed S]
+ *                    [--no-fcl] [--json]
+ *
+ * Queries come from a .queries file (../shared/FORMATS.md) or are generated
+ * (N per shape, default 10000): centres uniform in the mesh's bounds, sizes
+ * log-uniform in [0.002 D, 0.05 D], capsule segments up to 0.1 D, uniform
+ * rotations. Every engine lists the overlapping triangles of every query
+ * (ids into a buffer); the query loops run --reps times (at least 3, the median
+ * counts) in turns, engine after engine, and are timed in process CPU time so
+ * that other load on a shared machine does not count. Builds are timed in wall
+ * time. Answers are compared query by query: FCL decides shape–triangle
+ * overlap with GJK (libccd) in double and a tolerance, meshquery with exact
+ * primitive tests, so sets may differ by triangles that (nearly) touch.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <meshquery/meshquery.h>
+#include <meshquery/obbtree.h>
+#include <meshquery/obj.h>
+
+#include "bench.h"
+#if defined(MQ_HAVE_FCL)
+#include "ref_fcl.h"
+#endif
+
+int bench_overlap_main(int argc, char **argv);
+
+typedef enum shape_kind { SHAPE_SPHERE, SHAPE_CAPSULE, SHAPE_OBB, SHAPE_AABB, SHAPE_KINDS } shape_kind;
+static const char *const shape_names[SHAPE_KINDS] = {"sphere", "capsule", "obb", "aabb"};
+
+typedef struct query {
+    shape_kind kind;
+    union {
+        mq_sphere s;
+        mq_capsule c;
+        mq_obb o;
+        mq_aabb a;
+    };
+} query;
+
+typedef struct overlap_opts {
+    const char *mesh_path, *queries_path, *shape;
+    size_t generate;
+    mq_obb_fit fit;
+    unsigned leaf, reps;
+    uint64_t seed;
+    bool fcl, json;
+} overlap_opts;
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: mq-bench overlap MESH.obj [--queries IN.queries | --generate N]\n"
+               "                        [--shape all|sphere|capsule|obb|aabb] [--hierarchy obb]\n"
+               "                        [--fit dito|pca|aabb] [--leaf N] [--reps R] [--seed S] [--no-fcl] [--json]\n");
+}
+
+static bool parse_fit(const char *s, mq_obb_fit *fit)
+{
+    if (!strcmp(s, "dito"))
+        *fit = MQ_OBB_FIT_DITO;
+    else if (!strcmp(s, "pca"))
+        *fit = MQ_OBB_FIT_PCA;
+    else if (!strcmp(s, "aabb"))
+        *fit = MQ_OBB_FIT_AABB;
+    else
+        return false;
+    return true;
+}
+
+/* One option with a value; false on an unknown one or a bad value. */
+static bool parse_value(overlap_opts *o, const char *a, const char *v)
+{
+    if (!strcmp(a, "--queries"))
+        o->queries_path = v;
+    else if (!strcmp(a, "--generate"))
+        o->generate = strtoull(v, NULL, 10);
+    else if (!strcmp(a, "--shape"))
+        o->shape = v;
+    else if (!strcmp(a, "--hierarchy"))
+        return !strcmp(v, "obb"); /* the AABB BVH has no overlap queries yet */
+    else if (!strcmp(a, "--fit"))
+        return parse_fit(v, &o->fit);
+    else if (!strcmp(a, "--leaf"))
+        o->leaf = (unsigned)strtoul(v, NULL, 10);
+    else if (!strcmp(a, "--reps"))
+        o->reps = (unsigned)strtoul(v, NULL, 10);
+    else if (!strcmp(a, "--seed"))
+        o->seed = strtoull(v, NULL, 0);
+    else
+        return false;
+    return true;
+}
+
+/* 0: go on; 1: --help printed; 2: usage error. */
+static int parse_args(int argc, char **argv, overlap_opts *o)
+{
+    *o = (overlap_opts){.shape = "all", .generate = 10000, .fit = MQ_OBB_FIT_DITO, .leaf = 4, .reps = 5,
+                        .seed = 1, .fcl = true};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 1;
+        } else if (!strcmp(a, "--json")) {
+            o->json = true;
+        } else if (!strcmp(a, "--no-fcl")) {
+            o->fcl = false;
+        } else if (a[0] != '-' && !o->mesh_path) {
+            o->mesh_path = a;
+        } else if (!v || !parse_value(o, a, v)) {
+            fprintf(stderr, "mq-bench overlap: bad argument '%s'%s%s\n", a, v ? " " : "", v ? v : "");
+            usage(stderr);
+            return 2;
+        } else {
+            i++;
+        }
+    }
+    if (!o->mesh_path) {
+        usage(stderr);
+        return 2;
+    }
+    o->reps = o->reps < 3 ? 3 : o->reps;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Queries: the .queries text format, or generated                           */
+/* ------------------------------------------------------------------------- */
+
+typedef struct query_list {
+    query *q;
+    size_t count, capacity;
+} query_list;
+
+static bool push_query(query_list *l, const query *q)
+{
+    if (l->count == l->capacity) {
+        size_t cap = l->capacity ? 2 * l->capacity : 1024;
+        query *n = realloc(l->q, cap * sizeof *n);
+        if (!n)
+            return false;
+        l->q = n;
+        l->capacity = cap;
+    }
+    l->q[l->count++] = *q;
+    return true;
+}
+
+/* Parses one line; false when it is malformed. Blank and '#' lines give kind SHAPE_KINDS. */
+static bool parse_query(const char *line, query *q)
+{
+    char word[16];
+    float f[10];
+    int used = 0;
+    q->kind = SHAPE_KINDS;
+    if (sscanf(line, " %15s%n", word, &used) != 1 || word[0] == '#')
+        return true;
+    int n = sscanf(line + used, "%f %f %f %f %f %f %f %f %f %f", &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6],
+                   &f[7], &f[8], &f[9]);
+    if (!strcmp(word, "sphere") && n == 4) {
+        *q = (query){.kind = SHAPE_SPHERE, .s = {{f[0], f[1], f[2]}, f[3]}};
+    } else if (!strcmp(word, "capsule") && n == 7) {
+        *q = (query){.kind = SHAPE_CAPSULE, .c = {{f[0], f[1], f[2]}, {f[3], f[4], f[5]}, f[6]}};
+    } else if (!strcmp(word, "obb") && n == 10) {
+        vec3 c = {f[0], f[1], f[2]}, h = {f[3], f[4], f[5]};
+        versor rot = {f[7], f[8], f[9], f[6]}; /* the file has w first, cglm last */
+        q->kind = SHAPE_OBB;
+        mq_obb_from_quat(c, h, rot, &q->o);
+    } else if (!strcmp(word, "aabb") && n == 6) {
+        *q = (query){.kind = SHAPE_AABB, .a = {{f[0], f[1], f[2]}, {f[3], f[4], f[5]}}};
+    } else {
+        return false;
+    }
+    return true;
+}
+
+static bool read_queries(const char *path, query_list *l)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "mq-bench overlap: cannot open %s\n", path);
+        return false;
+    }
+    char line[1024];
+    unsigned long lineno = 0;
+    bool ok = true;
+    while (ok && fgets(line, sizeof line, f)) {
+        query q;
+        lineno++;
+        if (!parse_query(line, &q)) {
+            fprintf(stderr,
+                    "mq-bench overlap: %s:%lu: expected sphere (4 numbers), capsule (7), obb (10) or aabb (6)\n",
+                    path, lineno);
+            ok = false;
+        } else if (q.kind != SHAPE_KINDS) {
+            ok = push_query(l, &q);
+        }
+    }
+    fclose(f);
+    return ok;
+}
+
+/* splitmix64 (the generators of tools/common use the same). */
+static double unit_rand(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return (double)((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
+}
+
+typedef struct bounds {
+    mq_aabb box;
+    double diagonal;
+} bounds;
+
+static void random_point(uint64_t *r, const bounds *b, vec3 out)
+{
+    for (int k = 0; k < 3; k++)
+        out[k] = (float)(b->box.min[k] + (b->box.max[k] - b->box.min[k]) * unit_rand(r));
+}
+
+static float random_size(uint64_t *r, const bounds *b)
+{
+    return (float)(b->diagonal * exp(log(0.002) + (log(0.05) - log(0.002)) * unit_rand(r)));
+}
+
+/* Uniform rotation (Shoemake), cglm order x, y, z, w. */
+static void random_quat(uint64_t *r, versor q)
+{
+    double u1 = unit_rand(r), u2 = 6.283185307179586 * unit_rand(r), u3 = 6.283185307179586 * unit_rand(r);
+    double a = sqrt(1.0 - u1), b = sqrt(u1);
+    q[0] = (float)(a * sin(u2));
+    q[1] = (float)(a * cos(u2));
+    q[2] = (float)(b * sin(u3));
+    q[3] = (float)(b * cos(u3));
+}
+
+static void random_query(uint64_t *r, const bounds *b, shape_kind kind, query *q)
+{
+    vec3 c, h;
+    versor rot;
+    q->kind = kind;
+    random_point(r, b, c);
+    if (kind == SHAPE_SPHERE) {
+        q->s = (mq_sphere){{c[0], c[1], c[2]}, random_size(r, b)};
+    } else if (kind == SHAPE_CAPSULE) {
+        double z = 2.0 * unit_rand(r) - 1.0, phi = 6.283185307179586 * unit_rand(r), s = sqrt(1.0 - z * z);
+        double len = 0.1 * b->diagonal * unit_rand(r), d[3] = {s * cos(phi), s * sin(phi), z};
+        q->c = (mq_capsule){{c[0], c[1], c[2]},
+                            {(float)(c[0] + len * d[0]), (float)(c[1] + len * d[1]), (float)(c[2] + len * d[2])},
+                            random_size(r, b)};
+    } else {
+        for (int k = 0; k < 3; k++)
+            h[k] = random_size(r, b);
+        if (kind == SHAPE_OBB) {
+            random_quat(r, rot);
+            mq_obb_from_quat(c, h, rot, &q->o);
+        } else {
+            q->a = (mq_aabb){{c[0] - h[0], c[1] - h[1], c[2] - h[2]}, {c[0] + h[0], c[1] + h[1], c[2] + h[2]}};
+        }
+    }
+}
+
+static bool generate_queries(const bounds *b, size_t per_shape, uint64_t seed, query_list *l)
+{
+    uint64_t r = seed;
+    for (int kind = 0; kind < SHAPE_KINDS; kind++)
+        for (size_t i = 0; i < per_shape; i++) {
+            query q;
+            random_query(&r, b, (shape_kind)kind, &q);
+            if (!push_query(l, &q))
+                return false;
+        }
+    return true;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Engines                                                                   */
+/* ------------------------------------------------------------------------- */
+
+/* The answers of one engine: per query a count and the ids (as found). */
+typedef struct answers {
+    size_t *start; /* count + 1 offsets into ids */
+    uint32_t *ids;
+    size_t capacity;
+} answers;
+
+typedef struct engine {
+    const char *name;
+    void *ctx;
+    /* ids of the triangles overlapping q (up to capacity), returns the total */
+    size_t (*run)(void *ctx, const query *q, uint32_t *out, size_t capacity);
+} engine;
+
+typedef struct id_buf {
+    uint32_t *ids;
+    size_t count, capacity;
+} id_buf;
+
+static bool push_id(uint32_t tri, void *user)
+{
+    id_buf *b = user;
+    if (b->count < b->capacity)
+        b->ids[b->count] = tri;
+    b->count++;
+    return true;
+}
+
+/* meshquery: the callback form, ids into the caller's buffer. */
+static size_t run_obbtree(void *ctx, const query *q, uint32_t *out, size_t capacity)
+{
+    const mq_obbtree *t = ctx;
+    id_buf b = {out, 0, capacity};
+    switch (q->kind) {
+    case SHAPE_SPHERE:
+        return mq_obbtree_overlap_sphere(t, &q->s, push_id, &b);
+    case SHAPE_CAPSULE:
+        return mq_obbtree_overlap_capsule(t, &q->c, push_id, &b);
+    case SHAPE_OBB:
+        return mq_obbtree_overlap_obb(t, &q->o, push_id, &b);
+    default:
+        return mq_obbtree_overlap_aabb(t, &q->a, push_id, &b);
+    }
+}
+
+#if defined(MQ_HAVE_FCL)
+static size_t run_fcl(void *ctx, const query *q, uint32_t *out, size_t capacity)
+{
+    ref_fcl *f = ctx;
+    switch (q->kind) {
+    case SHAPE_SPHERE:
+        return ref_fcl_overlap_sphere(f, &q->s, out, capacity);
+    case SHAPE_CAPSULE:
+        return ref_fcl_overlap_capsule(f, &q->c, out, capacity);
+    case SHAPE_OBB:
+        return ref_fcl_overlap_obb(f, &q->o, out, capacity);
+    default:
+        return ref_fcl_overlap_aabb(f, &q->a, out, capacity);
+    }
+}
+#endif
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Runs every query of `kind` once; records the answers when `rec` is given. */
+static double run_all(const engine *e, const query_list *l, shape_kind kind, uint32_t *scratch, size_t cap,
+                      answers *rec)
+{
+    double t0 = cpu_now();
+    size_t at = 0, k = 0;
+    for (size_t i = 0; i < l->count; i++) {
+        if (l->q[i].kind != kind)
+            continue;
+        size_t n = e->run(e->ctx, &l->q[i], scratch, cap);
+        if (rec) {
+            n = n < cap ? n : cap;
+            if (at + n > rec->capacity) {
+                rec->capacity = 2 * (at + n);
+                rec->ids = realloc(rec->ids, rec->capacity * sizeof *rec->ids);
+            }
+            memcpy(rec->ids + at, scratch, n * sizeof *scratch);
+            rec->start[k++] = at;
+            at += n;
+        }
+    }
+    if (rec)
+        rec->start[k] = at;
+    return cpu_now() - t0;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Reporting                                                                 */
+/* ------------------------------------------------------------------------- */
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static void report(const overlap_opts *o, const char *engine, const char *shape, const char *metric, double value,
+                   const char *unit)
+{
+    if (o->json)
+        printf("{\"bench\":\"overlap\",\"engine\":\"%s\",\"mesh\":\"%s\",\"input\":\"%s\",\"shape\":\"%s\","
+               "\"threads\":1,\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\"}\n",
+               engine, base_name(o->mesh_path), o->queries_path ? base_name(o->queries_path) : "generated", shape,
+               metric, value, unit);
+    else
+        printf("  %-12s %-8s %-20s %12.4f %s\n", engine, shape, metric, value, unit);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Query by query: how many differ, and the triangles only one side reports. */
+static void compare_answers(const overlap_opts *o, const char *name, size_t queries, answers *mine, answers *ref,
+                            const char *shape)
+{
+    size_t differ = 0, only_mine = 0, only_ref = 0;
+    for (size_t i = 0; i < queries; i++) {
+        uint32_t *a = mine->ids + mine->start[i], *b = ref->ids + ref->start[i];
+        size_t na = mine->start[i + 1] - mine->start[i], nb = ref->start[i + 1] - ref->start[i], x = 0, y = 0;
+        qsort(a, na, sizeof *a, cmp_u32);
+        qsort(b, nb, sizeof *b, cmp_u32);
+        size_t before = only_mine + only_ref;
+        while (x < na || y < nb) {
+            if (y == nb || (x < na && a[x] < b[y]))
+                only_mine++, x++;
+            else if (x == na || b[y] < a[x])
+                only_ref++, y++;
+            else
+                x++, y++;
+        }
+        differ += only_mine + only_ref > before;
+    }
+    if (!o->json)
+        printf("  %-12s %-8s %zu of %zu queries answer differently: "
+               "%zu triangles only meshquery reports, %zu only %s\n",
+               name, shape, differ, queries, only_mine, only_ref, name);
+}
+
+/* ------------------------------------------------------------------------- */
+/* The benchmark                                                             */
+/* ------------------------------------------------------------------------- */
+
+typedef struct bench_state {
+    const overlap_opts *o;
+    const query_list *queries;
+    engine engines[3];
+    int engine_count;
+    uint32_t *scratch;
+    size_t scratch_cap;
+} bench_state;
+
+static size_t count_kind(const query_list *l, shape_kind kind)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < l->count; i++)
+        n += l->q[i].kind == kind;
+    return n;
+}
+
+static void bench_shape(bench_state *s, shape_kind kind)
+{
+    size_t n = count_kind(s->queries, kind);
+    if (n == 0 || (strcmp(s->o->shape, "all") && strcmp(s->o->shape, shape_names[kind])))
+        return;
+    answers rec[3];
+    double times[3][64];
+    unsigned reps = s->o->reps > 64 ? 64 : s->o->reps;
+    for (int e = 0; e < s->engine_count; e++) {
+        rec[e] = (answers){calloc(n + 1, sizeof(size_t)), NULL, 0};
+        run_all(&s->engines[e], s->queries, kind, s->scratch, s->scratch_cap, &rec[e]); /* warm-up + answers */
+    }
+    for (unsigned r = 0; r < reps; r++) /* in turns: machine load hits every engine alike */
+        for (int e = 0; e < s->engine_count; e++)
+            times[e][r] = run_all(&s->engines[e], s->queries, kind, s->scratch, s->scratch_cap, NULL);
+    for (int e = 0; e < s->engine_count; e++) {
+        double t = bench_median(times[e], reps);
+        report(s->o, s->engines[e].name, shape_names[kind], "throughput", (double)n / t * 1e-3, "Kqueries/s");
+        report(s->o, s->engines[e].name, shape_names[kind], "overlaps_per_query",
+               (double)rec[e].start[n] / (double)n, "triangles");
+        if (e > 0)
+            compare_answers(s->o, s->engines[e].name, n, &rec[0], &rec[e], shape_names[kind]);
+    }
+    for (int e = 0; e < s->engine_count; e++) {
+        free(rec[e].start);
+        free(rec[e].ids);
+    }
+}
+
+static bool load(const char *path, mq_mesh **mesh, bounds *b)
+{
+    mq_diag d;
+    if (mq_obj_load(path, NULL, mesh, NULL, &d) != MQ_OK) {
+        fprintf(stderr, "mq-bench overlap: %s: %s\n", path, d.message);
+        return false;
+    }
+    const float *p = mq_mesh_positions(*mesh);
+    b->box = (mq_aabb){{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+    for (size_t i = 0; i < mq_mesh_vertex_count(*mesh); i++)
+        for (int k = 0; k < 3; k++)
+            if (isfinite(p[3 * i + (size_t)k])) {
+                b->box.min[k] = fminf(b->box.min[k], p[3 * i + (size_t)k]);
+                b->box.max[k] = fmaxf(b->box.max[k], p[3 * i + (size_t)k]);
+            }
+    double d2 = 0.0;
+    for (int k = 0; k < 3; k++)
+        d2 += ((double)b->box.max[k] - b->box.min[k]) * ((double)b->box.max[k] - b->box.min[k]);
+    b->diagonal = sqrt(d2);
+    return true;
+}
+
+/* Median wall-clock build time of --reps builds; keeps the last tree. */
+static mq_obbtree *build_tree(const overlap_opts *o, const mq_mesh *mesh)
+{
+    mq_obbtree_def def = mq_default_obbtree_def();
+    def.fit = o->fit;
+    def.max_leaf_size = o->leaf;
+    double ms[64];
+    unsigned reps = o->reps > 64 ? 64 : o->reps;
+    mq_obbtree *t = NULL;
+    for (unsigned r = 0; r < reps; r++) {
+        mq_obbtree_destroy(t);
+        mq_diag d;
+        double t0 = bench_now();
+        if (mq_obbtree_build(mesh, &def, &t, &d) != MQ_OK) {
+            fprintf(stderr, "mq-bench overlap: build failed: %s\n", d.message);
+            return NULL;
+        }
+        ms[r] = (bench_now() - t0) * 1e3;
+    }
+    report(o, "meshquery", "-", "build_ms", bench_median(ms, reps), "ms");
+    report(o, "meshquery", "-", "bytes_per_triangle",
+           (double)mq_obbtree_byte_count(t) / (double)mq_mesh_triangle_count(mesh), "B");
+    report(o, "meshquery", "-", "total_box_volume", mq_obbtree_total_volume(t), "units^3");
+    return t;
+}
+
+#if defined(MQ_HAVE_FCL)
+static void add_fcl(bench_state *s, const mq_mesh *mesh, ref_fcl **refs)
+{
+    static const char *const names[2] = {"fcl-obb", "fcl-obbrss"};
+    for (int bv = 0; bv < 2; bv++) {
+        double ms;
+        refs[bv] = ref_fcl_create(mq_mesh_positions(mesh), mq_mesh_vertex_count(mesh), mq_mesh_indices(mesh),
+                                  mq_mesh_triangle_count(mesh), (ref_fcl_bv)bv, &ms);
+        if (!refs[bv])
+            continue;
+        report(s->o, names[bv], "-", "build_ms", ms, "ms");
+        s->engines[s->engine_count++] = (engine){names[bv], refs[bv], run_fcl};
+    }
+}
+#endif
+
+int bench_overlap_main(int argc, char **argv)
+{
+    overlap_opts o;
+    int st = parse_args(argc, argv, &o);
+    if (st)
+        return st == 1 ? 0 : st;
+    mq_mesh *mesh = NULL;
+    bounds b;
+    query_list queries = {NULL, 0, 0};
+    if (!load(o.mesh_path, &mesh, &b))
+        return 1;
+    bool ok = o.queries_path ? read_queries(o.queries_path, &queries)
+                             : generate_queries(&b, o.generate, o.seed, &queries);
+    if (ok && !o.json)
+        printf("mq-bench overlap %s: %zu triangles, %zu queries\n", o.mesh_path, mq_mesh_triangle_count(mesh),
+               queries.count);
+    mq_obbtree *tree = ok ? build_tree(&o, mesh) : NULL;
+    if (!tree) {
+        free(queries.q);
+        mq_mesh_destroy(mesh);
+        return 1;
+    }
+    bench_state s = {&o, &queries, {{"meshquery", tree, run_obbtree}}, 1, NULL, mq_mesh_triangle_count(mesh) + 1};
+    s.scratch = malloc(s.scratch_cap * sizeof *s.scratch);
+#if defined(MQ_HAVE_FCL)
+    ref_fcl *refs[2] = {NULL, NULL};
+    if (o.fcl)
+        add_fcl(&s, mesh, refs);
+#endif
+    for (int kind = 0; kind < SHAPE_KINDS; kind++)
+        bench_shape(&s, (shape_kind)kind);
+#if defined(MQ_HAVE_FCL)
+    ref_fcl_destroy(refs[0]);
+    ref_fcl_destroy(refs[1]);
+#endif
+    free(s.scratch);
+    free(queries.q);
+    mq_obbtree_destroy(tree);
+    mq_mesh_destroy(mesh);
+    return 0;
+}

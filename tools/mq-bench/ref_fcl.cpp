@@ -1,0 +1,140 @@
+// FCL 0.7 behind the C interface of ref_fcl.h (see there). Double precision,
+// as FCL is used in practice; the triangles are the mesh's floats widened.
+#include "ref_fcl.h"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include <fcl/config.h>
+#include <fcl/geometry/bvh/BVH_model.h>
+#include <fcl/geometry/shape/box.h>
+#include <fcl/geometry/shape/capsule.h>
+#include <fcl/geometry/shape/sphere.h>
+#include <fcl/math/bv/OBB.h>
+#include <fcl/math/bv/OBBRSS.h>
+#include <fcl/narrowphase/collision.h>
+#include <fcl/narrowphase/collision_object.h>
+
+struct ref_fcl {
+    std::shared_ptr<fcl::CollisionGeometryd> model;
+    fcl::CollisionObjectd *object = nullptr; // the mesh at the identity
+};
+
+template <typename BV>
+static std::shared_ptr<fcl::CollisionGeometryd> build_model(const std::vector<fcl::Vector3d> &v,
+                                                            const std::vector<fcl::Triangle> &t)
+{
+    auto m = std::make_shared<fcl::BVHModel<BV>>();
+    m->beginModel(static_cast<int>(t.size()), static_cast<int>(v.size()));
+    m->addSubModel(v, t);
+    m->endModel();
+    m->computeLocalAABB();
+    return m;
+}
+
+extern "C" ref_fcl *ref_fcl_create(const float *positions, size_t vertex_count, const uint32_t *indices,
+                                   size_t triangle_count, ref_fcl_bv bv, double *build_ms)
+{
+    std::vector<fcl::Vector3d> v(vertex_count);
+    std::vector<fcl::Triangle> t(triangle_count);
+    for (size_t i = 0; i < vertex_count; i++)
+        v[i] = fcl::Vector3d(positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]);
+    for (size_t i = 0; i < triangle_count; i++)
+        t[i] = fcl::Triangle(indices[3 * i], indices[3 * i + 1], indices[3 * i + 2]);
+    auto start = std::chrono::steady_clock::now();
+    auto *f = new ref_fcl;
+    f->model = bv == REF_FCL_OBB ? build_model<fcl::OBBd>(v, t) : build_model<fcl::OBBRSSd>(v, t);
+    auto end = std::chrono::steady_clock::now();
+    if (build_ms)
+        *build_ms = std::chrono::duration<double, std::milli>(end - start).count();
+    f->object = new fcl::CollisionObjectd(f->model);
+    return f;
+}
+
+extern "C" void ref_fcl_destroy(ref_fcl *f)
+{
+    if (!f)
+        return;
+    delete f->object;
+    delete f;
+}
+
+// fcl::collide of the mesh with one shape object; triangle ids from the contacts.
+static size_t collide_shape(ref_fcl *f, const std::shared_ptr<fcl::CollisionGeometryd> &shape,
+                            const fcl::Transform3d &pose, uint32_t *out, size_t capacity)
+{
+    fcl::CollisionObjectd object(shape, pose);
+    fcl::CollisionRequestd request(std::numeric_limits<size_t>::max(), false);
+    fcl::CollisionResultd result;
+    fcl::collide(f->object, &object, request, result);
+    size_t n = result.numContacts();
+    for (size_t i = 0; i < n && i < capacity; i++)
+        out[i] = static_cast<uint32_t>(result.getContact(i).b1);
+    return n;
+}
+
+static fcl::Vector3d vec(const float *p) { return fcl::Vector3d(p[0], p[1], p[2]); }
+
+extern "C" size_t ref_fcl_overlap_sphere(ref_fcl *f, const mq_sphere *s, uint32_t *out, size_t capacity)
+{
+    fcl::Transform3d pose = fcl::Transform3d::Identity();
+    pose.translation() = vec(s->center);
+    return collide_shape(f, std::make_shared<fcl::Sphered>(s->radius), pose, out, capacity);
+}
+
+// FCL's capsule is centred at the origin along z: rotate z onto b - a.
+extern "C" size_t ref_fcl_overlap_capsule(ref_fcl *f, const mq_capsule *c, uint32_t *out, size_t capacity)
+{
+    fcl::Vector3d a = vec(c->a), b = vec(c->b), d = b - a;
+    double len = d.norm();
+    fcl::Transform3d pose = fcl::Transform3d::Identity();
+    if (len > 0.0)
+        pose.linear() = fcl::Quaterniond::FromTwoVectors(fcl::Vector3d::UnitZ(), d / len).toRotationMatrix();
+    pose.translation() = 0.5 * (a + b);
+    return collide_shape(f, std::make_shared<fcl::Capsuled>(c->radius, len), pose, out, capacity);
+}
+
+extern "C" size_t ref_fcl_overlap_obb(ref_fcl *f, const mq_obb *b, uint32_t *out, size_t capacity)
+{
+    fcl::Transform3d pose = fcl::Transform3d::Identity();
+    for (int i = 0; i < 3; i++)
+        pose.linear().col(i) = vec(b->axes[i]);
+    pose.translation() = vec(b->center);
+    auto box = std::make_shared<fcl::Boxd>(2.0 * b->half[0], 2.0 * b->half[1], 2.0 * b->half[2]);
+    return collide_shape(f, box, pose, out, capacity);
+}
+
+extern "C" size_t ref_fcl_overlap_aabb(ref_fcl *f, const mq_aabb *b, uint32_t *out, size_t capacity)
+{
+    fcl::Vector3d lo = vec(b->min), hi = vec(b->max);
+    fcl::Transform3d pose = fcl::Transform3d::Identity();
+    pose.translation() = 0.5 * (lo + hi);
+    fcl::Vector3d size = hi - lo;
+    auto box = std::make_shared<fcl::Boxd>(size[0], size[1], size[2]);
+    return collide_shape(f, box, pose, out, capacity);
+}
+
+extern "C" size_t ref_fcl_collide(ref_fcl *a, ref_fcl *b, const mq_rigid *xf, bool all, mq_tri_pair *out,
+                                  size_t capacity)
+{
+    const float *q = xf->rotation; // cglm order x, y, z, w
+    fcl::Quaterniond rot(q[3], q[0], q[1], q[2]);
+    rot.normalize();
+    fcl::Transform3d pose = fcl::Transform3d::Identity();
+    pose.linear() = rot.toRotationMatrix();
+    pose.translation() = vec(xf->translation);
+    fcl::CollisionObjectd placed(b->model, pose);
+    fcl::CollisionRequestd request(all ? std::numeric_limits<size_t>::max() : 1, false);
+    fcl::CollisionResultd result;
+    fcl::collide(a->object, &placed, request, result);
+    size_t n = result.numContacts();
+    for (size_t i = 0; i < n && i < capacity; i++)
+        out[i] = mq_tri_pair{static_cast<uint32_t>(result.getContact(i).b1),
+                             static_cast<uint32_t>(result.getContact(i).b2)};
+    return n;
+}
+
+extern "C" const char *ref_fcl_version(void) { return FCL_VERSION; }

@@ -1,0 +1,54 @@
+/*
+ * FCL (the Flexible Collision Library, 0.7) as the reference for
+ * `mq-bench overlap` and `mq-bench collide`: the same triangles, shapes and
+ * transforms, through fcl::collide on a BVHModel<OBB> or BVHModel<OBBRSS>.
+ * FCL is C++; ref_fcl.cpp implements this C interface and is compiled only
+ * when CMake found FCL (MQ_HAVE_FCL); the benches call nothing here otherwise.
+ */
+#ifndef MQ_BENCH_REF_FCL_H
+#define MQ_BENCH_REF_FCL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <meshquery/obbtree.h>
+#include <meshquery/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ref_fcl ref_fcl;
+
+/* FCL's bounding volumes: FCL's fastest for overlap is usually OBB, its
+ * recommended one OBBRSS. */
+typedef enum ref_fcl_bv { REF_FCL_OBB = 0, REF_FCL_OBBRSS = 1 } ref_fcl_bv;
+
+/* Builds a BVHModel over the triangles (FCL's default split rule) and reports
+ * the build's wall time. NULL on failure. */
+ref_fcl *ref_fcl_create(const float *positions, size_t vertex_count, const uint32_t *indices,
+                        size_t triangle_count, ref_fcl_bv bv, double *build_ms);
+void ref_fcl_destroy(ref_fcl *f);
+
+/* Every triangle FCL finds overlapping the shape (fcl::collide, no contact
+ * data, unlimited contacts): writes up to `capacity` ids, returns the total. */
+size_t ref_fcl_overlap_sphere(ref_fcl *f, const mq_sphere *s, uint32_t *out, size_t capacity);
+size_t ref_fcl_overlap_capsule(ref_fcl *f, const mq_capsule *c, uint32_t *out, size_t capacity);
+size_t ref_fcl_overlap_obb(ref_fcl *f, const mq_obb *b, uint32_t *out, size_t capacity);
+size_t ref_fcl_overlap_aabb(ref_fcl *f, const mq_aabb *b, uint32_t *out, size_t capacity);
+
+/* Mesh a (identity) vs mesh b placed by `b_to_a`: all intersecting triangle
+ * pairs (all = true; up to `capacity` written, the total returned) or whether
+ * there is one (all = false: FCL's num_max_contacts = 1; returns 0 or 1). */
+size_t ref_fcl_collide(ref_fcl *a, ref_fcl *b, const mq_rigid *b_to_a, bool all, mq_tri_pair *out,
+                       size_t capacity);
+
+/* "0.7.0" etc. */
+const char *ref_fcl_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
