@@ -1,0 +1,331 @@
+/*
+ * mq-pick — what does this ray hit? Loads an OBJ file, builds a BVH and answers
+ * rays given on the command line or in a file, as a table, JSON lines, CSV or
+ * the binary formats of ../shared/FORMATS.md.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <math.h>
+
+#include <meshquery/bvh.h>
+#include <meshquery/obj.h>
+#include <meshquery/primitives.h>
+
+#include "pick_output.h"
+#include "rayfile.h"
+
+static const char usage_text[] =
+    "usage: mq-pick MESH.obj [--ray O,D | --rays FILE] [options]\n"
+    "\n"
+    "Finds what rays hit in a Wavefront OBJ mesh.\n"
+    "\n"
+    "rays:\n"
+    "  --ray ox,oy,oz,dx,dy,dz[,tmin,tmax]  one ray (repeatable); t is in units of the direction\n"
+    "  --rays FILE        rays from FILE: binary .rays (8 float32 per ray), or text with 6 or\n"
+    "                     8 numbers per line (ox oy oz dx dy dz | ox oy oz tmin dx dy dz tmax);\n"
+    "                     '-' reads text from standard input\n"
+    "queries:\n"
+    "  (default)          the closest hit of each ray\n"
+    "  --any              is anything hit? (occlusion, line of sight)\n"
+    "  --all              every hit along each ray, nearest first\n"
+    "  --cull-back-faces  ignore triangles seen from behind\n"
+    "output:\n"
+    "  --out FILE         where to write ('-' = standard output, the default); the format\n"
+    "                     follows the extension: .hits (binary closest hits), .occl (binary\n"
+    "                     any-hit), .json/.jsonl (JSON lines), .csv, anything else a table\n"
+    "  --json, --csv, --table   force a text format\n"
+    "  --threads N        trace on N threads (default: all cores)\n"
+    "  --timing           print the time of each stage (load, build, trace, write) to stderr\n"
+    "  -h, --help         this text\n"
+    "\n"
+    "examples:\n"
+    "  mq-pick data/suzanne.obj --ray 0,0,5,0,0,-1\n"
+    "  mq-pick data/suzanne.obj --ray 0,0,5,0,0,-1 --all --json\n"
+    "  mq-pick data/spot.obj --ray 0,0.5,-3,0,0,1 --any\n"
+    "  mq-pick MESH.obj --rays IN.rays --out OUT.hits\n"
+    "  mq-pick MESH.obj --rays IN.rays --any --out OUT.occl\n"
+    "\n"
+    "Exit status: 0 on success (whether or not anything was hit), 1 when the mesh or\n"
+    "the rays cannot be read or the output cannot be written, 2 for bad arguments.\n";
+
+typedef enum pick_mode { MODE_CLOSEST, MODE_ANY, MODE_ALL } pick_mode;
+
+typedef struct pick_options {
+    const char *mesh_path;
+    const char *rays_path;
+    const char *out_path;
+    const char *forced_format;
+    pick_mode mode;
+    bool cull_back_faces;
+    bool timing;
+    uint32_t threads;
+    mq_ray *cli_rays;
+    size_t cli_ray_count;
+} pick_options;
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "mq-pick: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'mq-pick --help'.\n");
+    return 2;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* "ox,oy,oz,dx,dy,dz[,tmin,tmax]" -> ray. */
+static bool parse_ray_arg(const char *text, mq_ray *out)
+{
+    float v[8];
+    int n = 0;
+    const char *p = text;
+    while (n < 8) {
+        char *end;
+        errno = 0;
+        double d = strtod(p, &end);
+        if (end == p || errno == ERANGE)
+            return false;
+        v[n++] = (float)d;
+        if (*end == '\0')
+            break;
+        if (*end != ',')
+            return false;
+        p = end + 1;
+    }
+    if ((n != 6 && n != 8) || *p == '\0')
+        return false;
+    float tmin = n == 8 ? v[6] : 0.0f, tmax = n == 8 ? v[7] : (float)INFINITY;
+    *out = (mq_ray){{v[0], v[1], v[2]}, tmin, {v[3], v[4], v[5]}, tmax};
+    return true;
+}
+
+static bool add_cli_ray(pick_options *o, const mq_ray *r)
+{
+    mq_ray *nr = realloc(o->cli_rays, (o->cli_ray_count + 1) * sizeof *nr);
+    if (!nr)
+        return false;
+    nr[o->cli_ray_count++] = *r;
+    o->cli_rays = nr;
+    return true;
+}
+
+static int parse_args(int argc, char **argv, pick_options *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_next = i + 1 < argc;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage_text, stdout);
+            exit(0);
+        } else if (!strcmp(a, "--ray")) {
+            mq_ray r;
+            if (!has_next || !parse_ray_arg(argv[++i], &r))
+                return usage_error("--ray needs ox,oy,oz,dx,dy,dz[,tmin,tmax], got '%s'", has_next ? argv[i] : "");
+            if (!add_cli_ray(o, &r))
+                return usage_error("out of memory%s", "");
+        } else if (!strcmp(a, "--rays") || !strcmp(a, "--out") || !strcmp(a, "--threads")) {
+            if (!has_next)
+                return usage_error("%s needs a value", a);
+            const char *v = argv[++i];
+            if (!strcmp(a, "--rays"))
+                o->rays_path = v;
+            else if (!strcmp(a, "--out"))
+                o->out_path = v;
+            else {
+                char *end;
+                long n = strtol(v, &end, 10);
+                if (*v == '\0' || *end || n < 0 || n > 1024)
+                    return usage_error("--threads needs a number from 0 to 1024, got '%s'", v);
+                o->threads = (uint32_t)n;
+            }
+        } else if (!strcmp(a, "--any")) {
+            o->mode = MODE_ANY;
+        } else if (!strcmp(a, "--all")) {
+            o->mode = MODE_ALL;
+        } else if (!strcmp(a, "--cull-back-faces")) {
+            o->cull_back_faces = true;
+        } else if (!strcmp(a, "--json") || !strcmp(a, "--csv") || !strcmp(a, "--table")) {
+            o->forced_format = a + 2;
+        } else if (!strcmp(a, "--timing")) {
+            o->timing = true;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return usage_error("unknown option '%s'", a);
+        } else if (!o->mesh_path) {
+            o->mesh_path = a;
+        } else {
+            return usage_error("unexpected argument '%s' (one mesh per run)", a);
+        }
+    }
+    if (!o->mesh_path)
+        return usage_error("no mesh given%s", "");
+    if (!o->rays_path && o->cli_ray_count == 0)
+        return usage_error("no rays: give --ray or --rays%s", "");
+    if (o->rays_path && o->cli_ray_count)
+        return usage_error("give either --ray or --rays, not both%s", "");
+    return 0;
+}
+
+/* The format must fit the query: .hits holds closest hits, .occl any-hit answers. */
+static int check_format(const pick_options *o, pick_format f)
+{
+    if (f == PICK_HITS && o->mode != MODE_CLOSEST)
+        return usage_error("%s: a .hits file holds closest hits (drop --any/--all, or use .occl/.json)", o->out_path);
+    if (f == PICK_OCCL && o->mode != MODE_ANY)
+        return usage_error("%s: an .occl file holds any-hit answers (add --any)", o->out_path);
+    return 0;
+}
+
+static bool write_closest(pick_writer *w, const mq_bvh *bvh, const mq_ray *rays, size_t n,
+                          const mq_ray_query *q, uint32_t threads, double *trace_s)
+{
+    mq_hit *hits = malloc((n ? n : 1) * sizeof *hits);
+    if (!hits)
+        return false;
+    double t0 = now_seconds();
+    mq_bvh_raycast_closest_batch(bvh, rays, n, q, threads, hits);
+    *trace_s = now_seconds() - t0;
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++)
+        ok = pick_write_hit(w, i, 0, hits[i].triangle != MQ_NO_TRIANGLE ? &hits[i] : NULL);
+    free(hits);
+    return ok;
+}
+
+static bool write_any(pick_writer *w, const mq_bvh *bvh, const mq_ray *rays, size_t n, const mq_ray_query *q,
+                      uint32_t threads, double *trace_s)
+{
+    bool *occl = malloc(n ? n : 1);
+    if (!occl)
+        return false;
+    double t0 = now_seconds();
+    mq_bvh_raycast_any_batch(bvh, rays, n, q, threads, occl);
+    *trace_s = now_seconds() - t0;
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++)
+        ok = pick_write_occlusion(w, i, occl[i]);
+    free(occl);
+    return ok;
+}
+
+typedef struct all_ctx {
+    pick_writer *w;
+    size_t ray, rank;
+    bool ok;
+} all_ctx;
+
+static bool on_hit(const mq_hit *hit, void *user)
+{
+    all_ctx *c = user;
+    c->ok = pick_write_hit(c->w, c->ray, c->rank++, hit);
+    return c->ok;
+}
+
+static bool write_all(pick_writer *w, const mq_bvh *bvh, const mq_ray *rays, size_t n, const mq_ray_query *q)
+{
+    for (size_t i = 0; i < n; i++) {
+        all_ctx c = {w, i, 0, true};
+        size_t k = mq_bvh_raycast_each(bvh, &rays[i], q, on_hit, &c);
+        if (!c.ok)
+            return false;
+        if (k == 0 && w->format == PICK_TABLE && !pick_write_hit(w, i, 0, NULL))
+            return false;
+    }
+    return true;
+}
+
+static int run(const pick_options *o)
+{
+    pick_format format = pick_format_for(o->out_path, o->forced_format);
+    int rc = check_format(o, format);
+    if (rc)
+        return rc;
+
+    double t_start = now_seconds();
+    mq_ray *rays = o->cli_rays;
+    size_t ray_count = o->cli_ray_count;
+    char err[512];
+    if (o->rays_path && !mqt_read_rays(o->rays_path, &rays, &ray_count, err, sizeof err)) {
+        fprintf(stderr, "mq-pick: %s\n", err);
+        return 1;
+    }
+    double t_rays = now_seconds();
+
+    mq_mesh *mesh = NULL;
+    mq_bvh *bvh = NULL;
+    mq_diag diag;
+    mq_status st = mq_obj_load(o->mesh_path, NULL, &mesh, NULL, &diag);
+    if (st != MQ_OK) {
+        fprintf(stderr, "mq-pick: %s:%llu:%u: %s\n", diag.path[0] ? diag.path : o->mesh_path,
+                (unsigned long long)diag.line, diag.column, diag.message);
+        rc = 1;
+        goto done;
+    }
+    double t_load = now_seconds();
+    mq_bvh_def def = mq_default_bvh_def();
+    def.threads = o->threads;
+    st = mq_bvh_build(mesh, &def, &bvh, &diag);
+    if (st != MQ_OK) {
+        fprintf(stderr, "mq-pick: building the BVH failed: %s (%s)\n", diag.message, mq_status_string(st));
+        rc = 1;
+        goto done;
+    }
+    double t_build = now_seconds();
+
+    bool to_stdout = !strcmp(o->out_path, "-");
+    FILE *out = to_stdout ? stdout : fopen(o->out_path, (format == PICK_HITS || format == PICK_OCCL) ? "wb" : "w");
+    if (!out) {
+        fprintf(stderr, "mq-pick: cannot write %s: %s\n", o->out_path, strerror(errno));
+        rc = 1;
+        goto done;
+    }
+    static char buffer[1 << 20];
+    setvbuf(out, buffer, _IOFBF, sizeof buffer);
+    pick_writer w = {out, format, o->mesh_path, mesh, false};
+    mq_ray_query q = mq_default_ray_query();
+    q.cull_back_faces = o->cull_back_faces;
+    double trace_s = 0.0, t_trace0 = now_seconds();
+    bool ok = o->mode == MODE_CLOSEST ? write_closest(&w, bvh, rays, ray_count, &q, o->threads, &trace_s)
+              : o->mode == MODE_ANY   ? write_any(&w, bvh, rays, ray_count, &q, o->threads, &trace_s)
+                                      : write_all(&w, bvh, rays, ray_count, &q);
+    if (o->mode == MODE_ALL)
+        trace_s = now_seconds() - t_trace0;
+    ok = (fflush(out) == 0) && ok;
+    if (!to_stdout)
+        ok = (fclose(out) == 0) && ok;
+    double t_end = now_seconds();
+    if (!ok) {
+        fprintf(stderr, "mq-pick: writing %s failed: %s\n", o->out_path, strerror(errno));
+        rc = 1;
+        goto done;
+    }
+    if (o->timing)
+        fprintf(stderr,
+                "mq-pick: %zu rays, %zu triangles: read rays %.1f ms, load %.1f ms, build %.1f ms, "
+                "trace %.1f ms, write %.1f ms\n",
+                ray_count, mq_mesh_triangle_count(mesh), 1e3 * (t_rays - t_start), 1e3 * (t_load - t_rays),
+                1e3 * (t_build - t_load), 1e3 * trace_s, 1e3 * (t_end - t_trace0 - trace_s));
+done:
+    mq_bvh_destroy(bvh);
+    mq_mesh_destroy(mesh);
+    if (rays != o->cli_rays)
+        free(rays);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    pick_options o = {.out_path = "-", .mode = MODE_CLOSEST};
+    int rc = parse_args(argc, argv, &o);
+    if (rc == 0)
+        rc = run(&o);
+    free(o.cli_rays);
+    return rc;
+}
