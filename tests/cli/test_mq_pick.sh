@@ -66,5 +66,33 @@ check "CSV has a row per ray" test "$(($(wc -l < "$tmp/out.csv") - 1))" -eq "$nr
 check "--all gives at least the closest hits" sh -c "test \$('$pick' '$mesh' --rays '$tmp/in.txt' --all --json | wc -l) -ge $nhit"
 check "thread count does not change answers" sh -c "'$pick' '$mesh' --rays '$tmp/in.txt' --threads 1 --out '$tmp/t1.hits' && cmp -s '$tmp/out.hits' '$tmp/t1.hits'"
 
+# Shape queries (.queries -> .overlaps) on both hierarchies, and mesh vs mesh (.xforms).
+cx=$(awk -v a="$minx" -v b="$maxx" 'BEGIN{print (a+b)/2}'); cy=$(awk -v a="$miny" -v b="$maxy" 'BEGIN{print (a+b)/2}')
+cz=$(awk -v a="$minz" -v b="$maxz" 'BEGIN{print (a+b)/2}')
+{
+    echo "# one of each shape, around the centre and on the surface"
+    echo "sphere $cx $cy $maxz 0.05"
+    echo "capsule $minx $cy $cz $maxx $cy $cz 0.01"
+    echo "obb $cx $cy $cz 0.3 0.02 0.3 0.9238795 0 0.3826834 0"
+    echo "aabb $minx $miny $minz $maxx $maxy $maxz"
+    echo "sphere 1e6 1e6 1e6 1"
+} > "$tmp/in.queries"
+check "queries on the obb tree" "$pick" "$mesh" --queries "$tmp/in.queries" --out "$tmp/obb.overlaps"
+check "queries on the aabb tree" "$pick" "$mesh" --queries "$tmp/in.queries" --hierarchy aabb --out "$tmp/aabb.overlaps"
+check "both hierarchies give the same answers" cmp -s "$tmp/obb.overlaps" "$tmp/aabb.overlaps"
+check ".overlaps has a line per query" test "$(wc -l < "$tmp/obb.overlaps")" -eq 5
+check ".overlaps lines are count then increasing ids" awk '{ if ($1 != NF - 1) exit 1; for (i = 3; i <= NF; i++) if ($i <= $(i-1)) exit 1 }' "$tmp/obb.overlaps"
+check "the bounding box query overlaps every triangle" test "$(sed -n 4p "$tmp/obb.overlaps" | cut -d' ' -f1)" -eq "$(awk '$1=="f"{t+=NF-3} END{print t}' "$mesh")"
+check "a far sphere overlaps nothing" test "$(sed -n 5p "$tmp/obb.overlaps")" = "0"
+printf 'sphere 1 2\n' > "$tmp/bad.queries"
+"$pick" "$mesh" --queries "$tmp/bad.queries" 2> "$tmp/err.txt"; rc=$?
+check "bad query file exits 1 with path:line" sh -c "test $rc -eq 1 && grep -q 'bad.queries:1' '$tmp/err.txt'"
+printf '0 0 0 1 0 0 0\n1e6 0 0 1 0 0 0\n0.01 0 0 0.9238795 0 0.3826834 0\n' > "$tmp/in.xforms"
+check "collide" "$pick" "$mesh" --collide "$mesh" --xforms "$tmp/in.xforms" --out "$tmp/collide.txt"
+check "collide has a line per transform" test "$(wc -l < "$tmp/collide.txt")" -eq 3
+check "a far copy intersects nothing" test "$(sed -n 2p "$tmp/collide.txt")" = "0"
+check "an overlapping copy intersects" test "$(sed -n 1p "$tmp/collide.txt")" -gt 0
+check "collide --any answers 0/1" sh -c "'$pick' '$mesh' --collide '$mesh' --xforms '$tmp/in.xforms' --any | tr '\n' ' ' | grep -qx '1 0 1 '"
+
 echo "$passed passed, $failed failed"
 test "$failed" -eq 0

@@ -15,12 +15,16 @@
 #include <meshquery/primitives.h>
 
 #include "pick_output.h"
+#include "pick_shapes.h"
 #include "rayfile.h"
 
 static const char usage_text[] =
     "usage: mq-pick MESH.obj [--ray O,D | --rays FILE] [options]\n"
+    "       mq-pick MESH.obj --queries FILE [--hierarchy aabb|obb] [--out FILE]\n"
+    "       mq-pick MESH.obj --collide OTHER.obj --xforms FILE [--any] [--out FILE]\n"
     "\n"
-    "Finds what rays hit in a Wavefront OBJ mesh.\n"
+    "Finds what rays hit in a Wavefront OBJ mesh, which triangles shapes overlap,\n"
+    "and which triangle pairs of two placed meshes intersect.\n"
     "\n"
     "rays:\n"
     "  --ray ox,oy,oz,dx,dy,dz[,tmin,tmax]  one ray (repeatable); t is in units of the direction\n"
@@ -32,6 +36,15 @@ static const char usage_text[] =
     "  --any              is anything hit? (occlusion, line of sight)\n"
     "  --all              every hit along each ray, nearest first\n"
     "  --cull-back-faces  ignore triangles seen from behind\n"
+    "  --queries FILE     shape queries, one per line: sphere cx cy cz r | capsule ax ay az bx by bz r |\n"
+    "                     obb cx cy cz hx hy hz qw qx qy qz | aabb minx miny minz maxx maxy maxz;\n"
+    "                     answers: per query the count of overlapping triangles (touching counts)\n"
+    "                     then their ids, increasing ('.overlaps' format)\n"
+    "  --hierarchy H      tree for shape queries and --collide: obb (default) or aabb\n"
+    "  --collide OTHER    mesh vs mesh: OTHER.obj placed by each line of --xforms\n"
+    "                     (tx ty tz qw qx qy qz); answers: per transform the number of\n"
+    "                     intersecting triangle pairs, or 0/1 with --any\n"
+    "  --xforms FILE      the transforms for --collide\n"
     "output:\n"
     "  --out FILE         where to write ('-' = standard output, the default); the format\n"
     "                     follows the extension: .hits (binary closest hits), .occl (binary\n"
@@ -47,6 +60,8 @@ static const char usage_text[] =
     "  mq-pick data/spot.obj --ray 0,0.5,-3,0,0,1 --any\n"
     "  mq-pick MESH.obj --rays IN.rays --out OUT.hits\n"
     "  mq-pick MESH.obj --rays IN.rays --any --out OUT.occl\n"
+    "  echo 'sphere 0 0.5 0 0.1' | mq-pick data/spot.obj --queries -\n"
+    "  echo '0.5 0 0 1 0 0 0' | mq-pick data/spot.obj --collide data/spot.obj --xforms -\n"
     "\n"
     "Exit status: 0 on success (whether or not anything was hit), 1 when the mesh or\n"
     "the rays cannot be read or the output cannot be written, 2 for bad arguments.\n";
@@ -58,6 +73,10 @@ typedef struct pick_options {
     const char *rays_path;
     const char *out_path;
     const char *forced_format;
+    const char *queries_path;
+    const char *hierarchy;
+    const char *collide_path;
+    const char *xforms_path;
     pick_mode mode;
     bool cull_back_faces;
     bool timing;
@@ -131,12 +150,25 @@ static int parse_args(int argc, char **argv, pick_options *o)
                 return usage_error("--ray needs ox,oy,oz,dx,dy,dz[,tmin,tmax], got '%s'", has_next ? argv[i] : "");
             if (!add_cli_ray(o, &r))
                 return usage_error("out of memory%s", "");
-        } else if (!strcmp(a, "--rays") || !strcmp(a, "--out") || !strcmp(a, "--threads")) {
+        } else if (!strcmp(a, "--rays") || !strcmp(a, "--out") || !strcmp(a, "--threads") ||
+                   !strcmp(a, "--queries") || !strcmp(a, "--hierarchy") || !strcmp(a, "--collide") ||
+                   !strcmp(a, "--xforms")) {
             if (!has_next)
                 return usage_error("%s needs a value", a);
             const char *v = argv[++i];
             if (!strcmp(a, "--rays"))
                 o->rays_path = v;
+            else if (!strcmp(a, "--queries"))
+                o->queries_path = v;
+            else if (!strcmp(a, "--collide"))
+                o->collide_path = v;
+            else if (!strcmp(a, "--xforms"))
+                o->xforms_path = v;
+            else if (!strcmp(a, "--hierarchy")) {
+                if (strcmp(v, "aabb") && strcmp(v, "obb"))
+                    return usage_error("--hierarchy is aabb or obb, not '%s'", v);
+                o->hierarchy = v;
+            }
             else if (!strcmp(a, "--out"))
                 o->out_path = v;
             else {
@@ -166,8 +198,15 @@ static int parse_args(int argc, char **argv, pick_options *o)
     }
     if (!o->mesh_path)
         return usage_error("no mesh given%s", "");
-    if (!o->rays_path && o->cli_ray_count == 0)
-        return usage_error("no rays: give --ray or --rays%s", "");
+    int modes = (o->rays_path || o->cli_ray_count) + !!o->queries_path + !!o->collide_path;
+    if (modes == 0)
+        return usage_error("nothing to do: give --ray, --rays, --queries or --collide%s", "");
+    if (modes > 1)
+        return usage_error("give one of --ray/--rays, --queries, --collide%s", "");
+    if (!!o->collide_path != !!o->xforms_path)
+        return usage_error("--collide and --xforms go together%s", "");
+    if ((o->queries_path || o->collide_path) && o->mode == MODE_ALL)
+        return usage_error("--all is for rays%s", "");
     if (o->rays_path && o->cli_ray_count)
         return usage_error("give either --ray or --rays, not both%s", "");
     return 0;
@@ -241,8 +280,58 @@ static bool write_all(pick_writer *w, const mq_bvh *bvh, const mq_ray *rays, siz
     return true;
 }
 
+/* Loads an OBJ mesh, printing the error (path:line:column) on failure. */
+static mq_mesh *load_mesh(const char *path)
+{
+    mq_mesh *mesh = NULL;
+    mq_diag diag;
+    if (mq_obj_load(path, NULL, &mesh, NULL, &diag) != MQ_OK)
+        fprintf(stderr, "mq-pick: %s:%llu:%u: %s\n", diag.path[0] ? diag.path : path, (unsigned long long)diag.line,
+                diag.column, diag.message);
+    return mesh;
+}
+
+/* --queries and --collide: shape answers on the OBB (or world-axis) tree. */
+static int run_shapes(const pick_options *o)
+{
+    const char *hierarchy = o->hierarchy ? o->hierarchy : "obb";
+    bool json = o->forced_format ? !strcmp(o->forced_format, "json") : pick_format_for(o->out_path, NULL) == PICK_JSON;
+    mq_mesh *mesh = load_mesh(o->mesh_path), *other = NULL;
+    mq_obbtree *tree = NULL, *other_tree = NULL;
+    FILE *out = NULL;
+    int rc = 1;
+    if (!mesh || !(tree = pick_build_tree(mesh, hierarchy)))
+        goto done;
+    if (o->collide_path) {
+        other = strcmp(o->collide_path, o->mesh_path) ? load_mesh(o->collide_path) : NULL;
+        if (other ? !(other_tree = pick_build_tree(other, hierarchy)) : strcmp(o->collide_path, o->mesh_path))
+            goto done;
+    }
+    bool to_stdout = !strcmp(o->out_path, "-");
+    out = to_stdout ? stdout : fopen(o->out_path, "w");
+    if (!out) {
+        fprintf(stderr, "mq-pick: cannot write %s: %s\n", o->out_path, strerror(errno));
+        goto done;
+    }
+    rc = o->queries_path ? pick_run_queries(tree, o->queries_path, out, json)
+                         : pick_run_collide(tree, other_tree ? other_tree : tree, o->xforms_path,
+                                            o->mode == MODE_ANY, out, json);
+    if ((fflush(out) != 0 || (!to_stdout && fclose(out) != 0)) && rc == 0) {
+        fprintf(stderr, "mq-pick: writing %s failed: %s\n", o->out_path, strerror(errno));
+        rc = 1;
+    }
+done:
+    mq_obbtree_destroy(other_tree);
+    mq_obbtree_destroy(tree);
+    mq_mesh_destroy(other);
+    mq_mesh_destroy(mesh);
+    return rc;
+}
+
 static int run(const pick_options *o)
 {
+    if (o->queries_path || o->collide_path)
+        return run_shapes(o);
     pick_format format = pick_format_for(o->out_path, o->forced_format);
     int rc = check_format(o, format);
     if (rc)
@@ -258,13 +347,11 @@ static int run(const pick_options *o)
     }
     double t_rays = now_seconds();
 
-    mq_mesh *mesh = NULL;
     mq_bvh *bvh = NULL;
     mq_diag diag;
-    mq_status st = mq_obj_load(o->mesh_path, NULL, &mesh, NULL, &diag);
-    if (st != MQ_OK) {
-        fprintf(stderr, "mq-pick: %s:%llu:%u: %s\n", diag.path[0] ? diag.path : o->mesh_path,
-                (unsigned long long)diag.line, diag.column, diag.message);
+    mq_status st;
+    mq_mesh *mesh = load_mesh(o->mesh_path);
+    if (!mesh) {
         rc = 1;
         goto done;
     }

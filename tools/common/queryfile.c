@@ -1,0 +1,168 @@
+#include "queryfile.h"
+
+#include <meshquery/primitives.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Up to `max` numbers after position p; returns how many, or -1 when a token is not a number. */
+static int numbers(const char *p, float *v, int max)
+{
+    int n = 0;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+            p++;
+        if (*p == '\0' || *p == '#')
+            return n;
+        if (n == max)
+            return -1;
+        char *end;
+        double d = strtod(p, &end);
+        if (end == p)
+            return -1;
+        v[n++] = (float)d;
+        p = end;
+    }
+}
+
+bool mqt_parse_query(const char *line, mqt_query *q)
+{
+    memset(q, 0, sizeof *q);
+    q->kind = MQT_SHAPE_KINDS;
+    while (*line == ' ' || *line == '\t')
+        line++;
+    if (*line == '\0' || *line == '#' || *line == '\n' || *line == '\r')
+        return true;
+    static const struct {
+        const char *word;
+        mqt_shape_kind kind;
+        int count;
+    } forms[] = {{"sphere", MQT_SPHERE, 4}, {"capsule", MQT_CAPSULE, 7}, {"obb", MQT_OBB, 10}, {"aabb", MQT_AABB, 6}};
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        size_t len = strlen(forms[i].word);
+        if (strncmp(line, forms[i].word, len) != 0 || (line[len] != ' ' && line[len] != '\t'))
+            continue;
+        float f[10];
+        if (numbers(line + len, f, 10) != forms[i].count)
+            return false;
+        q->kind = forms[i].kind;
+        switch (q->kind) {
+        case MQT_SPHERE:
+            q->s = (mq_sphere){{f[0], f[1], f[2]}, f[3]};
+            break;
+        case MQT_CAPSULE:
+            q->c = (mq_capsule){{f[0], f[1], f[2]}, {f[3], f[4], f[5]}, f[6]};
+            break;
+        case MQT_OBB: {
+            vec3 c = {f[0], f[1], f[2]}, h = {f[3], f[4], f[5]};
+            versor rot = {f[7], f[8], f[9], f[6]}; /* the file has w first, cglm last */
+            mq_obb_from_quat(c, h, rot, &q->o);
+            break;
+        }
+        case MQT_AABB:
+            q->a = (mq_aabb){{f[0], f[1], f[2]}, {f[3], f[4], f[5]}};
+            break;
+        case MQT_SHAPE_KINDS:
+            break;
+        }
+        return true;
+    }
+    return false;
+}
+
+/* Reads `path` line by line, calling `parse` on each; grows *items of `item_size`. */
+static bool read_lines(const char *path, bool (*parse)(const char *line, void *item, bool *keep), size_t item_size,
+                       const char *expected, void **items, size_t *count, char *err, size_t err_size)
+{
+    *items = NULL;
+    *count = 0;
+    bool from_stdin = strcmp(path, "-") == 0;
+    FILE *f = from_stdin ? stdin : fopen(path, "r");
+    if (!f) {
+        snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+        return false;
+    }
+    char *line = NULL, *buf = NULL;
+    size_t line_cap = 0, cap = 0, lineno = 0;
+    bool ok = true;
+    union {
+        mqt_query query;
+        mq_rigid rigid;
+    } item; /* a union, not a byte array: mq_rigid holds a 16-byte-aligned versor */
+    while (ok && getline(&line, &line_cap, f) >= 0) {
+        lineno++;
+        bool keep = false;
+        if (!parse(line, &item, &keep)) {
+            snprintf(err, err_size, "%s:%zu: expected %s", path, lineno, expected);
+            ok = false;
+        } else if (keep) {
+            if (*count == cap) {
+                size_t ncap = cap ? 2 * cap : 256;
+                char *nb = realloc(buf, ncap * item_size);
+                if (!nb) {
+                    snprintf(err, err_size, "%s: out of memory", path);
+                    ok = false;
+                    break;
+                }
+                buf = nb;
+                cap = ncap;
+            }
+            memcpy(buf + *count * item_size, &item, item_size);
+            ++*count;
+        }
+    }
+    free(line);
+    if (!from_stdin)
+        fclose(f);
+    if (!ok) {
+        free(buf);
+        buf = NULL;
+        *count = 0;
+    }
+    *items = buf;
+    return ok;
+}
+
+static bool parse_query_line(const char *line, void *item, bool *keep)
+{
+    mqt_query *q = item;
+    if (!mqt_parse_query(line, q))
+        return false;
+    *keep = q->kind != MQT_SHAPE_KINDS;
+    return true;
+}
+
+static bool parse_xform_line(const char *line, void *item, bool *keep)
+{
+    float v[7];
+    int n = numbers(line, v, 7);
+    if (n == 0)
+        return true; /* blank or comment */
+    if (n != 7)
+        return false;
+    *(mq_rigid *)item = (mq_rigid){{v[4], v[5], v[6], v[3]}, {v[0], v[1], v[2]}}; /* file: w first */
+    *keep = true;
+    return true;
+}
+
+bool mqt_read_queries(const char *path, mqt_query **out, size_t *count, char *err, size_t err_size)
+{
+    void *items;
+    bool ok = read_lines(path, parse_query_line, sizeof(mqt_query),
+                         "sphere cx cy cz r | capsule ax ay az bx by bz r | obb cx cy cz hx hy hz qw qx qy qz | "
+                         "aabb minx miny minz maxx maxy maxz",
+                         &items, count, err, err_size);
+    *out = items;
+    return ok;
+}
+
+bool mqt_read_xforms(const char *path, mq_rigid **out, size_t *count, char *err, size_t err_size)
+{
+    void *items;
+    bool ok = read_lines(path, parse_xform_line, sizeof(mq_rigid), "tx ty tz qw qx qy qz", &items, count, err,
+                         err_size);
+    *out = items;
+    return ok;
+}
