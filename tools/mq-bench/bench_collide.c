@@ -5,7 +5,7 @@
  * BVHModel<OBBRSS> (when built with FCL), on the same inputs in one process.
  *
  *   mq-bench collide MESH.obj [--other OTHER.obj] [--xforms IN.xforms | --generate N]
- *                    [--hierarchy obb] [--fit dito|pca|aabb] [--leaf N] [--reps R] [--seed S]
+ *                    [--hierarchy aabb|obb] [--fit dito|pca|aabb] [--leaf N] [--reps R] [--seed S]
  *                    [--no-fcl] [--json]
  *
  * Transforms come from an .xforms file (../shared/FORMATS.md: tx ty tz qw qx
@@ -28,6 +28,7 @@
 #include <meshquery/obj.h>
 
 #include "bench.h"
+#include "queryfile.h"
 #if defined(MQ_HAVE_FCL)
 #include "ref_fcl.h"
 #endif
@@ -46,7 +47,7 @@ typedef struct collide_opts {
 static void usage(FILE *f)
 {
     fprintf(f, "usage: mq-bench collide MESH.obj [--other OTHER.obj] [--xforms IN.xforms | --generate N]\n"
-               "                        [--hierarchy obb] [--fit dito|pca|aabb] [--leaf N] [--reps R] [--seed S]\n"
+               "                        [--hierarchy aabb|obb] [--fit dito|pca|aabb] [--leaf N] [--reps R] [--seed S]\n"
                "                        [--no-fcl] [--json]\n");
 }
 
@@ -59,7 +60,13 @@ static bool parse_value(collide_opts *o, const char *a, const char *v)
     else if (!strcmp(a, "--generate"))
         o->generate = strtoull(v, NULL, 10);
     else if (!strcmp(a, "--hierarchy"))
-        return !strcmp(v, "obb"); /* AABB BVH vs BVH is not implemented yet */
+    {
+        /* "aabb": the tree with world-axis boxes (same answers; the AABB BVH has no
+         * mesh-vs-mesh query yet); "obb": oriented boxes fitted as --fit says. */
+        if (!strcmp(v, "aabb"))
+            o->fit = MQ_OBB_FIT_AABB;
+        return !strcmp(v, "aabb") || !strcmp(v, "obb");
+    }
     else if (!strcmp(a, "--fit"))
         o->fit = !strcmp(v, "pca") ? MQ_OBB_FIT_PCA : !strcmp(v, "aabb") ? MQ_OBB_FIT_AABB : MQ_OBB_FIT_DITO;
     else if (!strcmp(a, "--leaf"))
@@ -158,30 +165,13 @@ static bool push_xform(xform_list *l, const mq_rigid *x)
 
 static bool read_xforms(const char *path, xform_list *l)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "mq-bench collide: cannot open %s\n", path);
+    char err[512];
+    if (!mqt_read_xforms(path, &l->x, &l->count, err, sizeof err)) {
+        fprintf(stderr, "mq-bench collide: %s\n", err);
         return false;
     }
-    char line[512];
-    unsigned long lineno = 0;
-    bool ok = true;
-    while (ok && fgets(line, sizeof line, f)) {
-        float v[7];
-        char c;
-        lineno++;
-        if (sscanf(line, " %c", &c) != 1 || c == '#')
-            continue;
-        if (sscanf(line, "%f %f %f %f %f %f %f", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) != 7) {
-            fprintf(stderr, "mq-bench collide: %s:%lu: expected tx ty tz qw qx qy qz\n", path, lineno);
-            ok = false;
-            break;
-        }
-        mq_rigid x = {{v[4], v[5], v[6], v[3]}, {v[0], v[1], v[2]}}; /* file: w first; cglm: w last */
-        ok = push_xform(l, &x);
-    }
-    fclose(f);
-    return ok;
+    l->capacity = l->count;
+    return true;
 }
 
 static double unit_rand(uint64_t *state)

@@ -5,7 +5,7 @@
  * triangles and queries in one process.
  *
  *   mq-bench overlap MESH.obj [--queries IN.queries | --generate N] [--shape all|sphere|capsule|obb|aabb]
- *                    [--hierarchy obb] [--fit dito|pca|aabb] [--leaf N] [--reps R] [--seed S]
+ *                    [--hierarchy aabb|obb] [--fit dito|pca|aabb] [--leaf N] [--reps R] [--seed S]
  *                    [--no-fcl] [--json]
  *
  * Queries come from a .queries file (../shared/FORMATS.md) or are generated
@@ -30,6 +30,7 @@
 #include <meshquery/obj.h>
 
 #include "bench.h"
+#include "queryfile.h"
 #if defined(MQ_HAVE_FCL)
 #include "ref_fcl.h"
 #endif
@@ -61,7 +62,7 @@ typedef struct overlap_opts {
 static void usage(FILE *f)
 {
     fprintf(f, "usage: mq-bench overlap MESH.obj [--queries IN.queries | --generate N]\n"
-               "                        [--shape all|sphere|capsule|obb|aabb] [--hierarchy obb]\n"
+               "                        [--shape all|sphere|capsule|obb|aabb] [--hierarchy aabb|obb]\n"
                "                        [--fit dito|pca|aabb] [--leaf N] [--reps R] [--seed S] [--no-fcl] [--json]\n");
 }
 
@@ -79,6 +80,15 @@ static bool parse_fit(const char *s, mq_obb_fit *fit)
 }
 
 /* One option with a value; false on an unknown one or a bad value. */
+/* "aabb": the tree with world-axis boxes (same splits and answers; the AABB BVH has no
+ * overlap queries yet); "obb": oriented boxes, fitted as --fit says (default DiTO). */
+static bool parse_hierarchy(const char *v, mq_obb_fit *fit)
+{
+    if (!strcmp(v, "aabb"))
+        *fit = MQ_OBB_FIT_AABB;
+    return !strcmp(v, "aabb") || !strcmp(v, "obb");
+}
+
 static bool parse_value(overlap_opts *o, const char *a, const char *v)
 {
     if (!strcmp(a, "--queries"))
@@ -88,7 +98,7 @@ static bool parse_value(overlap_opts *o, const char *a, const char *v)
     else if (!strcmp(a, "--shape"))
         o->shape = v;
     else if (!strcmp(a, "--hierarchy"))
-        return !strcmp(v, "obb"); /* the AABB BVH has no overlap queries yet */
+        return parse_hierarchy(v, &o->fit);
     else if (!strcmp(a, "--fit"))
         return parse_fit(v, &o->fit);
     else if (!strcmp(a, "--leaf"))
@@ -157,31 +167,25 @@ static bool push_query(query_list *l, const query *q)
     return true;
 }
 
-/* Parses one line; false when it is malformed. Blank and '#' lines give kind SHAPE_KINDS. */
+/* Parses one line with the shared .queries reader; false when it is malformed.
+ * Blank and '#' lines give kind SHAPE_KINDS (the two enums list the shapes in one order). */
 static bool parse_query(const char *line, query *q)
 {
-    char word[16];
-    float f[10];
-    int used = 0;
-    q->kind = SHAPE_KINDS;
-    if (sscanf(line, " %15s%n", word, &used) != 1 || word[0] == '#')
-        return true;
-    int n = sscanf(line + used, "%f %f %f %f %f %f %f %f %f %f", &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6],
-                   &f[7], &f[8], &f[9]);
-    if (!strcmp(word, "sphere") && n == 4) {
-        *q = (query){.kind = SHAPE_SPHERE, .s = {{f[0], f[1], f[2]}, f[3]}};
-    } else if (!strcmp(word, "capsule") && n == 7) {
-        *q = (query){.kind = SHAPE_CAPSULE, .c = {{f[0], f[1], f[2]}, {f[3], f[4], f[5]}, f[6]}};
-    } else if (!strcmp(word, "obb") && n == 10) {
-        vec3 c = {f[0], f[1], f[2]}, h = {f[3], f[4], f[5]};
-        versor rot = {f[7], f[8], f[9], f[6]}; /* the file has w first, cglm last */
-        q->kind = SHAPE_OBB;
-        mq_obb_from_quat(c, h, rot, &q->o);
-    } else if (!strcmp(word, "aabb") && n == 6) {
-        *q = (query){.kind = SHAPE_AABB, .a = {{f[0], f[1], f[2]}, {f[3], f[4], f[5]}}};
-    } else {
+    _Static_assert((int)MQT_SPHERE == SHAPE_SPHERE && (int)MQT_CAPSULE == SHAPE_CAPSULE && (int)MQT_OBB == SHAPE_OBB &&
+                       (int)MQT_AABB == SHAPE_AABB && (int)MQT_SHAPE_KINDS == SHAPE_KINDS,
+                   "shape kinds in the same order");
+    mqt_query m;
+    if (!mqt_parse_query(line, &m))
         return false;
-    }
+    q->kind = (shape_kind)m.kind;
+    if (q->kind == SHAPE_SPHERE)
+        q->s = m.s;
+    else if (q->kind == SHAPE_CAPSULE)
+        q->c = m.c;
+    else if (q->kind == SHAPE_OBB)
+        q->o = m.o;
+    else if (q->kind == SHAPE_AABB)
+        q->a = m.a;
     return true;
 }
 
