@@ -94,5 +94,12 @@ check "a far copy intersects nothing" test "$(sed -n 2p "$tmp/collide.txt")" = "
 check "an overlapping copy intersects" test "$(sed -n 1p "$tmp/collide.txt")" -gt 0
 check "collide --any answers 0/1" sh -c "'$pick' '$mesh' --collide '$mesh' --xforms '$tmp/in.xforms' --any | tr '\n' ' ' | grep -qx '1 0 1 '"
 
+# Screen pixels through the default camera (FORMATS.md's, framing the model).
+check "the centre pixel hits the model" sh -c "'$pick' '$mesh' --pixel 512,512 --json | grep -q '\"triangle\"'"
+check "a corner pixel misses" sh -c "test \$('$pick' '$mesh' --pixel 0,0 --json | wc -l) -eq 0"
+"$pick" "$mesh" --pixel 1024,0 2> /dev/null; rc=$?
+check "a pixel outside the image exits 2" test "$rc" -eq 2
+check "an explicit camera looking at the model hits it" sh -c "'$pick' '$mesh' --size 64x48 --camera $cx,$cy,$((${maxz%.*} + 5)),$cx,$cy,$cz --pixel 32,24 --json | grep -q '\"triangle\"'"
+
 echo "$passed passed, $failed failed"
 test "$failed" -eq 0

@@ -1,5 +1,7 @@
 #include "generate.h"
 
+#include "camera.h"
+
 #include <math.h>
 
 void mqt_bounds(const float *p, size_t n, mq_aabb *out)
@@ -92,48 +94,13 @@ void mqt_generate_incoherent(const mq_aabb *b, size_t count, uint64_t seed, mq_r
     }
 }
 
-static void normalize(double v[3])
-{
-    double l = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-    for (int k = 0; k < 3; k++)
-        v[k] /= l;
-}
-
-static void cross(const double a[3], const double b[3], double out[3])
-{
-    out[0] = a[1] * b[2] - a[2] * b[1];
-    out[1] = a[2] * b[0] - a[0] * b[2];
-    out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
 void mqt_generate_primary(const mq_aabb *b, uint32_t width, uint32_t height, mq_ray *out)
 {
-    double c[3], D;
-    frame(b, c, &D);
-    double dir_eye[3] = {1.0, 0.6, 1.4}, eye[3], fwd[3], right[3], up[3];
-    const double world_up[3] = {0.0, 1.0, 0.0};
-    normalize(dir_eye);
-    for (int k = 0; k < 3; k++) {
-        eye[k] = c[k] + 1.2 * D * dir_eye[k];
-        fwd[k] = c[k] - eye[k];
-    }
-    normalize(fwd);
-    cross(fwd, world_up, right);
-    normalize(right);
-    cross(right, fwd, up);
-    double tan_half = tan(0.5 * 45.0 * 3.14159265358979323846 / 180.0);
-    double aspect = (double)width / (double)height;
-    for (uint32_t y = 0; y < height; y++) {
-        for (uint32_t x = 0; x < width; x++) {
-            double sx = (2.0 * (x + 0.5) / width - 1.0) * tan_half * aspect;
-            double sy = (1.0 - 2.0 * (y + 0.5) / height) * tan_half;
-            double d[3];
-            for (int k = 0; k < 3; k++)
-                d[k] = fwd[k] + sx * right[k] + sy * up[k];
-            normalize(d);
-            set_ray(&out[(size_t)y * width + x], eye, d, 0.0f, INFINITY);
-        }
-    }
+    mqt_camera cam;
+    mqt_camera_default(b, width, height, &cam);
+    for (uint32_t y = 0; y < height; y++)
+        for (uint32_t x = 0; x < width; x++)
+            mqt_camera_ray(&cam, x, y, &out[(size_t)y * width + x]);
 }
 
 void mqt_generate_short(const mq_aabb *b, size_t count, uint64_t seed, mq_ray *out)

@@ -16,6 +16,8 @@
 
 #include "pick_output.h"
 #include "pick_shapes.h"
+#include "camera.h"
+#include "generate.h"
 #include "rayfile.h"
 
 static const char usage_text[] =
@@ -28,6 +30,12 @@ static const char usage_text[] =
     "\n"
     "rays:\n"
     "  --ray ox,oy,oz,dx,dy,dz[,tmin,tmax]  one ray (repeatable); t is in units of the direction\n"
+    "  --pixel X,Y        the ray through pixel (X, Y) of the camera's image, (0,0) = top left\n"
+    "                     (repeatable); the default camera frames the whole model\n"
+    "  --size WxH         the camera's image size (default 1024x1024)\n"
+    "  --camera EX,EY,EZ,TX,TY,TZ   camera eye and target point (default: framing the model)\n"
+    "  --up X,Y,Z         camera up direction (default 0,1,0)\n"
+    "  --fov DEGREES      vertical field of view (default 45)\n"
     "  --rays FILE        rays from FILE: binary .rays (8 float32 per ray), or text with 6 or\n"
     "                     8 numbers per line (ox oy oz dx dy dz | ox oy oz tmin dx dy dz tmax);\n"
     "                     '-' reads text from standard input\n"
@@ -58,6 +66,8 @@ static const char usage_text[] =
     "  mq-pick data/suzanne.obj --ray 0,0,5,0,0,-1\n"
     "  mq-pick data/suzanne.obj --ray 0,0,5,0,0,-1 --all --json\n"
     "  mq-pick data/spot.obj --ray 0,0.5,-3,0,0,1 --any\n"
+    "  mq-pick data/spot.obj --pixel 512,512 --pixel 600,400\n"
+    "  mq-pick data/spot.obj --size 640x480 --camera 0,0.5,3,0,0.2,0 --pixel 320,240\n"
     "  mq-pick MESH.obj --rays IN.rays --out OUT.hits\n"
     "  mq-pick MESH.obj --rays IN.rays --any --out OUT.occl\n"
     "  echo 'sphere 0 0.5 0 0.1' | mq-pick data/spot.obj --queries -\n"
@@ -83,6 +93,11 @@ typedef struct pick_options {
     uint32_t threads;
     mq_ray *cli_rays;
     size_t cli_ray_count;
+    uint32_t *pixels; /* x, y per --pixel */
+    size_t pixel_count;
+    uint32_t width, height;
+    bool has_camera, has_up;
+    double camera[6], up[3], fov;
 } pick_options;
 
 static int usage_error(const char *fmt, const char *arg)
@@ -136,6 +151,83 @@ static bool add_cli_ray(pick_options *o, const mq_ray *r)
     return true;
 }
 
+/* Up to `max` comma-separated numbers; returns how many, or -1 when malformed. */
+static int parse_list(const char *text, double *v, int max)
+{
+    int n = 0;
+    const char *p = text;
+    for (;;) {
+        char *end;
+        errno = 0;
+        double d = strtod(p, &end);
+        if (end == p || errno == ERANGE || !isfinite(d) || n == max)
+            return -1;
+        v[n++] = d;
+        if (*end == '\0')
+            return n;
+        if (*end != ',')
+            return -1;
+        p = end + 1;
+    }
+}
+
+static bool add_pixel(pick_options *o, const char *text)
+{
+    double v[2];
+    if (parse_list(text, v, 2) != 2 || v[0] < 0 || v[1] < 0 || v[0] != floor(v[0]) || v[1] != floor(v[1]) ||
+        v[0] > 1e9 || v[1] > 1e9)
+        return false;
+    uint32_t *np = realloc(o->pixels, (o->pixel_count + 1) * 2 * sizeof *np);
+    if (!np)
+        return false;
+    np[2 * o->pixel_count] = (uint32_t)v[0];
+    np[2 * o->pixel_count + 1] = (uint32_t)v[1];
+    o->pixels = np;
+    o->pixel_count++;
+    return true;
+}
+
+static bool parse_size(const char *text, uint32_t *w, uint32_t *h)
+{
+    char *end;
+    unsigned long a = strtoul(text, &end, 10);
+    if (end == text || (*end != 'x' && *end != 'X'))
+        return false;
+    const char *p = end + 1;
+    unsigned long b = strtoul(p, &end, 10);
+    if (end == p || *end || a == 0 || b == 0 || a > 1u << 20 || b > 1u << 20)
+        return false;
+    *w = (uint32_t)a;
+    *h = (uint32_t)b;
+    return true;
+}
+
+/* The camera options; 0 when fine, else the usage error's exit status. */
+static int parse_camera_option(pick_options *o, const char *a, const char *v)
+{
+    double f[6];
+    if (!strcmp(a, "--pixel")) {
+        if (!add_pixel(o, v))
+            return usage_error("--pixel needs X,Y (whole, non-negative pixel numbers), got '%s'", v);
+    } else if (!strcmp(a, "--size")) {
+        if (!parse_size(v, &o->width, &o->height))
+            return usage_error("--size needs WxH (e.g. 1024x768), got '%s'", v);
+    } else if (!strcmp(a, "--camera")) {
+        if (parse_list(v, o->camera, 6) != 6)
+            return usage_error("--camera needs EX,EY,EZ,TX,TY,TZ, got '%s'", v);
+        o->has_camera = true;
+    } else if (!strcmp(a, "--up")) {
+        if (parse_list(v, o->up, 3) != 3)
+            return usage_error("--up needs X,Y,Z, got '%s'", v);
+        o->has_up = true;
+    } else if (!strcmp(a, "--fov")) {
+        if (parse_list(v, f, 1) != 1 || !(f[0] > 0.0 && f[0] < 180.0))
+            return usage_error("--fov needs degrees between 0 and 180, got '%s'", v);
+        o->fov = f[0];
+    }
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, pick_options *o)
 {
     for (int i = 1; i < argc; i++) {
@@ -178,6 +270,13 @@ static int parse_args(int argc, char **argv, pick_options *o)
                     return usage_error("--threads needs a number from 0 to 1024, got '%s'", v);
                 o->threads = (uint32_t)n;
             }
+        } else if (!strcmp(a, "--pixel") || !strcmp(a, "--size") || !strcmp(a, "--camera") || !strcmp(a, "--up") ||
+                   !strcmp(a, "--fov")) {
+            if (!has_next)
+                return usage_error("%s needs a value", a);
+            int rc = parse_camera_option(o, a, argv[++i]);
+            if (rc)
+                return rc;
         } else if (!strcmp(a, "--any")) {
             o->mode = MODE_ANY;
         } else if (!strcmp(a, "--all")) {
@@ -198,17 +297,23 @@ static int parse_args(int argc, char **argv, pick_options *o)
     }
     if (!o->mesh_path)
         return usage_error("no mesh given%s", "");
-    int modes = (o->rays_path || o->cli_ray_count) + !!o->queries_path + !!o->collide_path;
+    int modes = (o->rays_path || o->cli_ray_count || o->pixel_count) + !!o->queries_path + !!o->collide_path;
     if (modes == 0)
-        return usage_error("nothing to do: give --ray, --rays, --queries or --collide%s", "");
+        return usage_error("nothing to do: give --ray, --pixel, --rays, --queries or --collide%s", "");
     if (modes > 1)
-        return usage_error("give one of --ray/--rays, --queries, --collide%s", "");
+        return usage_error("give one of --ray/--pixel/--rays, --queries, --collide%s", "");
+    for (size_t i = 0; i < o->pixel_count; i++)
+        if (o->pixels[2 * i] >= o->width || o->pixels[2 * i + 1] >= o->height) {
+            char what[64];
+            snprintf(what, sizeof what, "%u,%u", o->pixels[2 * i], o->pixels[2 * i + 1]);
+            return usage_error("--pixel %s is outside the image (see --size)", what);
+        }
     if (!!o->collide_path != !!o->xforms_path)
         return usage_error("--collide and --xforms go together%s", "");
     if ((o->queries_path || o->collide_path) && o->mode == MODE_ALL)
         return usage_error("--all is for rays%s", "");
-    if (o->rays_path && o->cli_ray_count)
-        return usage_error("give either --ray or --rays, not both%s", "");
+    if (o->rays_path && (o->cli_ray_count || o->pixel_count))
+        return usage_error("give --ray/--pixel or --rays, not both%s", "");
     return 0;
 }
 
@@ -291,6 +396,44 @@ static mq_mesh *load_mesh(const char *path)
     return mesh;
 }
 
+/* Appends the rays through the --pixel pixels, after the --ray rays. */
+static bool add_pixel_rays(const pick_options *o, const mq_mesh *mesh, mq_ray **rays, size_t *count)
+{
+    mqt_camera cam;
+    mq_aabb bounds;
+    mqt_bounds(mq_mesh_positions(mesh), mq_mesh_vertex_count(mesh), &bounds);
+    mqt_camera_default(&bounds, o->width, o->height, &cam);
+    if (o->has_camera)
+        for (int k = 0; k < 3; k++) {
+            cam.eye[k] = o->camera[k];
+            cam.target[k] = o->camera[3 + k];
+        }
+    if (o->has_up)
+        for (int k = 0; k < 3; k++)
+            cam.up[k] = o->up[k];
+    if (o->fov > 0.0)
+        cam.vfov_degrees = o->fov;
+    mq_ray *all = realloc(*rays, (*count + o->pixel_count) * sizeof *all);
+    if (!all) {
+        fprintf(stderr, "mq-pick: out of memory\n");
+        return false;
+    }
+    *rays = all;
+    for (size_t i = 0; i < o->pixel_count; i++) {
+        uint32_t x = o->pixels[2 * i], y = o->pixels[2 * i + 1];
+        if (x >= o->width || y >= o->height) {
+            fprintf(stderr, "mq-pick: pixel %u,%u is outside the %ux%u image\n", x, y, o->width, o->height);
+            return false;
+        }
+        if (!mqt_camera_ray(&cam, x, y, &all[*count + i])) {
+            fprintf(stderr, "mq-pick: the camera is degenerate (eye at the target, or up along the view)\n");
+            return false;
+        }
+    }
+    *count += o->pixel_count;
+    return true;
+}
+
 /* --queries and --collide: shape answers on the OBB (or world-axis) tree. */
 static int run_shapes(const pick_options *o)
 {
@@ -338,12 +481,22 @@ static int run(const pick_options *o)
         return rc;
 
     double t_start = now_seconds();
-    mq_ray *rays = o->cli_rays;
-    size_t ray_count = o->cli_ray_count;
+    /* run() owns `rays`: a file's rays, or a copy of the --ray rays (pixel rays are appended later). */
+    mq_ray *rays = NULL;
+    size_t ray_count = 0;
     char err[512];
     if (o->rays_path && !mqt_read_rays(o->rays_path, &rays, &ray_count, err, sizeof err)) {
         fprintf(stderr, "mq-pick: %s\n", err);
         return 1;
+    }
+    if (o->cli_ray_count) {
+        rays = malloc(o->cli_ray_count * sizeof *rays);
+        if (!rays) {
+            fprintf(stderr, "mq-pick: out of memory\n");
+            return 1;
+        }
+        memcpy(rays, o->cli_rays, o->cli_ray_count * sizeof *rays);
+        ray_count = o->cli_ray_count;
     }
     double t_rays = now_seconds();
 
@@ -352,6 +505,10 @@ static int run(const pick_options *o)
     mq_status st;
     mq_mesh *mesh = load_mesh(o->mesh_path);
     if (!mesh) {
+        rc = 1;
+        goto done;
+    }
+    if (o->pixel_count && !add_pixel_rays(o, mesh, &rays, &ray_count)) {
         rc = 1;
         goto done;
     }
@@ -402,17 +559,17 @@ static int run(const pick_options *o)
 done:
     mq_bvh_destroy(bvh);
     mq_mesh_destroy(mesh);
-    if (rays != o->cli_rays)
-        free(rays);
+    free(rays);
     return rc;
 }
 
 int main(int argc, char **argv)
 {
-    pick_options o = {.out_path = "-", .mode = MODE_CLOSEST};
+    pick_options o = {.out_path = "-", .mode = MODE_CLOSEST, .width = 1024, .height = 1024};
     int rc = parse_args(argc, argv, &o);
     if (rc == 0)
         rc = run(&o);
     free(o.cli_rays);
+    free(o.pixels);
     return rc;
 }
