@@ -1,0 +1,358 @@
+/*
+ * mq-render — look at a mesh. Loads an OBJ file, builds a BVH, traces one ray
+ * per pixel from the default camera of ../shared/FORMATS.md (the one that
+ * frames the model) and writes a PNG shaded by normal, depth or BVH work, with
+ * optional crosshairs on picked pixels and the triangles a sphere overlaps
+ * highlighted.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <meshquery/bvh.h>
+#include <meshquery/obbtree.h>
+#include <meshquery/obj.h>
+
+#include "generate.h"
+#include "render.h"
+
+/* Memory is about 60 bytes per pixel (ray, sample, colour). */
+#define MAX_SIDE 8192u
+#define MAX_PIXELS (4096u * 4096u)
+
+static const char usage_text[] =
+    "usage: mq-render MESH.obj --size WxH --out IMAGE.png [options]\n"
+    "\n"
+    "Renders a Wavefront OBJ mesh to a PNG image, as seen from the default camera of\n"
+    "FORMATS.md: at c + 1.2*D*normalize(1, 0.6, 1.4) looking at the bounding box centre c\n"
+    "(D = box diagonal), up +y, vertical field of view 45 degrees. Pixel (0,0) is top left.\n"
+    "\n"
+    "options:\n"
+    "  --size WxH          image size in pixels (default 1024x1024; at most 8192 per side\n"
+    "                      and 16777216 pixels)\n"
+    "  --out FILE          the PNG to write ('-' = standard output); required\n"
+    "  --shade S           normal (default): geometric normal mapped to RGB, facing the camera;\n"
+    "                      depth: near bright, far dark, over the visible range;\n"
+    "                      heat: BVH nodes + leaves visited by each pixel's ray (black = none,\n"
+    "                      pale yellow = the 99.5th percentile of the image, printed\n"
+    "                      with --timing)\n"
+    "  --mark X,Y          draw a crosshair around pixel X,Y (repeatable)\n"
+    "  --sphere CX,CY,CZ,R highlight in orange the triangles the solid sphere overlaps\n"
+    "                      (touching counts; repeatable)\n"
+    "  --threads N         trace on N threads (default 0: all cores)\n"
+    "  --timing            print the time of each stage to stderr\n"
+    "  -h, --help          this text\n"
+    "\n"
+    "examples:\n"
+    "  mq-render data/spot.obj --size 512x512 --out spot.png\n"
+    "  mq-render data/spot.obj --size 512x512 --shade depth --out spot-depth.png\n"
+    "  mq-render data/spot.obj --size 512x512 --shade heat --timing --out spot-heat.png\n"
+    "  mq-render data/spot.obj --size 512x512 --mark 256,256 --sphere 0,0.5,0,0.2 --out spot-pick.png\n"
+    "\n"
+    "Exit status: 0 on success, 1 when the mesh cannot be read or the image cannot be\n"
+    "written, 2 for bad arguments.\n";
+
+typedef struct render_options {
+    const char *mesh_path;
+    const char *out_path;
+    uint32_t width, height;
+    render_shade shade;
+    uint32_t threads;
+    bool timing;
+    uint32_t (*marks)[2];
+    size_t mark_count;
+    mq_sphere *spheres;
+    size_t sphere_count;
+} render_options;
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "mq-render: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'mq-render --help'.\n");
+    return 2;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A decimal integer in [lo, hi] starting at *p; advances *p past it. */
+static bool parse_uint(const char **p, unsigned long lo, unsigned long hi, uint32_t *out)
+{
+    char *end;
+    if (**p < '0' || **p > '9')
+        return false;
+    errno = 0;
+    unsigned long v = strtoul(*p, &end, 10);
+    if (errno == ERANGE || v < lo || v > hi)
+        return false;
+    *p = end;
+    *out = (uint32_t)v;
+    return true;
+}
+
+/* "WxH" */
+static bool parse_size(const char *text, uint32_t *w, uint32_t *h)
+{
+    const char *p = text;
+    if (!parse_uint(&p, 1, MAX_SIDE, w) || (*p != 'x' && *p != 'X'))
+        return false;
+    p++;
+    return parse_uint(&p, 1, MAX_SIDE, h) && *p == '\0' && (uint64_t)*w * *h <= MAX_PIXELS;
+}
+
+/* "X,Y" (bounds against the image size are checked once all options are read) */
+static bool parse_mark(const char *text, uint32_t xy[2])
+{
+    const char *p = text;
+    if (!parse_uint(&p, 0, UINT32_MAX, &xy[0]) || *p++ != ',')
+        return false;
+    return parse_uint(&p, 0, UINT32_MAX, &xy[1]) && *p == '\0';
+}
+
+/* "cx,cy,cz,r" with finite numbers and r >= 0 */
+static bool parse_sphere(const char *text, mq_sphere *s)
+{
+    float v[4];
+    const char *p = text;
+    for (int i = 0; i < 4; i++) {
+        char *end;
+        errno = 0;
+        double d = strtod(p, &end);
+        if (end == p || errno == ERANGE || !isfinite(d) || fabs(d) > 3.4e38)
+            return false;
+        v[i] = (float)d;
+        if (*end != (i < 3 ? ',' : '\0'))
+            return false;
+        p = end + 1;
+    }
+    if (v[3] < 0.0f)
+        return false;
+    *s = (mq_sphere){{v[0], v[1], v[2]}, v[3]};
+    return true;
+}
+
+static int parse_args(int argc, char **argv, render_options *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage_text, stdout);
+            exit(0);
+        } else if (!strcmp(a, "--timing")) {
+            o->timing = true;
+        } else if (!strcmp(a, "--size") || !strcmp(a, "--out") || !strcmp(a, "--shade") || !strcmp(a, "--mark") ||
+                   !strcmp(a, "--sphere") || !strcmp(a, "--threads")) {
+            if (i + 1 >= argc)
+                return usage_error("%s needs a value", a);
+            const char *v = argv[++i];
+            if (!strcmp(a, "--size")) {
+                if (!parse_size(v, &o->width, &o->height))
+                    return usage_error("--size needs WxH, each side 1 to 8192 and at most 16777216 pixels, got '%s'",
+                                       v);
+            } else if (!strcmp(a, "--out")) {
+                if (!*v)
+                    return usage_error("--out needs a file name%s", "");
+                o->out_path = v;
+            } else if (!strcmp(a, "--shade")) {
+                if (!strcmp(v, "normal"))
+                    o->shade = SHADE_NORMAL;
+                else if (!strcmp(v, "depth"))
+                    o->shade = SHADE_DEPTH;
+                else if (!strcmp(v, "heat"))
+                    o->shade = SHADE_HEAT;
+                else
+                    return usage_error("--shade is normal, depth or heat, not '%s'", v);
+            } else if (!strcmp(a, "--mark")) {
+                uint32_t xy[2];
+                if (!parse_mark(v, xy))
+                    return usage_error("--mark needs a pixel X,Y, got '%s'", v);
+                uint32_t(*m)[2] = realloc(o->marks, (o->mark_count + 1) * sizeof *m);
+                if (!m)
+                    return usage_error("out of memory%s", "");
+                m[o->mark_count][0] = xy[0];
+                m[o->mark_count][1] = xy[1];
+                o->marks = m;
+                o->mark_count++;
+            } else if (!strcmp(a, "--sphere")) {
+                mq_sphere s;
+                if (!parse_sphere(v, &s))
+                    return usage_error("--sphere needs cx,cy,cz,r with r >= 0, got '%s'", v);
+                mq_sphere *m = realloc(o->spheres, (o->sphere_count + 1) * sizeof *m);
+                if (!m)
+                    return usage_error("out of memory%s", "");
+                m[o->sphere_count++] = s;
+                o->spheres = m;
+            } else {
+                const char *p = v;
+                if (!parse_uint(&p, 0, 1024, &o->threads) || *p)
+                    return usage_error("--threads needs a number from 0 to 1024, got '%s'", v);
+            }
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return usage_error("unknown option '%s'", a);
+        } else if (!o->mesh_path) {
+            o->mesh_path = a;
+        } else {
+            return usage_error("unexpected argument '%s' (one mesh per run)", a);
+        }
+    }
+    if (!o->mesh_path)
+        return usage_error("no mesh given%s", "");
+    if (!o->out_path)
+        return usage_error("no output given: add --out IMAGE.png%s", "");
+    for (size_t i = 0; i < o->mark_count; i++) {
+        if (o->marks[i][0] >= o->width || o->marks[i][1] >= o->height) {
+            char text[64];
+            snprintf(text, sizeof text, "%u,%u", o->marks[i][0], o->marks[i][1]);
+            fprintf(stderr, "mq-render: --mark %s lies outside the %ux%u image\nTry 'mq-render --help'.\n", text,
+                    o->width, o->height);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+/* Flags (one byte per triangle id) the triangles any of the spheres overlaps. */
+static bool flag_sphere_triangles(const mq_mesh *mesh, const render_options *o, uint8_t *flags, size_t *flagged)
+{
+    mq_obbtree *tree = NULL;
+    mq_diag diag;
+    mq_status st = mq_obbtree_build(mesh, NULL, &tree, &diag);
+    if (st != MQ_OK) {
+        fprintf(stderr, "mq-render: building the OBB tree failed: %s (%s)\n", diag.message, mq_status_string(st));
+        return false;
+    }
+    bool ok = true;
+    *flagged = 0;
+    for (size_t i = 0; i < o->sphere_count && ok; i++) {
+        size_t n = mq_obbtree_overlap_sphere_array(tree, &o->spheres[i], NULL, 0);
+        uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
+        if (!ids) {
+            fprintf(stderr, "mq-render: out of memory\n");
+            ok = false;
+            break;
+        }
+        mq_obbtree_overlap_sphere_array(tree, &o->spheres[i], ids, n);
+        for (size_t k = 0; k < n; k++) {
+            *flagged += !flags[ids[k]];
+            flags[ids[k]] = 1;
+        }
+        free(ids);
+    }
+    mq_obbtree_destroy(tree);
+    return ok;
+}
+
+static const char *shade_name(render_shade s)
+{
+    return s == SHADE_HEAT ? "heat" : s == SHADE_DEPTH ? "depth" : "normal";
+}
+
+static int run(const render_options *o)
+{
+    double t0 = now_seconds();
+    int rc = 1;
+    mq_mesh *mesh = NULL;
+    mq_bvh *bvh = NULL;
+    mq_ray *rays = NULL;
+    render_sample *samples = NULL;
+    uint8_t *rgb = NULL, *flags = NULL;
+    mq_diag diag;
+    mq_status st = mq_obj_load(o->mesh_path, NULL, &mesh, NULL, &diag);
+    if (st != MQ_OK) {
+        fprintf(stderr, "mq-render: %s:%llu:%u: %s\n", diag.path[0] ? diag.path : o->mesh_path,
+                (unsigned long long)diag.line, diag.column, diag.message);
+        goto done;
+    }
+    double t_load = now_seconds();
+    mq_bvh_def def = mq_default_bvh_def();
+    def.threads = o->threads;
+    st = mq_bvh_build(mesh, &def, &bvh, &diag);
+    if (st != MQ_OK) {
+        fprintf(stderr, "mq-render: building the BVH failed: %s (%s)\n", diag.message, mq_status_string(st));
+        goto done;
+    }
+    double t_build = now_seconds();
+
+    size_t pixels = (size_t)o->width * o->height;
+    rays = malloc(pixels * sizeof *rays);
+    samples = malloc(pixels * sizeof *samples);
+    rgb = malloc(pixels * 3);
+    if (!rays || !samples || !rgb) {
+        fprintf(stderr, "mq-render: out of memory for a %ux%u image\n", o->width, o->height);
+        goto done;
+    }
+    mq_aabb bounds;
+    mqt_bounds(mq_mesh_positions(mesh), mq_mesh_vertex_count(mesh), &bounds);
+    mqt_generate_primary(&bounds, o->width, o->height, rays);
+    double t_camera = now_seconds();
+    if (!render_trace(bvh, rays, o->width, o->height, o->shade == SHADE_HEAT, o->threads, samples)) {
+        fprintf(stderr, "mq-render: out of memory while tracing\n");
+        goto done;
+    }
+    double t_trace = now_seconds();
+
+    uint32_t heat_max = render_shade_image(samples, o->width, o->height, o->shade, rgb);
+    size_t flagged = 0, lit = 0;
+    if (o->sphere_count) {
+        size_t tris = mq_mesh_triangle_count(mesh);
+        flags = calloc(tris ? tris : 1, 1);
+        if (!flags) {
+            fprintf(stderr, "mq-render: out of memory\n");
+            goto done;
+        }
+        if (!flag_sphere_triangles(mesh, o, flags, &flagged))
+            goto done;
+        lit = render_highlight(samples, o->width, o->height, flags, tris, rgb);
+    }
+    for (size_t i = 0; i < o->mark_count; i++)
+        render_mark(rgb, o->width, o->height, o->marks[i][0], o->marks[i][1]);
+    double t_shade = now_seconds();
+
+    char err[512];
+    if (!render_write_png(o->out_path, rgb, o->width, o->height, err, sizeof err)) {
+        fprintf(stderr, "mq-render: %s\n", err);
+        goto done;
+    }
+    double t_end = now_seconds();
+    if (o->timing) {
+        fprintf(stderr,
+                "mq-render: %ux%u %s, %zu triangles: load %.1f ms, build %.1f ms, camera rays %.1f ms, trace %.1f ms, "
+                "shade and overlays %.1f ms, write %.1f ms, total %.1f ms\n",
+                o->width, o->height, shade_name(o->shade), mq_mesh_triangle_count(mesh), 1e3 * (t_load - t0),
+                1e3 * (t_build - t_load), 1e3 * (t_camera - t_build), 1e3 * (t_trace - t_camera),
+                1e3 * (t_shade - t_trace), 1e3 * (t_end - t_shade), 1e3 * (t_end - t0));
+        if (o->shade == SHADE_HEAT)
+            fprintf(stderr, "mq-render: heat scale: black = 0, pale yellow = %u or more nodes + leaves visited\n",
+                    heat_max);
+        if (o->sphere_count)
+            fprintf(stderr, "mq-render: spheres overlap %zu triangles, %zu pixels highlighted\n", flagged, lit);
+    }
+    rc = 0;
+done:
+    free(flags);
+    free(rgb);
+    free(samples);
+    free(rays);
+    mq_bvh_destroy(bvh);
+    mq_mesh_destroy(mesh);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    render_options o = {.width = 1024, .height = 1024, .shade = SHADE_NORMAL};
+    int rc = parse_args(argc, argv, &o);
+    if (rc == 0)
+        rc = run(&o);
+    free(o.marks);
+    free(o.spheres);
+    return rc;
+}
