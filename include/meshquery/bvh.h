@@ -43,6 +43,12 @@
  *     2^-32 or above 2^32 are rescaled by a power of two (exact) before
  *     tracing. The node test's error bound holds for entry and exit distances
  *     of normal magnitude (|t| >= FLT_MIN or 0), i.e. everywhere in practice.
+ *   - When the direction is rescaled, tmin and tmax are scaled with it and
+ *     rounded inwards, so a reported t always lies in the caller's [tmin, tmax].
+ *   - These guarantees hold for coordinates (relative to the ray origin) up to
+ *     about 1e18 in magnitude; beyond that the float edge functions of the leaf
+ *     test can overflow and a hit may be missed (mq_raycast_triangle, which
+ *     falls back to double, still finds it).
  *   - Triangles with a non-finite corner, and zero-area triangles (cross
  *     product of the edges exactly 0 in double), are never hit.
  *   - A ray lying in a triangle's plane does not hit it when the plane's

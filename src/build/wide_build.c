@@ -1,4 +1,5 @@
 /* Direct top-down 8-wide SAH construction, subtrees in parallel (see wide_build.h). */
+#include <math.h>
 #include "build/wide_build.h"
 
 #include <pthread.h>
@@ -142,6 +143,11 @@ static int largest_open(const item *items, int count)
     float best_area = -1.0f;
     for (int i = 0; i < count; i++) {
         float a = mq_bounds_half_area(&items[i].r.box);
+        /* Boxes spanning more than FLT_MAX give inf*0 = NaN: treat them as the
+         * largest, so every non-final item gets opened (a node must never end up
+         * with its own range as its only child, which would recurse forever). */
+        if (isnan(a))
+            a = INFINITY;
         if (!items[i].leaf && a > best_area) {
             best_area = a;
             best = i;
@@ -164,6 +170,13 @@ static int open_children(thread_ctx *c, item *items, int depth)
         }
         item left = {0}, right = {0};
         mq_sah_partition(c->b->refs, &items[i].r, &items[i].split, &left.r, &right.r);
+        if (left.r.begin == left.r.end || right.r.begin == right.r.end) {
+            /* A split that leaves a side empty makes no progress (it happens when
+             * overflowing coordinates put inf/NaN into the centroid bounds): split
+             * at the object median instead, which always halves n >= 2. */
+            const mq_split median = {MQ_SPLIT_NONE, 0, 0, 0.0f, 0.0f, INFINITY};
+            mq_sah_partition(c->b->refs, &items[i].r, &median, &left.r, &right.r);
+        }
         items[i] = left;
         items[count++] = right;
     }

@@ -43,6 +43,26 @@ static inline bool ray_ok(const mq_ray *r, const uint32_t ob[3], const uint32_t 
     return !inf & (((db[0] | db[1] | db[2]) & MQ_ABS_MASK) != 0) & (r->tmin <= r->tmax);
 }
 
+/*
+ * Scales [tmin, tmax] by 2^-t_shift. The scaled ends can round (underflow near
+ * 0, overflow to inf), and a hit inside the rounded interval could then lie
+ * outside the caller's. ldexpf is monotone, so nudging each scaled end inward
+ * until it maps back inside [tmin, tmax] guarantees every reported
+ * t = ldexpf(t', t_shift) is in range. One step suffices in practice; the bound
+ * only guards the loop.
+ */
+static void scale_interval(mq_ray_prep *r)
+{
+    const float tmin = r->tmin, tmax = r->tmax;
+    float lo = ldexpf(tmin, -r->t_shift), hi = ldexpf(tmax, -r->t_shift);
+    for (int i = 0; i < 8 && ldexpf(lo, r->t_shift) < tmin; i++)
+        lo = nextafterf(lo, INFINITY);
+    for (int i = 0; i < 8 && ldexpf(hi, r->t_shift) > tmax; i++)
+        hi = nextafterf(hi, -INFINITY);
+    r->tmin = lo;
+    r->tmax = hi;
+}
+
 /* The rare path: scale dir so its largest component is in [1, 2) when it is
  * extreme (t scales by the inverse power of two, exactly), and zero the
  * components that are negligible against the largest. */
@@ -56,8 +76,7 @@ static void normalize_direction(mq_ray_prep *r, float d[3], float largest)
         r->t_shift = 1 - e;
         for (int k = 0; k < 3; k++)
             d[k] = ldexpf(d[k], r->t_shift);
-        r->tmin = ldexpf(r->tmin, -r->t_shift);
-        r->tmax = ldexpf(r->tmax, -r->t_shift);
+        scale_interval(r);
         largest = ldexpf(largest, r->t_shift);
     }
     float floor_mag = largest * MQ_DIR_NEGLIGIBLE;
