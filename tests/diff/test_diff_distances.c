@@ -31,26 +31,7 @@
 #endif
 #define N_CASES 100000
 
-typedef struct run {
-    oracle_stats st;
-    mq_test_rng rng;
-    long n;
-} run;
-
-static void run_init(run *r, const char *name)
-{
-    oracle_stats_init(&r->st, name, DIST_TOL);
-    mq_test_rng_seed(&r->rng, mq_test_seed(0xD1FF) ^ oracle_name_seed(name));
-    r->n = oracle_case_count(N_CASES);
-}
-
-static void run_finish(run *r)
-{
-    oracle_stats_print(&r->st);
-    assert_true(r->st.cases >= r->n);
-    assert_int_equal(r->st.value_failures, 0);
-    assert_int_equal(r->st.strict_failures, 0);
-}
+typedef oracle_run run;
 
 static bool value(run *r, double err, double scale, const char *what, bool *ok)
 {
@@ -94,7 +75,7 @@ static void diff_closest_point_segment(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "closest_point_segment");
+    oracle_run_init(&r, "closest_point_segment", DIST_TOL, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -145,14 +126,14 @@ static void diff_closest_point_segment(void **state)
     strict(&r, near(d2, 14.0) && near(out[0], 1.0) && t >= 0.0f && t <= 1.0f, "a == b (point segment)");
     d2 = mq_closest_point_segment(nanp, a, p, out, &t);
     strict(&r, isnan(d2) && all_nan3(out), "NaN in -> NaN out");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 static void diff_closest_point_aabb(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "closest_point_aabb");
+    oracle_run_init(&r, "closest_point_aabb", DIST_TOL, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -199,14 +180,14 @@ static void diff_closest_point_aabb(void **state)
     vec3 p = {0.5f, 0.5f, 0.5f}, out;
     strict(&r, isnan(mq_closest_point_aabb(p, &empty, out)) && all_nan3(out), "empty box gives NaN");
     strict(&r, isnan(mq_closest_point_aabb(p, &nanb, out)) && all_nan3(out), "NaN box gives NaN");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 static void diff_closest_point_obb(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "closest_point_obb");
+    oracle_run_init(&r, "closest_point_obb", DIST_TOL, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -249,14 +230,14 @@ static void diff_closest_point_obb(void **state)
     vec3 p = {3, 0, 0}, out;
     strict(&r, isnan(mq_closest_point_obb(p, &skew, out)) && all_nan3(out), "non-orthonormal OBB gives NaN");
     strict(&r, isnan(mq_closest_point_obb(p, &neg, out)) && all_nan3(out), "negative half extent gives NaN");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 static void diff_closest_point_triangle(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "closest_point_triangle");
+    oracle_run_init(&r, "closest_point_triangle", DIST_TOL, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -325,14 +306,14 @@ static void diff_closest_point_triangle(void **state)
            "point triangle");
     mq_triangle nant = {{{0, 0, 0}, {2, 0, 0}, {0, NAN, 0}}};
     strict(&r, isnan(mq_closest_point_triangle(p, &nant, out, uv)) && all_nan3(out), "NaN triangle gives NaN");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 static void diff_closest_points_segment_segment(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "closest_points_segment_segment");
+    oracle_run_init(&r, "closest_points_segment_segment", DIST_TOL, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -390,14 +371,14 @@ static void diff_closest_points_segment_segment(void **state)
     vec3 nanv = {0, NAN, 0};
     strict(&r, isnan(mq_closest_points_segment_segment(a0, nanv, b0, b1, oa, ob)) && all_nan3(oa) && all_nan3(ob),
            "NaN in -> NaN out");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 static void diff_closest_points_segment_triangle(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "closest_points_segment_triangle");
+    oracle_run_init(&r, "closest_points_segment_triangle", DIST_TOL, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -487,7 +468,7 @@ static void diff_closest_points_segment_triangle(void **state)
     vec3 nanv = {NAN, 0, 0};
     strict(&r, isnan(mq_closest_points_segment_triangle(nanv, b, &t, os, otp)) && all_nan3(os) && all_nan3(otp),
            "NaN in -> NaN out");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 int main(void)

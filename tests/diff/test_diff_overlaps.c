@@ -30,27 +30,7 @@
 #define OVERLAP_BAND 1e-6
 #define N_CASES 100000
 
-typedef struct run {
-    oracle_stats st;
-    mq_test_rng rng;
-    long n;
-} run;
-
-static void run_init(run *r, const char *name, double band)
-{
-    oracle_stats_init(&r->st, name, band);
-    mq_test_rng_seed(&r->rng, mq_test_seed(0xD1FF) ^ oracle_name_seed(name));
-    r->n = oracle_case_count(N_CASES);
-}
-
-static void run_finish(run *r)
-{
-    oracle_stats_print(&r->st);
-    assert_true(r->st.cases >= r->n);
-    assert_int_equal(r->st.mismatches, 0);
-    assert_int_equal(r->st.value_failures, 0);
-    assert_int_equal(r->st.strict_failures, 0);
-}
+typedef oracle_run run;
 
 static double hull_scale(const oracle_hull *a, const oracle_hull *b)
 {
@@ -92,7 +72,7 @@ static void diff_sphere_sphere(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "overlap_sphere_sphere", OVERLAP_BAND);
+    oracle_run_init(&r, "overlap_sphere_sphere", OVERLAP_BAND, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -127,14 +107,14 @@ static void diff_sphere_sphere(void **state)
                                  !mq_overlap_sphere_sphere(&bad[k], &ok) && !mq_overlap_sphere_sphere(&ok, &bad[k])))
             print_strict(&r, "invalid sphere overlaps");
     }
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 static void diff_sphere_aabb(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "overlap_sphere_aabb", OVERLAP_BAND);
+    oracle_run_init(&r, "overlap_sphere_aabb", OVERLAP_BAND, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -173,14 +153,14 @@ static void diff_sphere_aabb(void **state)
     mq_sphere neg = {{0.5f, 0.5f, 0.5f}, -1};
     if (!oracle_stats_strict(&r.st, !mq_overlap_sphere_aabb(&neg, &box)))
         print_strict(&r, "negative radius overlaps");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 static void diff_sphere_obb(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "overlap_sphere_obb", OVERLAP_BAND);
+    oracle_run_init(&r, "overlap_sphere_obb", OVERLAP_BAND, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -210,14 +190,14 @@ static void diff_sphere_obb(void **state)
     mq_obb neg = {{0, 0, 0}, {1, -1, 1}, {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}};
     if (!oracle_stats_strict(&r.st, !mq_overlap_sphere_obb(&big, &neg)))
         print_strict(&r, "OBB with a negative half extent overlaps");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 static void diff_sphere_capsule(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "overlap_sphere_capsule", OVERLAP_BAND);
+    oracle_run_init(&r, "overlap_sphere_capsule", OVERLAP_BAND, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -249,14 +229,14 @@ static void diff_sphere_capsule(void **state)
     mq_sphere big = {{0, 0, 0}, 10};
     if (!oracle_stats_strict(&r.st, !mq_overlap_sphere_capsule(&big, &nanc)))
         print_strict(&r, "NaN capsule overlaps");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 static void diff_sphere_triangle(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "overlap_sphere_triangle", OVERLAP_BAND);
+    oracle_run_init(&r, "overlap_sphere_triangle", OVERLAP_BAND, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -304,14 +284,14 @@ static void diff_sphere_triangle(void **state)
     mq_sphere big = {{0, 0, 0}, 10};
     if (!oracle_stats_strict(&r.st, !mq_overlap_sphere_triangle(&big, &nant)))
         print_strict(&r, "NaN triangle overlaps");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 static void diff_capsule_capsule(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "overlap_capsule_capsule", OVERLAP_BAND);
+    oracle_run_init(&r, "overlap_capsule_capsule", OVERLAP_BAND, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -342,14 +322,14 @@ static void diff_capsule_capsule(void **state)
     mq_capsule a = {{0, 0, 0}, {4, 0, 0}, 1}, b = {{1, 2, 0}, {6, 2, 0}, 1}, c = {{2, -1, -3}, {2, 1, -3}, 2};
     soft(&r, mq_overlap_capsule_capsule(&a, &b), "exactly touching parallel capsules reported apart");
     soft(&r, mq_overlap_capsule_capsule(&a, &c), "exactly touching crossing capsules reported apart");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 static void diff_capsule_aabb(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "overlap_capsule_aabb", OVERLAP_BAND);
+    oracle_run_init(&r, "overlap_capsule_aabb", OVERLAP_BAND, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -382,14 +362,14 @@ static void diff_capsule_aabb(void **state)
     mq_capsule big = {{0, 0, 0}, {1, 1, 1}, 10};
     if (!oracle_stats_strict(&r.st, !mq_overlap_capsule_aabb(&big, &empty)))
         print_strict(&r, "empty AABB overlaps a capsule");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 static void diff_capsule_obb(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "overlap_capsule_obb", OVERLAP_BAND);
+    oracle_run_init(&r, "overlap_capsule_obb", OVERLAP_BAND, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -416,14 +396,14 @@ static void diff_capsule_obb(void **state)
     mq_capsule big = {{0, 0, 0}, {1, 1, 1}, 10};
     if (!oracle_stats_strict(&r.st, !mq_overlap_capsule_obb(&big, &bad)))
         print_strict(&r, "OBB with a non-unit axis overlaps");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 static void diff_capsule_triangle(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "overlap_capsule_triangle", OVERLAP_BAND);
+    oracle_run_init(&r, "overlap_capsule_triangle", OVERLAP_BAND, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -482,7 +462,7 @@ static void diff_capsule_triangle(void **state)
     if (!oracle_stats_strict(&r.st, mq_overlap_capsule_triangle(&pierce, &t)))
         print_strict(&r, "radius-0 capsule piercing a triangle reported apart");
     soft(&r, mq_overlap_capsule_triangle(&above, &t), "capsule exactly touching a triangle face reported apart");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 int main(void)

@@ -36,27 +36,7 @@
 #define RAY_TOL 2e-6
 #define N_CASES 100000
 
-typedef struct run {
-    oracle_stats st;
-    mq_test_rng rng;
-    long n;
-} run;
-
-static void run_init(run *r, const char *name, double band)
-{
-    oracle_stats_init(&r->st, name, band);
-    mq_test_rng_seed(&r->rng, mq_test_seed(0xD1FF) ^ oracle_name_seed(name));
-    r->n = oracle_case_count(N_CASES);
-}
-
-static void run_finish(run *r)
-{
-    oracle_stats_print(&r->st);
-    assert_true(r->st.cases >= r->n);
-    assert_int_equal(r->st.mismatches, 0);
-    assert_int_equal(r->st.value_failures, 0);
-    assert_int_equal(r->st.strict_failures, 0);
-}
+typedef oracle_run run;
 
 static void strict(run *r, bool ok, const char *what)
 {
@@ -188,7 +168,7 @@ static void diff_raycast_aabb(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "raycast_aabb", RAY_BAND);
+    oracle_run_init(&r, "raycast_aabb", RAY_BAND, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -250,14 +230,14 @@ static void diff_raycast_aabb(void **state)
                     {{0.5f, 0.5f, 0.5f}, 0, {1, 0, 0}, NAN}};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
         strict(&r, !mq_raycast_aabb(&bad[k], &box, &sp), "invalid ray hits");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 static void diff_raycast_obb(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "raycast_obb", RAY_BAND);
+    oracle_run_init(&r, "raycast_obb", RAY_BAND, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -309,14 +289,14 @@ static void diff_raycast_obb(void **state)
     skew.axes[0][1] = 0.5f;
     mq_ray_span sp;
     strict(&r, !mq_raycast_obb(&rays[0], &skew, &sp), "non-orthonormal OBB hit");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 static void diff_raycast_sphere(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "raycast_sphere", RAY_BAND);
+    oracle_run_init(&r, "raycast_sphere", RAY_BAND, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -361,14 +341,14 @@ static void diff_raycast_sphere(void **state)
     strict(&r, mq_raycast_sphere(&in, &unit, &sp) && sp.t_enter == 0.0f, "origin inside: t_enter != tmin");
     mq_sphere neg = {{0, 0, 0}, -1};
     strict(&r, !mq_raycast_sphere(&in, &neg, &sp), "negative radius hit");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 static void diff_raycast_capsule(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "raycast_capsule", RAY_BAND);
+    oracle_run_init(&r, "raycast_capsule", RAY_BAND, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -410,7 +390,7 @@ static void diff_raycast_capsule(void **state)
            "ray along the capsule axis (expected [2, 8])");
     strict(&r, mq_raycast_capsule(&side, &c, &sp) && sp.t_enter == 2.0f && sp.t_exit == 4.0f,
            "ray across the cylinder (expected [2, 4])");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -419,7 +399,7 @@ static void diff_raycast_triangle(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "raycast_triangle", RAY_BAND);
+    oracle_run_init(&r, "raycast_triangle", RAY_BAND, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -516,7 +496,7 @@ static void diff_raycast_triangle(void **state)
             oracle_print_tri("tri", &t);
         }
     }
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 /*
@@ -528,7 +508,7 @@ static void watertight_closed_meshes(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "raycast_triangle_watertight", 0.0);
+    oracle_run_init(&r, "raycast_triangle_watertight", 0.0, N_CASES);
     static const int tet[4][3] = {{0, 1, 2}, {0, 3, 1}, {1, 3, 2}, {2, 3, 0}};
     static const int oct[8][3] = {{0, 2, 4}, {2, 1, 4}, {1, 3, 4}, {3, 0, 4},
                                   {2, 0, 5}, {1, 2, 5}, {3, 1, 5}, {0, 3, 5}};
@@ -632,7 +612,7 @@ static void diff_raycast_plane(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "raycast_plane", RAY_BAND);
+    oracle_run_init(&r, "raycast_plane", RAY_BAND, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -728,7 +708,7 @@ static void diff_raycast_plane(void **state)
     strict(&r, mq_raycast_plane(&in, &z0, &t) && t == -1.5f, "ray lying in the plane must hit at tmin");
     strict(&r, !mq_raycast_plane(&par, &z0, &t), "ray parallel to and off the plane hits");
     strict(&r, mq_raycast_plane(&down, &z0, &t) && t == 1.0f, "simple crossing");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 int main(void)

@@ -32,27 +32,7 @@
 #define SAT_BAND 1e-11
 #define N_CASES 100000
 
-typedef struct run {
-    oracle_stats st;
-    mq_test_rng rng;
-    long n;
-} run;
-
-static void run_init(run *r, const char *name, double band)
-{
-    oracle_stats_init(&r->st, name, band);
-    mq_test_rng_seed(&r->rng, mq_test_seed(0xD1FF) ^ oracle_name_seed(name));
-    r->n = oracle_case_count(N_CASES);
-}
-
-static void run_finish(run *r)
-{
-    oracle_stats_print(&r->st);
-    assert_true(r->st.cases >= r->n);
-    assert_int_equal(r->st.mismatches, 0);
-    assert_int_equal(r->st.value_failures, 0);
-    assert_int_equal(r->st.strict_failures, 0);
-}
+typedef oracle_run run;
 
 static double hull_scale(const oracle_hull *a, const oracle_hull *b)
 {
@@ -110,7 +90,7 @@ static void diff_aabb_aabb(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "overlap_aabb_aabb", SAT_BAND);
+    oracle_run_init(&r, "overlap_aabb_aabb", SAT_BAND, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -154,14 +134,14 @@ static void diff_aabb_aabb(void **state)
     mq_aabb nanb = {{0, 0, 0}, {1, NAN, 1}}, infb = {{-INFINITY, 0, 0}, {1, 1, 1}};
     strict(&r, !mq_overlap_aabb_aabb(&unit, &nanb) && !mq_overlap_aabb_aabb(&nanb, &unit), "NaN box overlaps");
     strict(&r, !mq_overlap_aabb_aabb(&unit, &infb), "infinite box overlaps (invalid per types.h)");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 static void diff_aabb_obb(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "overlap_aabb_obb", SAT_BAND);
+    oracle_run_init(&r, "overlap_aabb_obb", SAT_BAND, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -190,14 +170,14 @@ static void diff_aabb_obb(void **state)
     strict(&r, !mq_overlap_aabb_obb(&unit, &skew), "OBB with non-orthogonal axes overlaps");
     soft(&r, mq_overlap_aabb_obb(&unit, &(mq_obb){{2, 0.5f, 0.5f}, {1, 1, 1}, {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}),
          "OBB sharing a face with the AABB reported apart");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 static void diff_obb_obb(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "overlap_obb_obb", SAT_BAND);
+    oracle_run_init(&r, "overlap_obb_obb", SAT_BAND, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -235,7 +215,7 @@ static void diff_obb_obb(void **state)
     mq_obb nanb = a;
     nanb.axes[1][2] = NAN;
     strict(&r, !mq_overlap_obb_obb(&a, &nanb) && !mq_overlap_obb_obb(&nanb, &a), "NaN axes overlap");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 static void put_on_box_face(mq_test_rng *rng, mq_triangle *t, const mq_aabb *b)
@@ -250,7 +230,7 @@ static void diff_triangle_aabb(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "overlap_triangle_aabb", SAT_BAND);
+    oracle_run_init(&r, "overlap_triangle_aabb", SAT_BAND, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -287,14 +267,14 @@ static void diff_triangle_aabb(void **state)
     mq_triangle nant = inside;
     nant.v[2][0] = NAN;
     strict(&r, !mq_overlap_triangle_aabb(&nant, &box), "NaN triangle overlaps");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 static void diff_triangle_obb(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "overlap_triangle_obb", SAT_BAND);
+    oracle_run_init(&r, "overlap_triangle_obb", SAT_BAND, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -333,14 +313,14 @@ static void diff_triangle_obb(void **state)
     mq_obb bad = {{0, 0, 0}, {1, 1, 1}, {{1, 0, 0}, {0, 1, 0}, {0, 0, -0.9f}}};
     mq_triangle t = {{{-1, -1, 0}, {1, -1, 0}, {0, 1, 0}}};
     strict(&r, !mq_overlap_triangle_obb(&t, &bad), "OBB with a non-unit axis overlaps");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 static void diff_triangle_triangle(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "overlap_triangle_triangle", SAT_BAND);
+    oracle_run_init(&r, "overlap_triangle_triangle", SAT_BAND, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -399,7 +379,7 @@ static void diff_triangle_triangle(void **state)
     mq_triangle nan = a;
     nan.v[1][1] = NAN;
     strict(&r, !mq_overlap_triangle_triangle(&a, &nan) && !mq_overlap_triangle_triangle(&nan, &a), "NaN triangle");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -467,7 +447,7 @@ static void diff_aabb2_aabb2(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "overlap_aabb2_aabb2", SAT_BAND);
+    oracle_run_init(&r, "overlap_aabb2_aabb2", SAT_BAND, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -508,14 +488,14 @@ static void diff_aabb2_aabb2(void **state)
     mq_aabb2 unit = {{0, 0}, {1, 1}}, empty = {{0, 0.5f}, {1, 0.25f}}, nanb = {{0, 0}, {NAN, 1}};
     soft(&r, !mq_overlap_aabb2_aabb2(&unit, &empty), "empty 2D box (min > max) overlaps");
     strict(&r, !mq_overlap_aabb2_aabb2(&unit, &nanb) && !mq_overlap_aabb2_aabb2(&nanb, &unit), "NaN 2D box overlaps");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 static void diff_rect2_rect2(void **state)
 {
     (void)state;
     run r;
-    run_init(&r, "overlap_rect2_rect2", SAT_BAND);
+    oracle_run_init(&r, "overlap_rect2_rect2", SAT_BAND, N_CASES);
     for (long i = 0; i < r.n; i++) {
         oracle_distrib d = (oracle_distrib)(i % ORACLE_DIST_COUNT);
         oracle_gen g;
@@ -550,7 +530,7 @@ static void diff_rect2_rect2(void **state)
     mq_rect2 skew = {{0, 0}, {1, 1}, {{1, 0}, {1, 0}}};
     strict(&r, !mq_overlap_rect2_rect2(&a, &neg) && !mq_overlap_rect2_rect2(&nanr, &a), "invalid rectangle overlaps");
     soft(&r, !mq_overlap_rect2_rect2(&a, &skew), "rectangle with parallel axes (not orthonormal) overlaps");
-    run_finish(&r);
+    oracle_run_finish(&r);
 }
 
 int main(void)

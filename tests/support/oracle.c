@@ -4,6 +4,11 @@
  */
 #include "oracle.h"
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -1858,4 +1863,20 @@ uint64_t oracle_name_seed(const char *name)
     for (; *name; name++)
         h = (h ^ (unsigned char)*name) * 1099511628211ull;
     return h;
+}
+
+void oracle_run_init(oracle_run *r, const char *name, double band_rel, long base_cases)
+{
+    oracle_stats_init(&r->st, name, band_rel);
+    mq_test_rng_seed(&r->rng, mq_test_seed(0xD1FF) ^ oracle_name_seed(name));
+    r->n = oracle_case_count(base_cases);
+}
+
+void oracle_run_finish(oracle_run *r)
+{
+    oracle_stats_print(&r->st);
+    assert_true(r->st.cases >= r->n);
+    assert_int_equal(r->st.mismatches, 0);
+    assert_int_equal(r->st.value_failures, 0);
+    assert_int_equal(r->st.strict_failures, 0);
 }

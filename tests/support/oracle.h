@@ -272,6 +272,22 @@ typedef struct oracle_stats {
 } oracle_stats;
 
 void oracle_stats_init(oracle_stats *s, const char *name, double band_rel);
+
+/*
+ * One randomized differential run of a predicate: its counters, an RNG seeded
+ * from MQ_TEST_SEED (default 0xD1FF) and the predicate's name, and the number of
+ * cases (oracle_case_count(base_cases)).
+ */
+typedef struct oracle_run {
+    oracle_stats st;
+    mq_test_rng rng;
+    long n;
+} oracle_run;
+
+void oracle_run_init(oracle_run *r, const char *name, double band_rel, long base_cases);
+/* Prints the run's counts and fails the test (cmocka) unless every case ran and
+ * there were no mismatches outside the band, no value failures and no strict failures. */
+void oracle_run_finish(oracle_run *r);
 /* Counts a case (oracle_stats_bool does it for boolean comparisons). */
 void oracle_stats_case(oracle_stats *s, oracle_distrib d);
 /* Records a boolean comparison. sep: the oracle's signed separation (only
