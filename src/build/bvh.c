@@ -99,10 +99,6 @@ mq_status mq_bvh_build(const mq_mesh *mesh, const mq_bvh_def *def, mq_bvh **out,
         return mq_diag_set(diag, MQ_ERR_OUT_OF_MEMORY, NULL, 0, 0, "out of memory building a BVH");
     bvh->mesh = mesh;
     bvh->root = MQ_REF_EMPTY;
-    bvh->mesh_has_normals = mq_mesh_corner_normals(mesh) != NULL;
-    bvh->mesh_has_uvs = mq_mesh_corner_texcoords(mesh) != NULL;
-    for (int k = 0; k < 3; k++)
-        bvh->mesh_has_names[k] = mq_mesh_name_count(mesh, (mq_name_kind)k) > 1;
     for (int p = 0; p < 6; p++)
         bvh->root_box[p] = (p & 1) ? -INFINITY : INFINITY;
     if (def->allocator) {

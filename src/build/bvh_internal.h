@@ -20,7 +20,6 @@ struct mq_bvh {
     uint32_t max_depth;
     double build_ms;
     /* What the (immutable) mesh carries for hit records, looked up once. */
-    bool mesh_has_normals, mesh_has_uvs, mesh_has_names[3];
 };
 
 static inline const mq_allocator *mq_bvh_allocator(const mq_bvh *b) { return b->has_alloc ? &b->alloc : NULL; }

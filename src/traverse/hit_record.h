@@ -2,12 +2,10 @@
 #ifndef MQ_TRAVERSE_HIT_RECORD_H
 #define MQ_TRAVERSE_HIT_RECORD_H
 
+#include "traverse/hit_mesh.h"
 #include "traverse/trace.h"
 
 /* Fills `out` for the hit `b` of query `q`. */
 void mq_hit_from_best(const mq_trace *q, const mq_best *b, mq_hit *out);
-
-/* The miss record: t = INFINITY, triangle = face = MQ_NO_TRIANGLE, the rest zero. */
-void mq_hit_miss(mq_hit *out);
 
 #endif

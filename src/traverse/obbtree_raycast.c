@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/vec3.h"
+#include "traverse/hit_mesh.h"
 #include "traverse/obbtree_node_tests.h"
 
 typedef struct ray_entry {
@@ -46,54 +47,21 @@ static bool clip(const mq_obbtree_node *n, const mq_ray *ray, float limit, float
     return true;
 }
 
-/* The hit record, field for field as the BVH fills it (traverse/hit_record.c),
- * so both hierarchies give identical answers: the unit geometric normal in
- * double from the stored corners, the mesh's attributes only where it has them. */
-static void geometric_normal(const mq_triangle *tri, vec3 out)
-{
-    double e1[3], e2[3];
-    for (int k = 0; k < 3; k++) {
-        e1[k] = (double)tri->v[1][k] - tri->v[0][k];
-        e2[k] = (double)tri->v[2][k] - tri->v[0][k];
-    }
-    double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
-    double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-    for (int k = 0; k < 3; k++)
-        out[k] = len > 0.0 ? (float)(n[k] / len) : 0.0f;
-}
-
-static uint32_t name_id(const mq_mesh *m, mq_name_kind kind, uint32_t face)
-{
-    return mq_mesh_name_count(m, kind) > 1 ? mq_mesh_face_name_id(m, kind, face) : 0;
-}
-
+/* The hit record through the same shared code as the BVH's (traverse/hit_mesh.c),
+ * so both hierarchies give identical records. */
 static void fill_hit(const mq_obbtree *t, const mq_ray *ray, uint32_t k, const mq_triangle_hit *h, mq_hit *out)
 {
     const mq_mesh *m = t->mesh;
     out->t = h->t;
     for (int i = 0; i < 3; i++)
         out->point[i] = ray->origin[i] + h->t * ray->dir[i];
-    geometric_normal(&t->tris[k], out->normal);
+    mq_hit_unit_normal(t->tris[k].v[0], t->tris[k].v[1], t->tris[k].v[2], out->normal);
     out->u = h->u;
     out->v = h->v;
     out->back_face = h->back_face;
     out->triangle = t->ids[k];
     out->face = mq_mesh_face_index(m, out->triangle);
-    vec3 n;
-    out->has_shading_normal = mq_mesh_corner_normals(m) && mq_mesh_shading_normal(m, out->triangle, h->u, h->v, n);
-    mq_v3_copy(out->shading_normal, out->has_shading_normal ? n : out->normal);
-    out->uv[0] = out->uv[1] = 0.0f;
-    out->has_uv = mq_mesh_corner_texcoords(m) && mq_mesh_texcoord_at(m, out->triangle, h->u, h->v, out->uv);
-    out->group = name_id(m, MQ_NAME_GROUP, out->face);
-    out->object = name_id(m, MQ_NAME_OBJECT, out->face);
-    out->material = name_id(m, MQ_NAME_MATERIAL, out->face);
-}
-
-static void fill_miss(mq_hit *out)
-{
-    memset(out, 0, sizeof *out);
-    out->t = INFINITY;
-    out->triangle = out->face = MQ_NO_TRIANGLE;
+    mq_hit_mesh_attributes(m, out);
 }
 
 /* The triangle test with the query's culling. Every triangle is tested with
@@ -199,7 +167,7 @@ bool mq_obbtree_raycast_closest(const mq_obbtree *t, const mq_ray *ray, const mq
         if (best.found)
             fill_hit(t, ray, best.tri, &best.hit, out);
         else
-            fill_miss(out);
+            mq_hit_miss(out);
     }
     return best.found;
 }
