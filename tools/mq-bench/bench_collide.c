@@ -28,6 +28,7 @@
 #include <meshquery/obj.h>
 
 #include "bench.h"
+#include "generate.h"
 #include "queryfile.h"
 #if defined(MQ_HAVE_FCL)
 #include "ref_fcl.h"
@@ -174,18 +175,10 @@ static bool read_xforms(const char *path, xform_list *l)
     return true;
 }
 
-static double unit_rand(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return (double)((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
-}
-
 /* A uniform rotation (Shoemake); B's bounds centre to A's plus an offset. */
-static mq_rigid random_placement(uint64_t *r, const placed_mesh *a, const placed_mesh *b)
+static mq_rigid random_placement(mqt_rng *r, const placed_mesh *a, const placed_mesh *b)
 {
-    double u1 = unit_rand(r), u2 = 6.283185307179586 * unit_rand(r), u3 = 6.283185307179586 * unit_rand(r);
+    double u1 = mqt_rng_unit(r), u2 = 6.283185307179586 * mqt_rng_unit(r), u3 = 6.283185307179586 * mqt_rng_unit(r);
     double s = sqrt(1.0 - u1), c = sqrt(u1), D = fmax(a->diagonal, b->diagonal);
     mq_rigid x = {{(float)(s * sin(u2)), (float)(s * cos(u2)), (float)(c * sin(u3)), (float)(c * cos(u3))},
                   {0, 0, 0}};
@@ -195,7 +188,7 @@ static mq_rigid random_placement(uint64_t *r, const placed_mesh *a, const placed
     mq_rigid_apply(&x, cb, rcb);
     for (int k = 0; k < 3; k++)
         x.translation[k] = (float)(0.5 * ((double)a->box.min[k] + a->box.max[k]) - rcb[k] +
-                                   (unit_rand(r) - 0.5) * 0.6 * D);
+                                   (mqt_rng_unit(r) - 0.5) * 0.6 * D);
     return x;
 }
 
@@ -408,7 +401,8 @@ int bench_collide_main(int argc, char **argv)
     if (ok && o.xforms_path) {
         ok = read_xforms(o.xforms_path, &l);
     } else if (ok) {
-        uint64_t r = o.seed;
+        mqt_rng r;
+        mqt_rng_seed(&r, o.seed);
         for (size_t i = 0; i < o.generate && ok; i++) {
             mq_rigid x = random_placement(&r, &pa, &pb);
             ok = push_xform(&l, &x);

@@ -30,6 +30,7 @@
 #include <meshquery/obj.h>
 
 #include "bench.h"
+#include "generate.h"
 #include "queryfile.h"
 #if defined(MQ_HAVE_FCL)
 #include "ref_fcl.h"
@@ -215,35 +216,26 @@ static bool read_queries(const char *path, query_list *l)
     return ok;
 }
 
-/* splitmix64 (the generators of tools/common use the same). */
-static double unit_rand(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return (double)((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
-}
-
 typedef struct bounds {
     mq_aabb box;
     double diagonal;
 } bounds;
 
-static void random_point(uint64_t *r, const bounds *b, vec3 out)
+static void random_point(mqt_rng *r, const bounds *b, vec3 out)
 {
     for (int k = 0; k < 3; k++)
-        out[k] = (float)(b->box.min[k] + (b->box.max[k] - b->box.min[k]) * unit_rand(r));
+        out[k] = (float)(b->box.min[k] + (b->box.max[k] - b->box.min[k]) * mqt_rng_unit(r));
 }
 
-static float random_size(uint64_t *r, const bounds *b)
+static float random_size(mqt_rng *r, const bounds *b)
 {
-    return (float)(b->diagonal * exp(log(0.002) + (log(0.05) - log(0.002)) * unit_rand(r)));
+    return (float)(b->diagonal * exp(log(0.002) + (log(0.05) - log(0.002)) * mqt_rng_unit(r)));
 }
 
 /* Uniform rotation (Shoemake), cglm order x, y, z, w. */
-static void random_quat(uint64_t *r, versor q)
+static void random_quat(mqt_rng *r, versor q)
 {
-    double u1 = unit_rand(r), u2 = 6.283185307179586 * unit_rand(r), u3 = 6.283185307179586 * unit_rand(r);
+    double u1 = mqt_rng_unit(r), u2 = 6.283185307179586 * mqt_rng_unit(r), u3 = 6.283185307179586 * mqt_rng_unit(r);
     double a = sqrt(1.0 - u1), b = sqrt(u1);
     q[0] = (float)(a * sin(u2));
     q[1] = (float)(a * cos(u2));
@@ -251,7 +243,7 @@ static void random_quat(uint64_t *r, versor q)
     q[3] = (float)(b * cos(u3));
 }
 
-static void random_query(uint64_t *r, const bounds *b, shape_kind kind, query *q)
+static void random_query(mqt_rng *r, const bounds *b, shape_kind kind, query *q)
 {
     vec3 c, h;
     versor rot;
@@ -260,8 +252,8 @@ static void random_query(uint64_t *r, const bounds *b, shape_kind kind, query *q
     if (kind == SHAPE_SPHERE) {
         q->s = (mq_sphere){{c[0], c[1], c[2]}, random_size(r, b)};
     } else if (kind == SHAPE_CAPSULE) {
-        double z = 2.0 * unit_rand(r) - 1.0, phi = 6.283185307179586 * unit_rand(r), s = sqrt(1.0 - z * z);
-        double len = 0.1 * b->diagonal * unit_rand(r), d[3] = {s * cos(phi), s * sin(phi), z};
+        double z = 2.0 * mqt_rng_unit(r) - 1.0, phi = 6.283185307179586 * mqt_rng_unit(r), s = sqrt(1.0 - z * z);
+        double len = 0.1 * b->diagonal * mqt_rng_unit(r), d[3] = {s * cos(phi), s * sin(phi), z};
         q->c = (mq_capsule){{c[0], c[1], c[2]},
                             {(float)(c[0] + len * d[0]), (float)(c[1] + len * d[1]), (float)(c[2] + len * d[2])},
                             random_size(r, b)};
@@ -279,7 +271,8 @@ static void random_query(uint64_t *r, const bounds *b, shape_kind kind, query *q
 
 static bool generate_queries(const bounds *b, size_t per_shape, uint64_t seed, query_list *l)
 {
-    uint64_t r = seed;
+    mqt_rng r;
+    mqt_rng_seed(&r, seed);
     for (int kind = 0; kind < SHAPE_KINDS; kind++)
         for (size_t i = 0; i < per_shape; i++) {
             query q;
