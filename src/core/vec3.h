@@ -31,26 +31,12 @@ static inline void mq_v3_madd(vec3 out, const vec3 a, const vec3 b, float s)
 }
 static inline float mq_v3_dot(const vec3 a, const vec3 b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 static inline float mq_v3_len2(const vec3 a) { return mq_v3_dot(a, a); }
-static inline float mq_v3_dist2(const vec3 a, const vec3 b)
-{
-    vec3 d;
-    mq_v3_sub(d, a, b);
-    return mq_v3_len2(d);
-}
 /* out must not alias a or b */
 static inline void mq_v3_cross(vec3 out, const vec3 a, const vec3 b)
 {
     out[0] = a[1] * b[2] - a[2] * b[1];
     out[1] = a[2] * b[0] - a[0] * b[2];
     out[2] = a[0] * b[1] - a[1] * b[0];
-}
-static inline void mq_v3_min(vec3 out, const vec3 a, const vec3 b)
-{
-    out[0] = fminf(a[0], b[0]); out[1] = fminf(a[1], b[1]); out[2] = fminf(a[2], b[2]);
-}
-static inline void mq_v3_max(vec3 out, const vec3 a, const vec3 b)
-{
-    out[0] = fmaxf(a[0], b[0]); out[1] = fmaxf(a[1], b[1]); out[2] = fmaxf(a[2], b[2]);
 }
 static inline bool mq_v3_is_finite(const vec3 a) { return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]); }
 static inline void mq_v3_fill_nan(vec3 out)

@@ -39,19 +39,10 @@
 #define MQ_CL_RANGE_LO 0x1p-24f
 
 /*
- * A triangle is numerically FLAT when sin^2 of its angle at v0 is at most this.
- * The computed normal n = (v1-v0) x (v2-v0) carries an absolute error of about
- * eps*|v1-v0||v2-v0|, i.e. a direction error of eps/sin(angle); below
- * sin = 2^-16 that error (>= 2^-8 rad) would skew the face projection, while
- * the triangle is then narrower than 2^-16 of its longest edge, so its edges
- * describe it to that width. The threshold balances the two errors. This is
- * the criterion for a normal computed in FLOAT (mq_cl_tri_flat); the
- * triangle kernels themselves work in double and use MQ_CL_FLAT_SIN2_D.
- */
-#define MQ_CL_FLAT_SIN2 0x1p-32f
-
-/*
- * The same criterion for the double-precision triangle kernels (point-triangle,
+ * A triangle is numerically FLAT when sin^2 of its angle at v0 is at most this:
+ * the computed normal's direction error (about eps/sin) would then skew the face
+ * projection more than treating the triangle as its edges does. This is the
+ * criterion for the double-precision triangle kernels (point-triangle,
  * segment-triangle). There n = ab x ac is computed from float differences, whose
  * products are exact in double, so each component is rounded once (relative
  * error 2^-53): the face projection is then off by about 2^-53 |p - v0| / sin,
@@ -221,13 +212,6 @@ static inline void mq_cl_tri_eval(vec3 out, const mq_triangle *tri, const float 
 {
     for (int i = 0; i < 3; i++)
         out[i] = w[0] * tri->v[0][i] + w[1] * tri->v[1][i] + w[2] * tri->v[2][i];
-}
-
-/* True when the triangle with edges ab, ac (from v0) and normal n = ab x ac is flat (see MQ_CL_FLAT_SIN2). */
-static inline bool mq_cl_tri_flat(const vec3 n, const vec3 ab, const vec3 ac)
-{
-    float nn = mq_v3_len2(n);
-    return nn == 0.0f || nn <= MQ_CL_FLAT_SIN2 * (mq_v3_len2(ab) * mq_v3_len2(ac));
 }
 
 /* ------------------------------------------------------------------------- */

@@ -64,13 +64,4 @@ static inline void mq_obb_to_world(const mq_obb *box, const vec3 local, vec3 out
     mq_v3_madd(out, out, box->axes[2], local[2]);
 }
 
-/* The box's local AABB: [-half, +half]. */
-static inline void mq_obb_local_aabb(const mq_obb *box, mq_aabb *out)
-{
-    for (int i = 0; i < 3; i++) {
-        out->min[i] = -box->half[i];
-        out->max[i] = box->half[i];
-    }
-}
-
 #endif
