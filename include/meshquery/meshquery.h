@@ -8,6 +8,7 @@
  *   obj.h         loading meshes from Wavefront OBJ files or memory
  *   bvh.h         the AABB BVH: raycasts closest / any / all, batches, refit
  *   obbtree.h     the OBB tree: shape overlaps, raycasts, closest point, mesh vs mesh
+ *   scene.h       instances of hierarchies placed by transforms: every query on the world, batches
  */
 #ifndef MESHQUERY_H
 #define MESHQUERY_H
@@ -19,5 +20,6 @@
 #include <meshquery/obj.h>
 #include <meshquery/bvh.h>
 #include <meshquery/obbtree.h>
+#include <meshquery/scene.h>
 
 #endif

@@ -1,0 +1,416 @@
+/*
+ * meshquery/scene.h — many meshes placed by transforms, queried as one world.
+ *
+ * Synopsis
+ *   mq_scene_create(), mq_scene_destroy()
+ *   mq_default_instance_def()                 hierarchy + transform + user id + mask
+ *   mq_scene_add(), mq_scene_remove(), mq_scene_set_transform(), mq_scene_set_mask()
+ *   mq_scene_commit()                         make the edits visible to queries
+ *   mq_xform_identity(), mq_xform_from_trs(), mq_xform_apply_point()
+ *
+ *   Rays:     mq_scene_raycast_closest / _any / _all / _each
+ *   Shapes:   mq_scene_overlap_<shape> / _<shape>_array / mq_scene_any_overlap_<shape>
+ *             for <shape> = sphere, capsule, obb, aabb
+ *   Distance: mq_scene_closest_point
+ *   Contacts: mq_scene_collide (instance vs instance), mq_scene_collide_array
+ *   Batches:  mq_scene_raycast_closest_batch / _any_batch,
+ *             mq_scene_any_overlap_batch, mq_scene_overlap_count_batch,
+ *             mq_scene_closest_point_batch                 (N threads, a persistent pool)
+ *
+ * Instances. An instance is a built hierarchy (an AABB BVH or an OBB tree,
+ * see bvh.h and obbtree.h) placed in the world by an affine transform, with a
+ * 64-bit user id and a 32-bit query mask. One hierarchy may be instanced any
+ * number of times. The scene REFERENCES the hierarchies (and through them
+ * their meshes): they must outlive the scene, or at least the commit that
+ * removes their last instance.
+ *
+ * Transforms. Any affine map world = A * local + t whose linear part A is
+ * invertible and well conditioned: rotations, translations, uniform and
+ * non-uniform scale, mirrors (negative determinant) and shear. Transforms are
+ * kept in double precision; each mesh stays in float relative to its own
+ * origin. A transform whose linear part has a non-finite entry, or whose
+ * smallest singular value is below 1e-12 times its largest, is rejected with
+ * MQ_ERR_INVALID_ARG.
+ *
+ * Large worlds. World-space inputs and outputs (rays, shapes, points, t,
+ * distances) are doubles. A query is mapped into each instance's frame in
+ * double precision, relative to that instance (a ray is first advanced, in
+ * double, to where it enters the instance's world box), and only then
+ * rounded to float. So an instance placed 1e7 units from the origin answers
+ * like the same instance at the origin: the same triangles, and t, points and
+ * distances that agree to the mesh's own float precision (micrometres for a
+ * metre-sized mesh), not to float precision at 1e7 (about one unit).
+ *
+ * Answers. Every query answers as the brute-force loop would: over every
+ * instance whose mask matches, over every triangle of its mesh mapped to the
+ * world by the instance's transform, the primitive test of primitives.h.
+ *   - A mirrored instance (negative determinant) reverses its triangles'
+ *     winding in the world: the world normal is that of the mapped triangle,
+ *     (w1-w0) x (w2-w0), and back_face / culling follow it.
+ *   - Barycentrics (u, v) are the same in the world and in the mesh.
+ *   - Ties in t (or in distance) go to the smallest instance id, then the
+ *     smallest triangle id.
+ *   - Invalid query inputs (NaN or infinite values, a zero direction,
+ *     tmin > tmax, a negative radius, non-orthonormal box axes) match nothing.
+ *
+ * Committing. Edits (add, remove, set_transform, set_mask) are staged; queries
+ * see the scene as of the last mq_scene_commit, which updates the top-level
+ * hierarchy over the instances: a refit when only transforms or masks changed,
+ * a rebuild when instances were added or removed. The instances' own
+ * hierarchies are never rebuilt. A new scene, or one never committed, is
+ * empty to queries.
+ *
+ * Thread safety. Queries on a scene allocate nothing and may run from any
+ * number of threads at once, and at the same time as edits (which touch only
+ * the staged state). mq_scene_commit and mq_scene_destroy must not run
+ * concurrently with anything else on the same scene; edits must not run
+ * concurrently with each other. Callbacks run on the querying thread (for
+ * batches: on pool threads), inside the query.
+ */
+#ifndef MESHQUERY_SCENE_H
+#define MESHQUERY_SCENE_H
+
+#include <meshquery/bvh.h>
+#include <meshquery/obbtree.h>
+
+/** Opaque scene of instances. */
+typedef struct mq_scene mq_scene;
+
+/** "No instance": the instance id of a miss. */
+#define MQ_NO_INSTANCE UINT32_MAX
+
+/** A world-space point or vector in double precision. */
+typedef double mq_dvec3[3];
+
+/**
+ * An affine transform local -> world, row-major 3x4:
+ * world[r] = m[r][0]*x + m[r][1]*y + m[r][2]*z + m[r][3].
+ */
+typedef struct mq_xform {
+    double m[3][4];
+} mq_xform;
+
+/** A world ray { origin + t*dir : tmin <= t <= tmax }; dir need not be unit length. */
+typedef struct mq_dray {
+    mq_dvec3 origin;
+    double tmin;
+    mq_dvec3 dir;
+    double tmax;
+} mq_dray;
+
+/** World solid sphere. */
+typedef struct mq_dsphere {
+    mq_dvec3 center;
+    double radius;
+} mq_dsphere;
+
+/** World capsule: points within `radius` of segment a-b. */
+typedef struct mq_dcapsule {
+    mq_dvec3 a;
+    mq_dvec3 b;
+    double radius;
+} mq_dcapsule;
+
+/** World oriented box { center + sum_i s_i * axes[i] : |s_i| <= half[i] }; axes orthonormal (rows). */
+typedef struct mq_dobb {
+    mq_dvec3 center;
+    mq_dvec3 half;
+    double axes[3][3];
+} mq_dobb;
+
+/** World axis-aligned box (min <= max componentwise). */
+typedef struct mq_daabb {
+    mq_dvec3 min;
+    mq_dvec3 max;
+} mq_daabb;
+
+/** Which member of mq_dshape is set. */
+typedef enum mq_shape_kind {
+    MQ_SHAPE_SPHERE = 0,
+    MQ_SHAPE_CAPSULE = 1,
+    MQ_SHAPE_OBB = 2,
+    MQ_SHAPE_AABB = 3
+} mq_shape_kind;
+
+/** One query shape of a batch. */
+typedef struct mq_dshape {
+    mq_shape_kind kind;
+    union {
+        mq_dsphere sphere;
+        mq_dcapsule capsule;
+        mq_dobb obb;
+        mq_daabb aabb;
+    } u;
+} mq_dshape;
+
+/* ------------------------------------------------------------------------- */
+/* Transforms                                                                */
+/* ------------------------------------------------------------------------- */
+
+/** The identity transform. */
+MQ_API mq_xform mq_xform_identity(void);
+
+/**
+ * world = T * R * S * local: scale (may be negative: a mirror), then rotate by
+ * the quaternion (x, y, z, w; normalised first), then translate.
+ * A zero or non-finite quaternion gives a transform with NaN entries, which
+ * mq_scene_add rejects.
+ */
+MQ_API mq_xform mq_xform_from_trs(const mq_dvec3 translation, const double rotation[4], const mq_dvec3 scale);
+
+/** out = xf applied to point p (in double). */
+MQ_API void mq_xform_apply_point(const mq_xform *xf, const mq_dvec3 p, mq_dvec3 out);
+
+/* ------------------------------------------------------------------------- */
+/* Building a scene                                                          */
+/* ------------------------------------------------------------------------- */
+
+/** An instance to add. Start from mq_default_instance_def() and set exactly one hierarchy. */
+typedef struct mq_instance_def {
+    const mq_bvh *bvh;          /**< the instance's hierarchy, or NULL when obbtree is set */
+    const mq_obbtree *obbtree;  /**< or an OBB tree (then bvh is NULL) */
+    mq_xform transform;         /**< local -> world; default identity */
+    uint64_t user_id;           /**< reported with every answer; default 0 */
+    uint32_t mask;              /**< a query sees the instance when (mask & query mask) != 0; default all ones */
+} mq_instance_def;
+
+/** Defaults: no hierarchy, identity transform, user id 0, mask 0xFFFFFFFF. */
+MQ_API mq_instance_def mq_default_instance_def(void);
+
+/**
+ * Creates an empty scene.
+ * @param alloc optional allocator (NULL: the default); copied.
+ * @return MQ_OK; MQ_ERR_INVALID_ARG for a NULL out; MQ_ERR_OUT_OF_MEMORY.
+ */
+MQ_API mq_status mq_scene_create(const mq_allocator *alloc, mq_scene **out, mq_diag *diag);
+
+/** Frees the scene (not the hierarchies or meshes it references). NULL is a no-op. */
+MQ_API void mq_scene_destroy(mq_scene *scene);
+
+/**
+ * Stages a new instance. Ids are small integers, reused after removal (the
+ * smallest free one is taken), so they can index the caller's own arrays.
+ * @param[out] id receives the instance id on MQ_OK.
+ * @return MQ_OK; MQ_ERR_INVALID_ARG (NULL scene/def/id, not exactly one
+ *         hierarchy, a rejected transform: see "Transforms"); MQ_ERR_LIMIT
+ *         (more than 2^24 instances); MQ_ERR_OUT_OF_MEMORY (scene unchanged).
+ */
+MQ_API mq_status mq_scene_add(mq_scene *scene, const mq_instance_def *def, uint32_t *id, mq_diag *diag);
+
+/** Stages the removal of an instance. MQ_ERR_INVALID_ARG for an unknown id. */
+MQ_API mq_status mq_scene_remove(mq_scene *scene, uint32_t id);
+
+/** Stages a new transform for an instance. MQ_ERR_INVALID_ARG for an unknown id or a rejected transform. */
+MQ_API mq_status mq_scene_set_transform(mq_scene *scene, uint32_t id, const mq_xform *transform, mq_diag *diag);
+
+/** Stages a new query mask for an instance. MQ_ERR_INVALID_ARG for an unknown id. */
+MQ_API mq_status mq_scene_set_mask(mq_scene *scene, uint32_t id, uint32_t mask);
+
+/**
+ * Makes all staged edits visible to queries and updates the top-level
+ * hierarchy (refit or rebuild, see "Committing").
+ * @return MQ_OK; MQ_ERR_OUT_OF_MEMORY (the previous committed state stays in
+ *         force, and the edits stay staged).
+ */
+MQ_API mq_status mq_scene_commit(mq_scene *scene, mq_diag *diag);
+
+/** Number of instances in the committed scene. */
+MQ_API size_t mq_scene_instance_count(const mq_scene *scene);
+
+/** The committed world bounding box of all instances; false when there are none. */
+MQ_API bool mq_scene_bounds(const mq_scene *scene, mq_daabb *out);
+
+/**
+ * The committed definition of instance `id` (hierarchy, transform, user id, mask).
+ * @return false for an id not in the committed scene.
+ */
+MQ_API bool mq_scene_instance(const mq_scene *scene, uint32_t id, mq_instance_def *out);
+
+/** Bytes owned by the scene (instances and top-level hierarchy), excluding the hierarchies. */
+MQ_API size_t mq_scene_byte_count(const mq_scene *scene);
+
+/* ------------------------------------------------------------------------- */
+/* Queries                                                                   */
+/* ------------------------------------------------------------------------- */
+
+/** Options shared by every scene query. Start from mq_default_scene_query(); NULL means the defaults. */
+typedef struct mq_scene_query {
+    uint32_t mask;        /**< only instances with (instance mask & mask) != 0 take part; default all ones */
+    bool cull_back_faces; /**< raycasts: ignore triangles seen from behind (in the world); default false */
+} mq_scene_query;
+
+/** Defaults: mask 0xFFFFFFFF, both faces. */
+MQ_API mq_scene_query mq_default_scene_query(void);
+
+/** One ray hit in the scene: world-space geometry plus where it is in which mesh. */
+typedef struct mq_scene_hit {
+    double t;                /**< world ray parameter in [tmin, tmax]; INFINITY on a miss */
+    mq_dvec3 point;          /**< world point: the instance's transform of the mesh point */
+    mq_dvec3 normal;         /**< world unit geometric normal of the mapped triangle (see "Answers") */
+    mq_dvec3 shading_normal; /**< world unit interpolated vertex normal (inverse-transpose mapped); = normal when absent */
+    float u, v;              /**< barycentrics: point = (1-u-v)*w0 + u*w1 + v*w2 */
+    vec2 uv;                 /**< mesh texture coordinate at (u, v); (0, 0) when absent */
+    uint32_t instance;       /**< instance id; MQ_NO_INSTANCE on a miss */
+    uint32_t triangle;       /**< triangle id in the instance's mesh; MQ_NO_TRIANGLE on a miss */
+    uint32_t face;           /**< OBJ face of that triangle (mq_mesh_face_index) */
+    uint32_t group;          /**< name ids in the instance's mesh (mq_mesh_name), 0 = none */
+    uint32_t object;
+    uint32_t material;
+    uint64_t user_id;        /**< the instance's user id */
+    bool back_face;          /**< dir points along `normal` */
+    bool has_shading_normal; /**< the mesh has normals at all three corners */
+    bool has_uv;             /**< the mesh has texture coordinates at all three corners */
+} mq_scene_hit;
+
+/** The nearest hit in [tmin, tmax]. @param out may be NULL. @return true on a hit. */
+MQ_API bool mq_scene_raycast_closest(const mq_scene *scene, const mq_dray *ray, const mq_scene_query *query,
+                                     mq_scene_hit *out);
+
+/** True when anything is hit in [tmin, tmax]; stops at the first hit found. */
+MQ_API bool mq_scene_raycast_any(const mq_scene *scene, const mq_dray *ray, const mq_scene_query *query);
+
+/** Called per hit of mq_scene_raycast_each in increasing t; return false to stop. */
+typedef bool (*mq_scene_hit_fn)(const mq_scene_hit *hit, void *user);
+
+/**
+ * Every hit along the ray in increasing t (ties: instance id, then triangle
+ * id). Within one instance, hits on a shared edge or vertex are reported once
+ * (as mq_bvh_raycast_each does). No allocation, no limit on the number of hits.
+ * @return the number of calls made to fn.
+ */
+MQ_API size_t mq_scene_raycast_each(const mq_scene *scene, const mq_dray *ray, const mq_scene_query *query,
+                                    mq_scene_hit_fn fn, void *user);
+
+/**
+ * Every hit as an array: the min(total, capacity) nearest, sorted as
+ * mq_scene_raycast_each reports them. @return the TOTAL number of hits.
+ * `hits` may be NULL when capacity is 0.
+ */
+MQ_API size_t mq_scene_raycast_all(const mq_scene *scene, const mq_dray *ray, const mq_scene_query *query,
+                                   mq_scene_hit *hits, size_t capacity);
+
+/** One triangle of one instance. */
+typedef struct mq_instance_triangle {
+    uint32_t instance;
+    uint32_t triangle;
+} mq_instance_triangle;
+
+/** Called once per overlapping (instance, triangle), in no particular order. Return false to stop. */
+typedef bool (*mq_scene_overlap_fn)(uint32_t instance, uint32_t triangle, void *user);
+
+/**
+ * Every (instance, triangle) whose mapped triangle overlaps the world sphere
+ * (mq_overlap_sphere_triangle semantics: closed sets, touching counts).
+ * @return the number of calls made (including one that returned false).
+ */
+MQ_API size_t mq_scene_overlap_sphere(const mq_scene *scene, const mq_dsphere *sphere, const mq_scene_query *query,
+                                      mq_scene_overlap_fn fn, void *user);
+/** Writes up to `capacity` overlapping pairs, returns the total. `out` may be NULL when capacity is 0. */
+MQ_API size_t mq_scene_overlap_sphere_array(const mq_scene *scene, const mq_dsphere *sphere,
+                                            const mq_scene_query *query, mq_instance_triangle *out,
+                                            size_t capacity);
+/** True when some triangle overlaps the sphere; stops at the first. */
+MQ_API bool mq_scene_any_overlap_sphere(const mq_scene *scene, const mq_dsphere *sphere,
+                                        const mq_scene_query *query);
+
+/** As mq_scene_overlap_sphere, for a capsule (mq_overlap_capsule_triangle). */
+MQ_API size_t mq_scene_overlap_capsule(const mq_scene *scene, const mq_dcapsule *capsule,
+                                       const mq_scene_query *query, mq_scene_overlap_fn fn, void *user);
+/** As mq_scene_overlap_sphere_array, for a capsule. */
+MQ_API size_t mq_scene_overlap_capsule_array(const mq_scene *scene, const mq_dcapsule *capsule,
+                                             const mq_scene_query *query, mq_instance_triangle *out,
+                                             size_t capacity);
+/** True when some triangle overlaps the capsule. */
+MQ_API bool mq_scene_any_overlap_capsule(const mq_scene *scene, const mq_dcapsule *capsule,
+                                         const mq_scene_query *query);
+
+/** As mq_scene_overlap_sphere, for an oriented box (mq_overlap_triangle_obb). */
+MQ_API size_t mq_scene_overlap_obb(const mq_scene *scene, const mq_dobb *box, const mq_scene_query *query,
+                                   mq_scene_overlap_fn fn, void *user);
+/** As mq_scene_overlap_sphere_array, for an oriented box. */
+MQ_API size_t mq_scene_overlap_obb_array(const mq_scene *scene, const mq_dobb *box, const mq_scene_query *query,
+                                         mq_instance_triangle *out, size_t capacity);
+/** True when some triangle overlaps the oriented box. */
+MQ_API bool mq_scene_any_overlap_obb(const mq_scene *scene, const mq_dobb *box, const mq_scene_query *query);
+
+/** As mq_scene_overlap_sphere, for an axis-aligned box (mq_overlap_triangle_aabb). */
+MQ_API size_t mq_scene_overlap_aabb(const mq_scene *scene, const mq_daabb *box, const mq_scene_query *query,
+                                    mq_scene_overlap_fn fn, void *user);
+/** As mq_scene_overlap_sphere_array, for an axis-aligned box. */
+MQ_API size_t mq_scene_overlap_aabb_array(const mq_scene *scene, const mq_daabb *box, const mq_scene_query *query,
+                                          mq_instance_triangle *out, size_t capacity);
+/** True when some triangle overlaps the axis-aligned box. */
+MQ_API bool mq_scene_any_overlap_aabb(const mq_scene *scene, const mq_daabb *box, const mq_scene_query *query);
+
+/** The nearest scene point to a query point. */
+typedef struct mq_scene_point_hit {
+    mq_dvec3 point;    /**< world point on the mapped triangle */
+    double distance;   /**< world distance from the query point */
+    float u, v;        /**< barycentrics of `point` on the triangle */
+    uint32_t instance; /**< ties: smallest instance id, then triangle id */
+    uint32_t triangle;
+    uint64_t user_id;
+} mq_scene_point_hit;
+
+/**
+ * The closest point of any (mask-matching) instance to `p` within
+ * `max_distance` (may be INFINITY), measured in the world.
+ * @param out untouched when nothing lies within max_distance (may be NULL).
+ * @return true when found; false otherwise and for a non-finite p or a NaN or
+ *         negative max_distance.
+ */
+MQ_API bool mq_scene_closest_point(const mq_scene *scene, const mq_dvec3 p, double max_distance,
+                                   const mq_scene_query *query, mq_scene_point_hit *out);
+
+/** Called once per intersecting triangle pair of two instances; return false to stop. */
+typedef bool (*mq_scene_pair_fn)(uint32_t triangle_a, uint32_t triangle_b, void *user);
+
+/**
+ * Every pair (triangle of instance a, triangle of instance b), both mapped to
+ * the world, that intersects (mq_overlap_triangle_triangle semantics). `a`
+ * and `b` may use the same hierarchy; a == b is allowed (self pairs, including
+ * a triangle with itself and each unordered pair twice).
+ * @return the number of calls made; 0 when either id is not committed.
+ */
+MQ_API size_t mq_scene_collide(const mq_scene *scene, uint32_t a, uint32_t b, mq_scene_pair_fn fn, void *user);
+
+/** Writes up to `capacity` pairs (a's triangle, b's triangle) and returns the total. */
+MQ_API size_t mq_scene_collide_array(const mq_scene *scene, uint32_t a, uint32_t b, mq_tri_pair *out,
+                                     size_t capacity);
+
+/* ------------------------------------------------------------------------- */
+/* Batches                                                                   */
+/* ------------------------------------------------------------------------- */
+
+/*
+ * Batches spread `count` independent queries over `threads` threads (0 = all
+ * online cores, 1 = the calling thread only) of a persistent pool started on
+ * first use (no thread is created per call). Entry i of the output is exactly
+ * what the single query gives for input i, whatever the thread count.
+ */
+
+/** hits[i] = mq_scene_raycast_closest(rays[i]). @return the number of rays that hit. */
+MQ_API size_t mq_scene_raycast_closest_batch(const mq_scene *scene, const mq_dray *rays, size_t count,
+                                             const mq_scene_query *query, uint32_t threads, mq_scene_hit *hits);
+
+/** occluded[i] = mq_scene_raycast_any(rays[i]). @return the number of occluded rays. */
+MQ_API size_t mq_scene_raycast_any_batch(const mq_scene *scene, const mq_dray *rays, size_t count,
+                                         const mq_scene_query *query, uint32_t threads, bool *occluded);
+
+/** out[i] = mq_scene_any_overlap_<kind>(shapes[i]). @return the number of shapes that overlap something. */
+MQ_API size_t mq_scene_any_overlap_batch(const mq_scene *scene, const mq_dshape *shapes, size_t count,
+                                         const mq_scene_query *query, uint32_t threads, bool *out);
+
+/** counts[i] = number of (instance, triangle) overlapping shapes[i]. @return the sum of the counts. */
+MQ_API uint64_t mq_scene_overlap_count_batch(const mq_scene *scene, const mq_dshape *shapes, size_t count,
+                                             const mq_scene_query *query, uint32_t threads, uint64_t *counts);
+
+/**
+ * found[i] = mq_scene_closest_point(points[i], max_distance, out + i); out[i]
+ * is untouched where found[i] is false. @return the number found.
+ */
+MQ_API size_t mq_scene_closest_point_batch(const mq_scene *scene, const mq_dvec3 *points, size_t count,
+                                           double max_distance, const mq_scene_query *query, uint32_t threads,
+                                           mq_scene_point_hit *out, bool *found);
+
+#endif /* MESHQUERY_SCENE_H */
