@@ -15,6 +15,7 @@
 #include <meshquery/primitives.h>
 
 #include "pick_output.h"
+#include "pick_parallel.h"
 #include "pick_shapes.h"
 #include "camera.h"
 #include "generate.h"
@@ -336,9 +337,7 @@ static bool write_closest(pick_writer *w, const mq_bvh *bvh, const mq_ray *rays,
     double t0 = now_seconds();
     mq_bvh_raycast_closest_batch(bvh, rays, n, q, threads, hits);
     *trace_s = now_seconds() - t0;
-    bool ok = true;
-    for (size_t i = 0; i < n && ok; i++)
-        ok = pick_write_hit(w, i, 0, hits[i].triangle != MQ_NO_TRIANGLE ? &hits[i] : NULL);
+    bool ok = pick_write_closest_hits(w, hits, n, threads);
     free(hits);
     return ok;
 }
@@ -532,7 +531,9 @@ static int run(const pick_options *o)
     }
     static char buffer[1 << 20];
     setvbuf(out, buffer, _IOFBF, sizeof buffer);
-    pick_writer w = {out, format, o->mesh_path, mesh, false};
+    static mqt_textbuf text;
+    mqt_tb_init(&text, out);
+    pick_writer w = {out, format, o->mesh_path, mesh, false, &text};
     mq_ray_query q = mq_default_ray_query();
     q.cull_back_faces = o->cull_back_faces;
     double trace_s = 0.0, t_trace0 = now_seconds();
@@ -541,6 +542,7 @@ static int run(const pick_options *o)
                                       : write_all(&w, bvh, rays, ray_count, &q);
     if (o->mode == MODE_ALL)
         trace_s = now_seconds() - t_trace0;
+    ok = pick_writer_flush(&w) && ok;
     ok = (fflush(out) == 0) && ok;
     if (!to_stdout)
         ok = (fclose(out) == 0) && ok;

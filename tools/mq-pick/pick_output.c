@@ -26,87 +26,122 @@ pick_format pick_format_for(const char *out_path, const char *forced)
     return PICK_TABLE;
 }
 
-/* JSON string with the escapes RFC 8259 requires. */
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
 /* CSV field, quoted when it holds a separator, quote or line break. */
-static void csv_string(FILE *f, const char *s)
+static void csv_string(mqt_textbuf *b, const char *s)
 {
     if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
+        mqt_tb_str(b, s);
         return;
     }
-    fputc('"', f);
+    mqt_tb_char(b, '"');
     for (const char *p = s; *p; p++) {
         if (*p == '"')
-            fputc('"', f);
-        fputc(*p, f);
+            mqt_tb_char(b, '"');
+        mqt_tb_char(b, *p);
     }
-    fputc('"', f);
+    mqt_tb_char(b, '"');
+}
+
+/* "[x,y,z]" or "[x,y]". */
+static void json_floats(mqt_textbuf *b, const float *v, int n)
+{
+    mqt_tb_char(b, '[');
+    for (int i = 0; i < n; i++) {
+        if (i)
+            mqt_tb_char(b, ',');
+        mqt_tb_float(b, v[i]);
+    }
+    mqt_tb_char(b, ']');
 }
 
 static void write_json_hit(pick_writer *w, size_t ray, size_t rank, const mq_hit *h)
 {
     mq_triangle_source src;
     mq_mesh_triangle_source(w->mesh, h->triangle, &src);
-    FILE *f = w->out;
-    fprintf(f, "{\"ray\":%zu,\"rank\":%zu,\"file\":", ray, rank);
-    json_string(f, w->mesh_path);
-    fprintf(f, ",\"face\":%u,\"line\":%llu,\"triangle\":%u,\"group\":", src.face,
-            (unsigned long long)src.line, h->triangle);
-    json_string(f, src.group);
-    fputs(",\"object\":", f);
-    json_string(f, src.object);
-    fputs(",\"material\":", f);
-    json_string(f, src.material);
-    fprintf(f, ",\"t\":%.9g,\"point\":[%.9g,%.9g,%.9g],\"normal\":[%.9g,%.9g,%.9g]", h->t, h->point[0],
-            h->point[1], h->point[2], h->normal[0], h->normal[1], h->normal[2]);
-    fprintf(f, ",\"barycentric\":[%.9g,%.9g],\"back_face\":%s", h->u, h->v, h->back_face ? "true" : "false");
-    if (h->has_shading_normal)
-        fprintf(f, ",\"shading_normal\":[%.9g,%.9g,%.9g]", h->shading_normal[0], h->shading_normal[1],
-                h->shading_normal[2]);
-    if (h->has_uv)
-        fprintf(f, ",\"uv\":[%.9g,%.9g]", h->uv[0], h->uv[1]);
-    fputs("}\n", f);
+    mqt_textbuf *b = w->text;
+    mqt_tb_str(b, "{\"ray\":");
+    mqt_tb_u64(b, ray);
+    mqt_tb_str(b, ",\"rank\":");
+    mqt_tb_u64(b, rank);
+    mqt_tb_str(b, ",\"file\":");
+    mqt_tb_json_string(b, w->mesh_path);
+    mqt_tb_str(b, ",\"face\":");
+    mqt_tb_u64(b, src.face);
+    mqt_tb_str(b, ",\"line\":");
+    mqt_tb_u64(b, src.line);
+    mqt_tb_str(b, ",\"triangle\":");
+    mqt_tb_u64(b, h->triangle);
+    mqt_tb_str(b, ",\"group\":");
+    mqt_tb_json_string(b, src.group);
+    mqt_tb_str(b, ",\"object\":");
+    mqt_tb_json_string(b, src.object);
+    mqt_tb_str(b, ",\"material\":");
+    mqt_tb_json_string(b, src.material);
+    mqt_tb_str(b, ",\"t\":");
+    mqt_tb_float(b, h->t);
+    mqt_tb_str(b, ",\"point\":");
+    json_floats(b, h->point, 3);
+    mqt_tb_str(b, ",\"normal\":");
+    json_floats(b, h->normal, 3);
+    float bary[2] = {h->u, h->v};
+    mqt_tb_str(b, ",\"barycentric\":");
+    json_floats(b, bary, 2);
+    mqt_tb_str(b, h->back_face ? ",\"back_face\":true" : ",\"back_face\":false");
+    if (h->has_shading_normal) {
+        mqt_tb_str(b, ",\"shading_normal\":");
+        json_floats(b, h->shading_normal, 3);
+    }
+    if (h->has_uv) {
+        mqt_tb_str(b, ",\"uv\":");
+        json_floats(b, h->uv, 2);
+    }
+    mqt_tb_str(b, "}\n");
+}
+
+static void csv_float(mqt_textbuf *b, float x)
+{
+    mqt_tb_char(b, ',');
+    mqt_tb_float(b, x);
 }
 
 static void write_csv_hit(pick_writer *w, size_t ray, size_t rank, const mq_hit *h)
 {
-    FILE *f = w->out;
+    mqt_textbuf *b = w->text;
     if (!w->wrote_header) {
-        fputs("ray,rank,file,face,line,triangle,group,object,material,t,px,py,pz,nx,ny,nz,u,v,back_face\n", f);
+        mqt_tb_str(b, "ray,rank,file,face,line,triangle,group,object,material,t,px,py,pz,nx,ny,nz,u,v,back_face\n");
         w->wrote_header = true;
     }
+    mqt_tb_u64(b, ray);
+    mqt_tb_char(b, ',');
+    mqt_tb_u64(b, rank);
+    mqt_tb_char(b, ',');
+    csv_string(b, w->mesh_path);
     if (!h) {
-        fprintf(f, "%zu,%zu,", ray, rank);
-        csv_string(f, w->mesh_path);
-        fputs(",,,,,,,inf,,,,,,,,,\n", f);
+        mqt_tb_str(b, ",,,,,,,inf,,,,,,,,,\n");
         return;
     }
     mq_triangle_source src;
     mq_mesh_triangle_source(w->mesh, h->triangle, &src);
-    fprintf(f, "%zu,%zu,", ray, rank);
-    csv_string(f, w->mesh_path);
-    fprintf(f, ",%u,%llu,%u,", src.face, (unsigned long long)src.line, h->triangle);
-    csv_string(f, src.group);
-    fputc(',', f);
-    csv_string(f, src.object);
-    fputc(',', f);
-    csv_string(f, src.material);
-    fprintf(f, ",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d\n", h->t, h->point[0], h->point[1],
-            h->point[2], h->normal[0], h->normal[1], h->normal[2], h->u, h->v, h->back_face ? 1 : 0);
+    mqt_tb_char(b, ',');
+    mqt_tb_u64(b, src.face);
+    mqt_tb_char(b, ',');
+    mqt_tb_u64(b, src.line);
+    mqt_tb_char(b, ',');
+    mqt_tb_u64(b, h->triangle);
+    mqt_tb_char(b, ',');
+    csv_string(b, src.group);
+    mqt_tb_char(b, ',');
+    csv_string(b, src.object);
+    mqt_tb_char(b, ',');
+    csv_string(b, src.material);
+    csv_float(b, h->t);
+    for (int k = 0; k < 3; k++)
+        csv_float(b, h->point[k]);
+    for (int k = 0; k < 3; k++)
+        csv_float(b, h->normal[k]);
+    csv_float(b, h->u);
+    csv_float(b, h->v);
+    mqt_tb_str(b, h->back_face ? ",1\n" : ",0\n");
 }
 
 static void write_table_hit(pick_writer *w, size_t ray, size_t rank, const mq_hit *h)
@@ -149,7 +184,7 @@ bool pick_write_hit(pick_writer *w, size_t ray_index, size_t rank, const mq_hit 
     case PICK_OCCL:
         return false; /* rejected when the options are read */
     }
-    return !ferror(w->out);
+    return !ferror(w->out) && !w->text->failed;
 }
 
 bool pick_write_occlusion(pick_writer *w, size_t ray_index, bool occluded)
@@ -160,14 +195,17 @@ bool pick_write_occlusion(pick_writer *w, size_t ray_index, bool occluded)
         return fwrite(&b, 1, 1, w->out) == 1;
     }
     case PICK_JSON:
-        fprintf(w->out, "{\"ray\":%zu,\"occluded\":%s}\n", ray_index, occluded ? "true" : "false");
+        mqt_tb_str(w->text, "{\"ray\":");
+        mqt_tb_u64(w->text, ray_index);
+        mqt_tb_str(w->text, occluded ? ",\"occluded\":true}\n" : ",\"occluded\":false}\n");
         break;
     case PICK_CSV:
         if (!w->wrote_header) {
-            fputs("ray,occluded\n", w->out);
+            mqt_tb_str(w->text, "ray,occluded\n");
             w->wrote_header = true;
         }
-        fprintf(w->out, "%zu,%d\n", ray_index, occluded ? 1 : 0);
+        mqt_tb_u64(w->text, ray_index);
+        mqt_tb_str(w->text, occluded ? ",1\n" : ",0\n");
         break;
     case PICK_TABLE:
         if (!w->wrote_header) {
@@ -179,5 +217,7 @@ bool pick_write_occlusion(pick_writer *w, size_t ray_index, bool occluded)
     case PICK_HITS:
         return false; /* rejected when the options are read */
     }
-    return !ferror(w->out);
+    return !ferror(w->out) && !w->text->failed;
 }
+
+bool pick_writer_flush(pick_writer *w) { return mqt_tb_flush(w->text); }

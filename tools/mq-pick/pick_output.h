@@ -9,6 +9,8 @@
 
 #include <meshquery/bvh.h>
 
+#include "textfmt.h"
+
 typedef enum pick_format {
     PICK_TABLE,
     PICK_JSON,
@@ -23,6 +25,7 @@ typedef struct pick_writer {
     const char *mesh_path; /* named in every JSON / CSV record */
     const mq_mesh *mesh;
     bool wrote_header;
+    mqt_textbuf *text; /* JSON and CSV records go through this buffer (see pick_writer_flush) */
 } pick_writer;
 
 /* Chooses the format from an explicit flag, else from the extension of `out_path`. */
@@ -34,5 +37,8 @@ bool pick_write_hit(pick_writer *w, size_t ray_index, size_t rank, const mq_hit 
 
 /* One any-hit answer. */
 bool pick_write_occlusion(pick_writer *w, size_t ray_index, bool occluded);
+
+/* Writes out the buffered JSON / CSV text; false if any write failed. Call before closing `out`. */
+bool pick_writer_flush(pick_writer *w);
 
 #endif
