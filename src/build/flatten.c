@@ -4,8 +4,8 @@
 #include <stdatomic.h>
 
 #include "build/leaf_pack.h"
-#include "build/threads.h"
 #include "core/alloc.h"
+#include "core/pool.h"
 
 /* A leaf to fill: its place in the arena and its refs. */
 typedef struct leaf_job {

@@ -4,8 +4,8 @@
 
 #include <pthread.h>
 
-#include "build/threads.h"
 #include "core/alloc.h"
+#include "core/pool.h"
 
 /* Exact sweep scratch lives on each worker's stack: at most this many refs. */
 #define MQ_SWEEP_MAX 4096u

@@ -13,7 +13,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "build/threads.h"
+#include "core/pool.h"
 #include "traverse/hit_record.h"
 #include "traverse/trace.h"
 

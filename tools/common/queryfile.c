@@ -20,7 +20,8 @@ static int numbers(const char *p, float *v, int max)
             return -1;
         char *end;
         double d = strtod(p, &end);
-        if (end == p)
+        /* a number ends at a blank, a comment or the line's end ("1-2" is not two numbers) */
+        if (end == p || (*end && *end != ' ' && *end != '\t' && *end != '\r' && *end != '\n' && *end != '#'))
             return -1;
         v[n++] = (float)d;
         p = end;
@@ -72,18 +73,13 @@ bool mqt_parse_query(const char *line, mqt_query *q)
     return false;
 }
 
-/* Reads `path` line by line, calling `parse` on each; grows *items of `item_size`. */
-static bool read_lines(const char *path, bool (*parse)(const char *line, void *item, bool *keep), size_t item_size,
-                       const char *expected, void **items, size_t *count, char *err, size_t err_size)
+/* Reads stream `f` line by line, calling `parse` on each; grows *items of `item_size`. */
+static bool read_stream(FILE *f, const char *path, bool (*parse)(const char *line, void *item, bool *keep),
+                        size_t item_size, const char *expected, void **items, size_t *count, char *err,
+                        size_t err_size)
 {
     *items = NULL;
     *count = 0;
-    bool from_stdin = strcmp(path, "-") == 0;
-    FILE *f = from_stdin ? stdin : fopen(path, "r");
-    if (!f) {
-        snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
-        return false;
-    }
     char *line = NULL, *buf = NULL;
     size_t line_cap = 0, cap = 0, lineno = 0;
     bool ok = true;
@@ -114,14 +110,34 @@ static bool read_lines(const char *path, bool (*parse)(const char *line, void *i
         }
     }
     free(line);
-    if (!from_stdin)
-        fclose(f);
+    if (ok && ferror(f)) {
+        snprintf(err, err_size, "%s: read error: %s", path, strerror(errno));
+        ok = false;
+    }
     if (!ok) {
         free(buf);
         buf = NULL;
         *count = 0;
     }
     *items = buf;
+    return ok;
+}
+
+/* Opens `path` ("-" = standard input) and reads it with read_stream. */
+static bool read_lines(const char *path, bool (*parse)(const char *line, void *item, bool *keep), size_t item_size,
+                       const char *expected, void **items, size_t *count, char *err, size_t err_size)
+{
+    *items = NULL;
+    *count = 0;
+    bool from_stdin = strcmp(path, "-") == 0;
+    FILE *f = from_stdin ? stdin : fopen(path, "r");
+    if (!f) {
+        snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+        return false;
+    }
+    bool ok = read_stream(f, path, parse, item_size, expected, items, count, err, err_size);
+    if (!from_stdin)
+        fclose(f);
     return ok;
 }
 
@@ -147,13 +163,15 @@ static bool parse_xform_line(const char *line, void *item, bool *keep)
     return true;
 }
 
+#define QUERY_FORMS                                                                                           \
+    "sphere cx cy cz r | capsule ax ay az bx by bz r | obb cx cy cz hx hy hz qw qx qy qz | "                   \
+    "aabb minx miny minz maxx maxy maxz"
+#define XFORM_FORM "tx ty tz qw qx qy qz"
+
 bool mqt_read_queries(const char *path, mqt_query **out, size_t *count, char *err, size_t err_size)
 {
     void *items;
-    bool ok = read_lines(path, parse_query_line, sizeof(mqt_query),
-                         "sphere cx cy cz r | capsule ax ay az bx by bz r | obb cx cy cz hx hy hz qw qx qy qz | "
-                         "aabb minx miny minz maxx maxy maxz",
-                         &items, count, err, err_size);
+    bool ok = read_lines(path, parse_query_line, sizeof(mqt_query), QUERY_FORMS, &items, count, err, err_size);
     *out = items;
     return ok;
 }
@@ -161,8 +179,24 @@ bool mqt_read_queries(const char *path, mqt_query **out, size_t *count, char *er
 bool mqt_read_xforms(const char *path, mq_rigid **out, size_t *count, char *err, size_t err_size)
 {
     void *items;
-    bool ok = read_lines(path, parse_xform_line, sizeof(mq_rigid), "tx ty tz qw qx qy qz", &items, count, err,
-                         err_size);
+    bool ok = read_lines(path, parse_xform_line, sizeof(mq_rigid), XFORM_FORM, &items, count, err, err_size);
+    *out = items;
+    return ok;
+}
+
+bool mqt_read_queries_stream(FILE *f, const char *name, mqt_query **out, size_t *count, char *err,
+                             size_t err_size)
+{
+    void *items;
+    bool ok = read_stream(f, name, parse_query_line, sizeof(mqt_query), QUERY_FORMS, &items, count, err, err_size);
+    *out = items;
+    return ok;
+}
+
+bool mqt_read_xforms_stream(FILE *f, const char *name, mq_rigid **out, size_t *count, char *err, size_t err_size)
+{
+    void *items;
+    bool ok = read_stream(f, name, parse_xform_line, sizeof(mq_rigid), XFORM_FORM, &items, count, err, err_size);
     *out = items;
     return ok;
 }

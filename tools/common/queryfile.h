@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include <meshquery/obbtree.h>
 
@@ -32,5 +33,10 @@ bool mqt_read_queries(const char *path, mqt_query **out, size_t *count, char *er
 /* Reads a .xforms file ("-" = standard input) into rigid transforms (quaternion reordered to
  * cglm's x, y, z, w). Same conventions as mqt_read_queries. */
 bool mqt_read_xforms(const char *path, mq_rigid **out, size_t *count, char *err, size_t err_size);
+
+/* The same from an open stream (not closed); `name` stands for the path in messages. */
+bool mqt_read_queries_stream(FILE *f, const char *name, mqt_query **out, size_t *count, char *err,
+                             size_t err_size);
+bool mqt_read_xforms_stream(FILE *f, const char *name, mq_rigid **out, size_t *count, char *err, size_t err_size);
 
 #endif

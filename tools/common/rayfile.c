@@ -167,10 +167,18 @@ bool mqt_read_rays(const char *path, mq_ray **rays, size_t *count, char *err, si
         snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
         return false;
     }
-    bool ok = mqt_is_binary_rays_path(path) ? read_binary(f, path, rays, count, err, err_size)
-                                            : read_text(f, path, rays, count, err, err_size);
+    bool ok = mqt_read_rays_stream(f, path, mqt_is_binary_rays_path(path), rays, count, err, err_size);
     if (!from_stdin)
         fclose(f);
+    return ok;
+}
+
+bool mqt_read_rays_stream(FILE *f, const char *name, bool binary, mq_ray **rays, size_t *count, char *err,
+                          size_t err_size)
+{
+    *rays = NULL;
+    *count = 0;
+    bool ok = binary ? read_binary(f, name, rays, count, err, err_size) : read_text(f, name, rays, count, err, err_size);
     if (!ok) {
         free(*rays);
         *rays = NULL;

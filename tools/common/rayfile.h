@@ -28,6 +28,11 @@ bool mqt_is_binary_rays_path(const char *path);
  */
 bool mqt_read_rays(const char *path, mq_ray **rays, size_t *count, char *err, size_t err_size);
 
+/* The same from an open stream (not closed), in the binary form when `binary`,
+ * else the text form; `name` stands for the path in messages. */
+bool mqt_read_rays_stream(FILE *f, const char *name, bool binary, mq_ray **rays, size_t *count, char *err,
+                          size_t err_size);
+
 /* Writes rays in the binary .rays form. Returns false on a write error. */
 bool mqt_write_rays_binary(FILE *f, const mq_ray *rays, size_t count);
 
