@@ -3,7 +3,7 @@
 
 #include "build/bvh_internal.h"
 #include "build/flatten.h"
-#include "build/threads.h"
+#include "core/pool.h"
 #include "build/wide_build.h"
 #include "core/alloc.h"
 #include "core/diag.h"
@@ -128,6 +128,7 @@ void mq_bvh_destroy(mq_bvh *bvh)
     mq_allocator copy = bvh->alloc; /* the struct itself is freed last, through the same hook */
     const mq_allocator *a = bvh->has_alloc ? &copy : NULL;
     mq_free(a, bvh->arena, bvh->arena_bytes);
+    mq_mesh_destroy(bvh->owned_mesh);
     mq_free(a, bvh, sizeof *bvh);
 }
 

@@ -7,7 +7,8 @@
 #include "build/bvh_layout.h"
 
 struct mq_bvh {
-    const mq_mesh *mesh;    /* referenced, not owned */
+    const mq_mesh *mesh;    /* referenced, not owned (unless owned_mesh) */
+    mq_mesh *owned_mesh;    /* == mesh for a loaded BVH (meshquery/saved.h), freed with it; else NULL */
     mq_allocator alloc;     /* copy of the user's hook (zeroed = default) */
     bool has_alloc;
     uint32_t root;          /* a child reference (inner node, leaf, or MQ_REF_EMPTY) */

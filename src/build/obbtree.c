@@ -17,6 +17,7 @@ void mq_obbtree_destroy(mq_obbtree *t)
     mq_free(a, t->nodes, (size_t)t->node_capacity * sizeof *t->nodes);
     mq_free(a, t->tris, (size_t)t->tri_count * sizeof *t->tris);
     mq_free(a, t->ids, (size_t)t->tri_count * sizeof *t->ids);
+    mq_mesh_destroy(t->owned_mesh);
     mq_free(a, t, sizeof *t);
 }
 

@@ -44,6 +44,7 @@ struct mq_obbtree {
     mq_allocator alloc; /* copy of the user's hook (zeroed = default) */
     bool has_alloc;
     const mq_mesh *mesh;      /* referenced, for raycast hit metadata */
+    mq_mesh *owned_mesh;      /* == mesh for a loaded tree (meshquery/saved.h), freed with it; else NULL */
     mq_obb_fit fit;
     uint32_t leaf_size;
     uint32_t depth;
