@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * meshquery/scene.h — many meshes placed by transforms, queried as one world.
  *
  * Synopsis
@@ -9,8 +10,8 @@
  *   mq_xform_identity(), mq_xform_from_trs(), mq_xform_apply_point()
  *
  *   Rays:     mq_scene_raycast_closest / _any / _all / _each
- *   Shapes:   mq_scene_overlap_<shape> / _<shape>_array / mq_scene_any_overlap_<shape>
- *             for <shape> = sphere, capsule, obb, aabb
+ *   Shapes:   `mq_scene_overlap_<shape>` / `_<shape>_array` / `mq_scene_any_overlap_<shape>`
+ *             for `<shape>` = sphere, capsule, obb, aabb
  *   Distance: mq_scene_closest_point
  *   Contacts: mq_scene_collide (instance vs instance), mq_scene_collide_array
  *   Batches:  mq_scene_raycast_closest_batch / _any_batch,
@@ -35,7 +36,7 @@
  * Large worlds. World-space inputs and outputs (rays, shapes, points, t,
  * distances) are doubles. A query is mapped into each instance's frame in
  * double precision, relative to that instance (a ray is first advanced, in
- * double, to where it enters the instance's world box), and only then
+ * double, to where it enters the instance's bounding box), and only then
  * rounded to float. So an instance placed 1e7 units from the origin answers
  * like the same instance at the origin: the same triangles, and t, points and
  * distances that agree to the mesh's own float precision (micrometres for a
@@ -87,59 +88,60 @@ typedef double mq_dvec3[3];
  * world[r] = m[r][0]*x + m[r][1]*y + m[r][2]*z + m[r][3].
  */
 typedef struct mq_xform {
-    double m[3][4];
+    double m[3][4]; /**< rows: linear part in columns 0..2, translation in column 3 */
 } mq_xform;
 
 /** A world ray { origin + t*dir : tmin <= t <= tmax }; dir need not be unit length. */
 typedef struct mq_dray {
-    mq_dvec3 origin;
-    double tmin;
-    mq_dvec3 dir;
-    double tmax;
+    mq_dvec3 origin; /**< where the ray starts (t = 0) */
+    double tmin;     /**< nearest accepted t */
+    mq_dvec3 dir;    /**< direction; t is measured in its units */
+    double tmax;     /**< farthest accepted t; may be INFINITY */
 } mq_dray;
 
 /** World solid sphere. */
 typedef struct mq_dsphere {
-    mq_dvec3 center;
-    double radius;
+    mq_dvec3 center; /**< centre */
+    double radius;   /**< radius, >= 0 (0: a point) */
 } mq_dsphere;
 
 /** World capsule: points within `radius` of segment a-b. */
 typedef struct mq_dcapsule {
-    mq_dvec3 a;
-    mq_dvec3 b;
-    double radius;
+    mq_dvec3 a;    /**< one end of the axis segment */
+    mq_dvec3 b;    /**< the other end (may equal a: a sphere) */
+    double radius; /**< radius, >= 0 */
 } mq_dcapsule;
 
 /** World oriented box { center + sum_i s_i * axes[i] : |s_i| <= half[i] }; axes orthonormal (rows). */
 typedef struct mq_dobb {
-    mq_dvec3 center;
-    mq_dvec3 half;
-    double axes[3][3];
+    mq_dvec3 center;   /**< centre */
+    mq_dvec3 half;     /**< half extents along the axes, >= 0 */
+    double axes[3][3]; /**< axes[i]: unit box axis i in world space; orthonormal */
 } mq_dobb;
 
 /** World axis-aligned box (min <= max componentwise). */
 typedef struct mq_daabb {
-    mq_dvec3 min;
-    mq_dvec3 max;
+    mq_dvec3 min; /**< smallest corner */
+    mq_dvec3 max; /**< largest corner */
 } mq_daabb;
 
 /** Which member of mq_dshape is set. */
 typedef enum mq_shape_kind {
-    MQ_SHAPE_SPHERE = 0,
-    MQ_SHAPE_CAPSULE = 1,
-    MQ_SHAPE_OBB = 2,
-    MQ_SHAPE_AABB = 3
+    MQ_SHAPE_SPHERE = 0,  /**< mq_dshape.u.sphere */
+    MQ_SHAPE_CAPSULE = 1, /**< mq_dshape.u.capsule */
+    MQ_SHAPE_OBB = 2,     /**< mq_dshape.u.obb */
+    MQ_SHAPE_AABB = 3     /**< mq_dshape.u.aabb */
 } mq_shape_kind;
 
 /** One query shape of a batch. */
 typedef struct mq_dshape {
-    mq_shape_kind kind;
+    mq_shape_kind kind; /**< which member of u is set */
+    /** The shape itself. */
     union {
-        mq_dsphere sphere;
-        mq_dcapsule capsule;
-        mq_dobb obb;
-        mq_daabb aabb;
+        mq_dsphere sphere;   /**< kind MQ_SHAPE_SPHERE */
+        mq_dcapsule capsule; /**< kind MQ_SHAPE_CAPSULE */
+        mq_dobb obb;         /**< kind MQ_SHAPE_OBB */
+        mq_daabb aabb;       /**< kind MQ_SHAPE_AABB */
     } u;
 } mq_dshape;
 
@@ -180,6 +182,8 @@ MQ_API mq_instance_def mq_default_instance_def(void);
 /**
  * Creates an empty scene.
  * @param alloc optional allocator (NULL: the default); copied.
+ * @param[out] out receives the scene on MQ_OK, NULL otherwise.
+ * @param diag optional failure detail.
  * @return MQ_OK; MQ_ERR_INVALID_ARG for a NULL out; MQ_ERR_OUT_OF_MEMORY.
  */
 MQ_API mq_status mq_scene_create(const mq_allocator *alloc, mq_scene **out, mq_diag *diag);
@@ -190,7 +194,10 @@ MQ_API void mq_scene_destroy(mq_scene *scene);
 /**
  * Stages a new instance. Ids are small integers, reused after removal (the
  * smallest free one is taken), so they can index the caller's own arrays.
+ * @param scene the scene.
+ * @param def the instance; its hierarchy is referenced, not copied.
  * @param[out] id receives the instance id on MQ_OK.
+ * @param diag optional failure detail.
  * @return MQ_OK; MQ_ERR_INVALID_ARG (NULL scene/def/id, not exactly one
  *         hierarchy, a rejected transform: see "Transforms"); MQ_ERR_LIMIT
  *         (more than 2^24 instances); MQ_ERR_OUT_OF_MEMORY (scene unchanged).
@@ -248,21 +255,29 @@ typedef struct mq_scene_hit {
     mq_dvec3 point;          /**< world point: the instance's transform of the mesh point */
     mq_dvec3 normal;         /**< world unit geometric normal of the mapped triangle (see "Answers") */
     mq_dvec3 shading_normal; /**< world unit interpolated vertex normal (inverse-transpose mapped); = normal when absent */
-    float u, v;              /**< barycentrics: point = (1-u-v)*w0 + u*w1 + v*w2 */
+    float u;                 /**< barycentric: point = (1-u-v)*w0 + u*w1 + v*w2 */
+    float v;                 /**< barycentric (see u) */
     vec2 uv;                 /**< mesh texture coordinate at (u, v); (0, 0) when absent */
     uint32_t instance;       /**< instance id; MQ_NO_INSTANCE on a miss */
     uint32_t triangle;       /**< triangle id in the instance's mesh; MQ_NO_TRIANGLE on a miss */
     uint32_t face;           /**< OBJ face of that triangle (mq_mesh_face_index) */
-    uint32_t group;          /**< name ids in the instance's mesh (mq_mesh_name), 0 = none */
-    uint32_t object;
-    uint32_t material;
+    uint32_t group;          /**< group name id in the instance's mesh (mq_mesh_name), 0 = none */
+    uint32_t object;         /**< object name id, 0 = none */
+    uint32_t material;       /**< material name id, 0 = none */
     uint64_t user_id;        /**< the instance's user id */
     bool back_face;          /**< dir points along `normal` */
     bool has_shading_normal; /**< the mesh has normals at all three corners */
     bool has_uv;             /**< the mesh has texture coordinates at all three corners */
 } mq_scene_hit;
 
-/** The nearest hit in [tmin, tmax]. @param out may be NULL. @return true on a hit. */
+/**
+ * The nearest hit in [tmin, tmax] (ties: smallest instance, then triangle).
+ * @param scene the committed scene.
+ * @param ray the world ray.
+ * @param query NULL for the defaults.
+ * @param[out] out the hit (may be NULL); on a miss t = INFINITY and instance = MQ_NO_INSTANCE.
+ * @return true on a hit.
+ */
 MQ_API bool mq_scene_raycast_closest(const mq_scene *scene, const mq_dray *ray, const mq_scene_query *query,
                                      mq_scene_hit *out);
 
@@ -291,8 +306,8 @@ MQ_API size_t mq_scene_raycast_all(const mq_scene *scene, const mq_dray *ray, co
 
 /** One triangle of one instance. */
 typedef struct mq_instance_triangle {
-    uint32_t instance;
-    uint32_t triangle;
+    uint32_t instance; /**< instance id */
+    uint32_t triangle; /**< triangle id in that instance's mesh */
 } mq_instance_triangle;
 
 /** Called once per overlapping (instance, triangle), in no particular order. Return false to stop. */
@@ -346,15 +361,20 @@ MQ_API bool mq_scene_any_overlap_aabb(const mq_scene *scene, const mq_daabb *box
 typedef struct mq_scene_point_hit {
     mq_dvec3 point;    /**< world point on the mapped triangle */
     double distance;   /**< world distance from the query point */
-    float u, v;        /**< barycentrics of `point` on the triangle */
-    uint32_t instance; /**< ties: smallest instance id, then triangle id */
-    uint32_t triangle;
-    uint64_t user_id;
+    float u;           /**< barycentric of `point` on the triangle (as mq_scene_hit) */
+    float v;           /**< barycentric (see u) */
+    uint32_t instance; /**< instance id (ties: smallest instance id, then triangle id) */
+    uint32_t triangle; /**< triangle id in that instance's mesh */
+    uint64_t user_id;  /**< the instance's user id */
 } mq_scene_point_hit;
 
 /**
  * The closest point of any (mask-matching) instance to `p` within
  * `max_distance` (may be INFINITY), measured in the world.
+ * @param scene the committed scene.
+ * @param p the world query point.
+ * @param max_distance the largest distance searched.
+ * @param query NULL for the defaults (only its mask applies).
  * @param out untouched when nothing lies within max_distance (may be NULL).
  * @return true when found; false otherwise and for a non-finite p or a NaN or
  *         negative max_distance.
@@ -370,6 +390,14 @@ typedef bool (*mq_scene_pair_fn)(uint32_t triangle_a, uint32_t triangle_b, void 
  * the world, that intersects (mq_overlap_triangle_triangle semantics). `a`
  * and `b` may use the same hierarchy; a == b is allowed (self pairs, including
  * a triangle with itself and each unordered pair twice).
+ * Exactness: decided exactly in the frame of instance a. a's triangles are
+ * its mesh's float corners; b's corners are mapped into a's mesh frame by
+ * to_local(a) o to_world(b), composed and applied in double (from the offset
+ * of the two translations, so instances far from the origin collide as they
+ * would at it) and rounded to float once; mq_overlap_triangle_triangle, exact
+ * for float input, decides. Pairs within that one rounding (a few ulp of a's
+ * mesh coordinates) of touching may go either way; with a == b or equal
+ * transforms the mapping is exactly the identity.
  * @return the number of calls made; 0 when either id is not committed.
  */
 MQ_API size_t mq_scene_collide(const mq_scene *scene, uint32_t a, uint32_t b, mq_scene_pair_fn fn, void *user);

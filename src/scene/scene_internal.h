@@ -61,6 +61,105 @@ void mq_tlas_visit_nearest(const mq_scene *s, const double p[3], uint32_t mask, 
 /* The committed record of instance `id`, or NULL. */
 const mq_instance_rec *mq_scene_record(const mq_scene *s, uint32_t id);
 
+
+/* ---- the scene object (scene.c, scene_record.c, tlas*.c, scene_raycast*.c) --- */
+
+/*
+ * One node of the top-level hierarchy: a MQ_TLAS_WIDTH-wide tree in FLOAT over the
+ * committed instances' world boxes, for SIMD slab tests. A child's box is the
+ * union of the world boxes below it rounded OUTWARDS to float (a coordinate
+ * beyond +-MQ_TLAS_FLOAT_RANGE becomes the infinite slab), so it is only ever
+ * a conservative filter: every walk decides at the leaves with the instance's
+ * double world box (mq_instance_rec.world_box). Nodes are stored in preorder
+ * (children after their parent), so a refit is one backward sweep. Unused
+ * child slots have lo = +inf, hi = -inf, mask 0 and child MQ_TLAS_EMPTY.
+ */
+#define MQ_TLAS_WIDTH 8
+typedef struct mq_tlas_node {
+    float lo[3][MQ_TLAS_WIDTH], hi[3][MQ_TLAS_WIDTH]; /* [axis][child]: child boxes */
+    uint32_t child[MQ_TLAS_WIDTH]; /* inner child: node index; leaf: MQ_TLAS_LEAF_BIT | instance id */
+    uint32_t mask[MQ_TLAS_WIDTH];  /* OR of the masks below each child (0: empty slot) */
+} mq_tlas_node;
+
+#define MQ_TLAS_LEAF_BIT 0x80000000u
+#define MQ_TLAS_EMPTY UINT32_MAX
+#define MQ_TLAS_FLOAT_RANGE 0x1p60
+/* The build halves ranges below depth MQ_TLAS_SAH_DEPTH, so no leaf is deeper
+ * than MQ_TLAS_SAH_DEPTH + 32 binary levels (nor wide ones); a walk keeps at
+ * most MQ_TLAS_WIDTH - 1 entries per level. */
+#define MQ_TLAS_SAH_DEPTH 40
+#define MQ_TLAS_STACK ((MQ_TLAS_SAH_DEPTH + 34) * (MQ_TLAS_WIDTH - 1) + MQ_TLAS_WIDTH)
+
+/* Rounds a world box coordinate down (lo) or up (hi) to float, conservatively. */
+float mq_tlas_round_lo(double x);
+float mq_tlas_round_hi(double x);
+
+/* A staged instance: its record (validated and precomputed when staged) and whether the id is in use. */
+typedef struct mq_staged_slot {
+    mq_instance_rec rec;
+    bool live;
+} mq_staged_slot;
+
+struct mq_scene {
+    mq_allocator alloc; /* copy of the user's hook */
+    bool has_alloc;
+
+    /* Staged state: written by add/remove/set_*, read by commit. */
+    mq_staged_slot *staged;   /* indexed by id */
+    uint32_t staged_slots;    /* ids in use are < staged_slots */
+    size_t staged_cap;        /* allocated slots */
+    uint32_t staged_live;     /* live staged instances */
+    uint32_t first_free;      /* no free id below this one */
+    bool need_rebuild;        /* instances added or removed since the last commit */
+    bool need_refit;          /* transforms or masks changed since the last commit */
+
+    /* Committed state: read by queries, written only by commit. */
+    mq_instance_rec *recs;    /* indexed by id; a free id has neither hierarchy set */
+    uint32_t rec_slots;
+    size_t rec_cap;
+    uint32_t live;            /* committed instances */
+    mq_tlas_node *nodes;      /* node 0 is the root; none when no instance has a non-empty box */
+    uint32_t node_count;
+    size_t node_cap;
+};
+
+static inline const mq_allocator *mq_scene_allocator(const mq_scene *s) { return s->has_alloc ? &s->alloc : NULL; }
+
+/* True when the record holds an instance (a free id has no hierarchy). */
+static inline bool mq_instance_rec_live(const mq_instance_rec *r) { return r->bvh || r->obbtree; }
+
+/* out = the linear part of xf applied to the vector v (no translation), in double. */
+void mq_xform_apply_vector(const mq_xform *xf, const double v[3], double out[3]);
+/* out = m * v for a 3x3 matrix. */
+void mq_mat3d_apply(const double m[3][3], const double v[3], double out[3]);
+
+/*
+ * Builds the committed top-level hierarchy over recs[0..slots) (live records
+ * with a non-empty world box) into `nodes` (capacity 2*slots, at least 1; the
+ * upper half is used as scratch for a binary build, then collapsed);
+ * `scratch` holds `slots` uint32_t. @return the node count (<= slots).
+ */
+uint32_t mq_tlas_build(const mq_instance_rec *recs, uint32_t slots, mq_tlas_node *nodes, uint32_t *scratch);
+
+/* Recomputes every node's box and mask from the (changed) records; same topology. */
+void mq_tlas_refit(const mq_instance_rec *recs, mq_tlas_node *nodes, uint32_t node_count);
+
+/* A world ray prepared for slab tests in double. */
+typedef struct mq_dray_prep {
+    double org[3], dir[3], inv[3];
+} mq_dray_prep;
+
+/* True when the world ray is valid (finite origin and direction, non-zero direction, tmin <= tmax). */
+bool mq_dray_is_valid(const mq_dray *ray);
+void mq_dray_prepare(const mq_dray *ray, mq_dray_prep *out);
+
+/*
+ * Clips [*t0, *t1] to the part of the ray inside the box (closed), widened
+ * outwards by a few ulps so rounding never loses an overlap.
+ * @return false when the ray misses the box in that interval.
+ */
+bool mq_dray_clip_box(const mq_dray_prep *r, const double lo[3], const double hi[3], double *t0, double *t1);
+
 /* ---- instance-level shape queries (instance_*.c) ------------------------ */
 
 /*

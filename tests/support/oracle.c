@@ -1880,3 +1880,61 @@ void oracle_run_finish(oracle_run *r)
     assert_int_equal(r->st.value_failures, 0);
     assert_int_equal(r->st.strict_failures, 0);
 }
+
+/* ------------------------------------------------------------------------- */
+/* Fast direct distances                                                     */
+/* ------------------------------------------------------------------------- */
+
+double oracle_dist2_point_triangle_direct(oracle_v3 p, const oracle_tri *t)
+{
+    oracle_v3 a = t->v[0], b = t->v[1], c = t->v[2];
+    oracle_v3 n = oracle_cross(oracle_sub(b, a), oracle_sub(c, a));
+    double n2 = oracle_len2(n);
+    if (n2 > 0.0) {
+        /* foot of p on the plane; inside when it is on the inner side of all three edges */
+        oracle_v3 f = oracle_madd(p, n, -oracle_dot(oracle_sub(p, a), n) / n2);
+        double s0 = oracle_dot(oracle_cross(oracle_sub(b, a), oracle_sub(f, a)), n);
+        double s1 = oracle_dot(oracle_cross(oracle_sub(c, b), oracle_sub(f, b)), n);
+        double s2 = oracle_dot(oracle_cross(oracle_sub(a, c), oracle_sub(f, c)), n);
+        if (s0 >= 0.0 && s1 >= 0.0 && s2 >= 0.0) {
+            double h = oracle_dot(oracle_sub(p, a), n);
+            return h * h / n2;
+        }
+    }
+    double d = oracle_dist2_point_segment_direct(p, a, b);
+    d = fmin(d, oracle_dist2_point_segment_direct(p, b, c));
+    return fmin(d, oracle_dist2_point_segment_direct(p, c, a));
+}
+
+typedef struct direct_segtri_ctx {
+    oracle_v3 a, ab;
+    const oracle_tri *t;
+} direct_segtri_ctx;
+
+static double direct_segtri_f(double s, const void *vctx)
+{
+    const direct_segtri_ctx *c = vctx;
+    return sqrt(oracle_dist2_point_triangle_direct(oracle_madd(c->a, c->ab, s), c->t));
+}
+
+static double direct_orient3(oracle_v3 a, oracle_v3 b, oracle_v3 c, oracle_v3 d)
+{
+    return oracle_dot(oracle_cross(oracle_sub(b, a), oracle_sub(c, a)), oracle_sub(d, a));
+}
+
+double oracle_dist2_segment_triangle_direct(oracle_v3 a, oracle_v3 b, const oracle_tri *t)
+{
+    /* crossing: the endpoints on opposite sides of the plane, and the segment
+     * on the inner side of the three edge planes through it */
+    double da = direct_orient3(t->v[0], t->v[1], t->v[2], a), db = direct_orient3(t->v[0], t->v[1], t->v[2], b);
+    if ((da < 0.0 && db > 0.0) || (da > 0.0 && db < 0.0)) {
+        double e0 = direct_orient3(a, b, t->v[0], t->v[1]), e1 = direct_orient3(a, b, t->v[1], t->v[2]),
+               e2 = direct_orient3(a, b, t->v[2], t->v[0]);
+        if ((e0 >= 0.0 && e1 >= 0.0 && e2 >= 0.0) || (e0 <= 0.0 && e1 <= 0.0 && e2 <= 0.0))
+            return 0.0;
+    }
+    direct_segtri_ctx c = {a, oracle_sub(b, a), t};
+    double sbest;
+    double d = golden_min(direct_segtri_f, &c, 0.0, 1.0, 1e-12, &sbest);
+    return d * d;
+}

@@ -365,4 +365,19 @@ void oracle_translate_triangle(mq_triangle *tri, oracle_v3 t);
 /* 64-bit FNV-1a of a name: gives each predicate its own random stream. */
 uint64_t oracle_name_seed(const char *name);
 
+/* ------------------------------------------------------------------------- */
+/* Fast direct distances (scene differential tests: brute force over many    */
+/* triangles, where the iterative minimisers above are too slow)             */
+/* ------------------------------------------------------------------------- */
+
+/* Squared distance from p to a triangle by projection: the foot of p on the
+ * triangle's plane when the three edge half-space signs put it inside, else
+ * the nearest of the three edges (oracle_dist2_point_segment_direct). A
+ * zero-area triangle is its edges. (Not Ericson's Voronoi-region walk.) */
+double oracle_dist2_point_triangle_direct(oracle_v3 p, const oracle_tri *t);
+/* Squared distance from segment [a, b] to a triangle: 0 when the segment
+ * crosses it (signed volumes), else a golden-section minimisation of the
+ * convex distance along the segment (oracle_dist2_point_triangle_direct). */
+double oracle_dist2_segment_triangle_direct(oracle_v3 a, oracle_v3 b, const oracle_tri *t);
+
 #endif

@@ -19,6 +19,8 @@ static const bench_command commands[] = {
     {"rays", bench_rays_main, "raycast throughput (closest / any hit), beside Embree"},
     {"overlap", bench_overlap_main, "sphere/capsule/OBB/AABB vs mesh: all overlapping triangles, beside FCL"},
     {"collide", bench_collide_main, "mesh vs mesh: all intersecting pairs and yes/no, beside FCL"},
+    {"save", bench_save_main, "saved hierarchies: save and load time against building"},
+    {"scene", bench_scene_main, "raycasts into a scene of N instances of a mesh, beside Embree instancing"},
 };
 
 static void usage(FILE *f)

@@ -13,6 +13,7 @@
 struct ref_embree {
     RTCDevice device;
     RTCScene scene;
+    RTCScene base; /* instanced scenes: the mesh's own scene; NULL otherwise */
     atomic_llong bytes; /* net bytes allocated by the device since the counter was reset */
 };
 
@@ -82,8 +83,48 @@ void ref_embree_destroy(ref_embree *e)
         return;
     if (e->scene)
         rtcReleaseScene(e->scene);
+    if (e->base)
+        rtcReleaseScene(e->base);
     rtcReleaseDevice(e->device);
     free(e);
+}
+
+ref_embree *ref_embree_create_instanced(const float *positions, size_t vertex_count, const uint32_t *indices,
+                                        size_t triangle_count, const float *xf, size_t count, unsigned threads,
+                                        double *build_ms)
+{
+    ref_embree *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    char config[64];
+    snprintf(config, sizeof config, "threads=%u", threads ? threads : 1);
+    e->device = rtcNewDevice(config);
+    if (!e->device) {
+        free(e);
+        return NULL;
+    }
+    e->base = rtcNewScene(e->device);
+    RTCGeometry g = make_geometry(e->device, positions, vertex_count, indices, triangle_count);
+    if (!g) {
+        ref_embree_destroy(e);
+        return NULL;
+    }
+    rtcAttachGeometry(e->base, g);
+    rtcReleaseGeometry(g);
+    rtcCommitScene(e->base);
+    e->scene = rtcNewScene(e->device);
+    double t0 = bench_now();
+    for (size_t i = 0; i < count; i++) {
+        RTCGeometry inst = rtcNewGeometry(e->device, RTC_GEOMETRY_TYPE_INSTANCE);
+        rtcSetGeometryInstancedScene(inst, e->base);
+        rtcSetGeometryTransform(inst, 0, RTC_FORMAT_FLOAT3X4_ROW_MAJOR, xf + 12 * i);
+        rtcCommitGeometry(inst);
+        rtcAttachGeometry(e->scene, inst);
+        rtcReleaseGeometry(inst);
+    }
+    rtcCommitScene(e->scene);
+    *build_ms = 1e3 * (bench_now() - t0);
+    return e;
 }
 
 static void to_embree_ray(const mq_ray *r, struct RTCRay *out)

@@ -37,6 +37,17 @@ void ref_embree_occluded(ref_embree *e, const mq_ray *rays, size_t count, unsign
 void ref_embree_closest16(ref_embree *e, const mq_ray *rays, size_t count, unsigned threads, float *t,
                           uint32_t *id);
 
+/*
+ * An instanced scene for `mq-bench scene`: one triangle geometry in a base
+ * scene, placed `count` times by RTC_GEOMETRY_TYPE_INSTANCE geometries with
+ * the row-major 3x4 transforms xf[12*i..] (local -> world). Reports the
+ * top-level commit's wall time. Trace it with ref_embree_closest (primID is
+ * the triangle; the instance is not reported). NULL on failure.
+ */
+ref_embree *ref_embree_create_instanced(const float *positions, size_t vertex_count, const uint32_t *indices,
+                                        size_t triangle_count, const float *xf, size_t count, unsigned threads,
+                                        double *build_ms);
+
 /* Embree's version string. */
 const char *ref_embree_version(void);
 

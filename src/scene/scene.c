@@ -1,0 +1,261 @@
+/*
+ * The scene container (meshquery/scene.h): staged edits, and the committed
+ * state queries read. Edits only touch `staged`; commit builds the new
+ * committed arrays completely before swapping them in, so a failed
+ * allocation leaves the previous committed state (and the staged edits) as
+ * they were.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/diag.h"
+#include "scene/scene_internal.h"
+
+/* Ids are < 2^24 (scene.h: MQ_ERR_LIMIT beyond). */
+#define MQ_SCENE_MAX_INSTANCES (1u << 24)
+
+mq_instance_def mq_default_instance_def(void)
+{
+    mq_instance_def d;
+    memset(&d, 0, sizeof d);
+    d.transform = mq_xform_identity();
+    d.mask = 0xFFFFFFFFu;
+    return d;
+}
+
+mq_scene_query mq_default_scene_query(void) { return (mq_scene_query){0xFFFFFFFFu, false}; }
+
+mq_status mq_scene_create(const mq_allocator *alloc, mq_scene **out, mq_diag *diag)
+{
+    mq_diag_clear(diag);
+    if (!out)
+        return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0, "mq_scene_create: NULL out");
+    *out = NULL;
+    mq_scene *s = mq_alloc_zero(alloc, sizeof *s, MQ_CACHE_LINE);
+    if (!s)
+        return mq_diag_set(diag, MQ_ERR_OUT_OF_MEMORY, NULL, 0, 0, "out of memory creating a scene");
+    if (alloc) {
+        s->alloc = *alloc;
+        s->has_alloc = true;
+    }
+    *out = s;
+    return MQ_OK;
+}
+
+void mq_scene_destroy(mq_scene *s)
+{
+    if (!s)
+        return;
+    mq_allocator a = s->alloc;
+    const mq_allocator *ap = s->has_alloc ? &a : NULL;
+    mq_free(ap, s->staged, s->staged_cap * sizeof *s->staged);
+    mq_free(ap, s->recs, s->rec_cap * sizeof *s->recs);
+    mq_free(ap, s->nodes, s->node_cap * sizeof *s->nodes);
+    mq_free(ap, s, sizeof *s);
+}
+
+/* The staged slot of a live id, or NULL. */
+static mq_staged_slot *staged_live(mq_scene *s, uint32_t id)
+{
+    return s && id < s->staged_slots && s->staged[id].live ? &s->staged[id] : NULL;
+}
+
+/* Makes room for slot `id`; false (nothing changed) when the allocation fails. */
+static bool reserve_slot(mq_scene *s, uint32_t id)
+{
+    if (id < s->staged_cap)
+        return true;
+    size_t cap = s->staged_cap ? s->staged_cap * 2 : 16;
+    if (cap > MQ_SCENE_MAX_INSTANCES)
+        cap = MQ_SCENE_MAX_INSTANCES;
+    void *p = mq_realloc(mq_scene_allocator(s), s->staged, s->staged_cap * sizeof *s->staged, cap * sizeof *s->staged,
+                         MQ_CACHE_LINE);
+    if (!p)
+        return false;
+    s->staged = p;
+    s->staged_cap = cap;
+    return true;
+}
+
+mq_status mq_scene_add(mq_scene *s, const mq_instance_def *def, uint32_t *id, mq_diag *diag)
+{
+    mq_diag_clear(diag);
+    if (!s || !def || !id)
+        return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0, "mq_scene_add: NULL argument");
+    if (s->staged_live >= MQ_SCENE_MAX_INSTANCES)
+        return mq_diag_set(diag, MQ_ERR_LIMIT, NULL, 0, 0, "more than 2^24 instances");
+    /* The smallest free id: none below first_free. */
+    uint32_t k = s->first_free;
+    while (k < s->staged_slots && s->staged[k].live)
+        k++;
+    mq_instance_rec rec;
+    if (!mq_instance_rec_init(&rec, def, k))
+        return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0,
+                           "mq_scene_add: not exactly one hierarchy, or a non-finite or singular transform");
+    if (!reserve_slot(s, k))
+        return mq_diag_set(diag, MQ_ERR_OUT_OF_MEMORY, NULL, 0, 0, "out of memory adding an instance");
+    s->staged[k].rec = rec;
+    s->staged[k].live = true;
+    if (k >= s->staged_slots)
+        s->staged_slots = k + 1;
+    s->staged_live++;
+    s->first_free = k + 1;
+    s->need_rebuild = true;
+    *id = k;
+    return MQ_OK;
+}
+
+mq_status mq_scene_remove(mq_scene *s, uint32_t id)
+{
+    mq_staged_slot *slot = staged_live(s, id);
+    if (!slot)
+        return MQ_ERR_INVALID_ARG;
+    slot->live = false;
+    s->staged_live--;
+    if (id < s->first_free)
+        s->first_free = id;
+    while (s->staged_slots > 0 && !s->staged[s->staged_slots - 1].live)
+        s->staged_slots--; /* trailing free ids need no committed slot */
+    s->need_rebuild = true;
+    return MQ_OK;
+}
+
+mq_status mq_scene_set_transform(mq_scene *s, uint32_t id, const mq_xform *transform, mq_diag *diag)
+{
+    mq_diag_clear(diag);
+    mq_staged_slot *slot = staged_live(s, id);
+    if (!slot || !transform)
+        return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0, "mq_scene_set_transform: unknown id %u", id);
+    const mq_instance_rec *old = &slot->rec;
+    mq_instance_def def = {old->bvh, old->obbtree, *transform, old->user_id, old->mask};
+    mq_instance_rec rec;
+    if (!mq_instance_rec_init(&rec, &def, id))
+        return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0, "mq_scene_set_transform: rejected transform");
+    slot->rec = rec;
+    s->need_refit = true;
+    return MQ_OK;
+}
+
+mq_status mq_scene_set_mask(mq_scene *s, uint32_t id, uint32_t mask)
+{
+    mq_staged_slot *slot = staged_live(s, id);
+    if (!slot)
+        return MQ_ERR_INVALID_ARG;
+    slot->rec.mask = mask;
+    s->need_refit = true;
+    return MQ_OK;
+}
+
+/* Copies the staged records into `recs` (free ids get an empty record). */
+static void copy_staged(const mq_scene *s, mq_instance_rec *recs)
+{
+    for (uint32_t i = 0; i < s->staged_slots; i++) {
+        if (s->staged[i].live) {
+            recs[i] = s->staged[i].rec;
+        } else {
+            memset(&recs[i], 0, sizeof recs[i]);
+            recs[i].id = i;
+        }
+    }
+}
+
+/* Transforms or masks changed only: same ids, same tree topology, no allocation. */
+static void commit_refit(mq_scene *s)
+{
+    copy_staged(s, s->recs);
+    mq_tlas_refit(s->recs, s->nodes, s->node_count);
+}
+
+/* Instances added or removed: new arrays, a new tree, then the swap. */
+static mq_status commit_rebuild(mq_scene *s, mq_diag *diag)
+{
+    const mq_allocator *a = mq_scene_allocator(s);
+    uint32_t n = s->staged_slots;
+    size_t rec_cap = n, node_cap = n ? 2 * (size_t)n : 0;
+    mq_instance_rec *recs = n ? mq_alloc(a, rec_cap * sizeof *recs, MQ_CACHE_LINE) : NULL;
+    mq_tlas_node *nodes = n ? mq_alloc(a, node_cap * sizeof *nodes, MQ_CACHE_LINE) : NULL;
+    uint32_t *scratch = n ? mq_alloc(a, n * sizeof *scratch, 16) : NULL;
+    if (n && (!recs || !nodes || !scratch)) {
+        mq_free(a, recs, rec_cap * sizeof *recs);
+        mq_free(a, nodes, node_cap * sizeof *nodes);
+        mq_free(a, scratch, n * sizeof *scratch);
+        return mq_diag_set(diag, MQ_ERR_OUT_OF_MEMORY, NULL, 0, 0, "out of memory committing a scene");
+    }
+    copy_staged(s, recs);
+    uint32_t count = n ? mq_tlas_build(recs, n, nodes, scratch) : 0;
+    mq_free(a, scratch, n * sizeof *scratch);
+
+    mq_free(a, s->recs, s->rec_cap * sizeof *s->recs);
+    mq_free(a, s->nodes, s->node_cap * sizeof *s->nodes);
+    s->recs = recs;
+    s->rec_slots = n;
+    s->rec_cap = rec_cap;
+    s->nodes = nodes;
+    s->node_count = count;
+    s->node_cap = node_cap;
+    s->live = s->staged_live;
+    return MQ_OK;
+}
+
+mq_status mq_scene_commit(mq_scene *s, mq_diag *diag)
+{
+    mq_diag_clear(diag);
+    if (!s)
+        return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0, "mq_scene_commit: NULL scene");
+    if (s->need_rebuild) {
+        mq_status st = commit_rebuild(s, diag);
+        if (st != MQ_OK)
+            return st;
+    } else if (s->need_refit) {
+        commit_refit(s);
+    }
+    s->need_rebuild = s->need_refit = false;
+    return MQ_OK;
+}
+
+size_t mq_scene_instance_count(const mq_scene *s) { return s ? s->live : 0; }
+
+bool mq_scene_bounds(const mq_scene *s, mq_daabb *out)
+{
+    if (!s || s->live == 0)
+        return false;
+    mq_daabb b = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+    for (uint32_t i = 0; i < s->rec_slots; i++) {
+        const mq_instance_rec *r = &s->recs[i];
+        if (!mq_instance_rec_live(r))
+            continue;
+        for (int k = 0; k < 3; k++) {
+            b.min[k] = r->world_box.min[k] < b.min[k] ? r->world_box.min[k] : b.min[k];
+            b.max[k] = r->world_box.max[k] > b.max[k] ? r->world_box.max[k] : b.max[k];
+        }
+    }
+    if (out)
+        *out = b;
+    return true;
+}
+
+const mq_instance_rec *mq_scene_record(const mq_scene *s, uint32_t id)
+{
+    if (!s || id >= s->rec_slots || !mq_instance_rec_live(&s->recs[id]))
+        return NULL;
+    return &s->recs[id];
+}
+
+bool mq_scene_instance(const mq_scene *s, uint32_t id, mq_instance_def *out)
+{
+    const mq_instance_rec *r = mq_scene_record(s, id);
+    if (!r)
+        return false;
+    if (out)
+        *out = (mq_instance_def){r->bvh, r->obbtree, r->to_world, r->user_id, r->mask};
+    return true;
+}
+
+size_t mq_scene_byte_count(const mq_scene *s)
+{
+    if (!s)
+        return 0;
+    return sizeof *s + s->staged_cap * sizeof *s->staged + s->rec_cap * sizeof *s->recs +
+           s->node_cap * sizeof *s->nodes;
+}

@@ -1,0 +1,174 @@
+/*
+ * Scene shape overlaps (scene.h "Shapes"): the shape's world box picks the
+ * instances through the top-level hierarchy (mq_tlas_visit_box, with the
+ * query's mask), and mq_instance_overlap answers for each, exactly, in the
+ * instance-centred frame (instance_overlap.c). An invalid shape (NaN or
+ * infinite values, a negative radius or half extent, min > max, axes not
+ * orthonormal within MQ_OBB_AXIS_TOLERANCE) overlaps nothing.
+ */
+#include "scene/instance_overlap.h"
+
+typedef struct scene_overlap_ctx {
+    const mq_dshape *shape;
+    mq_scene_overlap_fn fn;
+    void *user;
+    size_t calls;
+} scene_overlap_ctx;
+
+static bool visit_instance(const mq_instance_rec *inst, void *user)
+{
+    scene_overlap_ctx *c = user;
+    return mq_instance_overlap(inst, c->shape, c->fn, c->user, &c->calls);
+}
+
+/* The shared body of every shape query. */
+static size_t overlap_shape(const mq_scene *scene, const mq_dshape *shape, const mq_scene_query *query,
+                            mq_scene_overlap_fn fn, void *user)
+{
+    if (!scene || !fn || !mq_dshape_valid(shape))
+        return 0;
+    mq_daabb box;
+    mq_dshape_bounds(shape, &box);
+    /* widened a little: the float primitive may accept a triangle a few ulp
+     * (of the instance-centred coordinates) outside the exact shape */
+    double grow = 0.0;
+    for (int k = 0; k < 3; k++)
+        grow = fmax(grow, box.max[k] - box.min[k]);
+    grow *= MQ_SCENE_REL_SLACK;
+    for (int k = 0; k < 3; k++) {
+        box.min[k] -= grow;
+        box.max[k] += grow;
+    }
+    scene_overlap_ctx c = {shape, fn, user, 0};
+    mq_tlas_visit_box(scene, &box, query ? query->mask : 0xFFFFFFFFu, visit_instance, &c);
+    return c.calls;
+}
+
+typedef struct pair_sink {
+    mq_instance_triangle *out;
+    size_t capacity, count;
+} pair_sink;
+
+static bool sink_push(uint32_t instance, uint32_t triangle, void *user)
+{
+    pair_sink *s = user;
+    if (s->count < s->capacity)
+        s->out[s->count] = (mq_instance_triangle){instance, triangle};
+    s->count++;
+    return true;
+}
+
+static bool stop_first(uint32_t instance, uint32_t triangle, void *user)
+{
+    (void)instance;
+    (void)triangle;
+    (void)user;
+    return false;
+}
+
+static size_t overlap_array(const mq_scene *scene, const mq_dshape *shape, const mq_scene_query *query,
+                            mq_instance_triangle *out, size_t capacity)
+{
+    pair_sink s = {out, out ? capacity : 0, 0};
+    overlap_shape(scene, shape, query, sink_push, &s);
+    return s.count;
+}
+
+static bool overlap_any(const mq_scene *scene, const mq_dshape *shape, const mq_scene_query *query)
+{
+    return overlap_shape(scene, shape, query, stop_first, NULL) > 0;
+}
+
+/* Entry points: wrap the typed shape, then the shared body. */
+#define MQ_SHAPE_OF(kind_, member_, value_)                                                                        \
+    mq_dshape sh;                                                                                                  \
+    if (!(value_))                                                                                                 \
+        return 0;                                                                                                  \
+    sh.kind = (kind_);                                                                                             \
+    sh.u.member_ = *(value_)
+
+size_t mq_scene_overlap_sphere(const mq_scene *scene, const mq_dsphere *sphere, const mq_scene_query *query,
+                               mq_scene_overlap_fn fn, void *user)
+{
+    MQ_SHAPE_OF(MQ_SHAPE_SPHERE, sphere, sphere);
+    return overlap_shape(scene, &sh, query, fn, user);
+}
+
+size_t mq_scene_overlap_sphere_array(const mq_scene *scene, const mq_dsphere *sphere, const mq_scene_query *query,
+                                     mq_instance_triangle *out, size_t capacity)
+{
+    MQ_SHAPE_OF(MQ_SHAPE_SPHERE, sphere, sphere);
+    return overlap_array(scene, &sh, query, out, capacity);
+}
+
+bool mq_scene_any_overlap_sphere(const mq_scene *scene, const mq_dsphere *sphere, const mq_scene_query *query)
+{
+    MQ_SHAPE_OF(MQ_SHAPE_SPHERE, sphere, sphere);
+    return overlap_any(scene, &sh, query);
+}
+
+size_t mq_scene_overlap_capsule(const mq_scene *scene, const mq_dcapsule *capsule, const mq_scene_query *query,
+                                mq_scene_overlap_fn fn, void *user)
+{
+    MQ_SHAPE_OF(MQ_SHAPE_CAPSULE, capsule, capsule);
+    return overlap_shape(scene, &sh, query, fn, user);
+}
+
+size_t mq_scene_overlap_capsule_array(const mq_scene *scene, const mq_dcapsule *capsule,
+                                      const mq_scene_query *query, mq_instance_triangle *out, size_t capacity)
+{
+    MQ_SHAPE_OF(MQ_SHAPE_CAPSULE, capsule, capsule);
+    return overlap_array(scene, &sh, query, out, capacity);
+}
+
+bool mq_scene_any_overlap_capsule(const mq_scene *scene, const mq_dcapsule *capsule, const mq_scene_query *query)
+{
+    MQ_SHAPE_OF(MQ_SHAPE_CAPSULE, capsule, capsule);
+    return overlap_any(scene, &sh, query);
+}
+
+size_t mq_scene_overlap_obb(const mq_scene *scene, const mq_dobb *box, const mq_scene_query *query,
+                            mq_scene_overlap_fn fn, void *user)
+{
+    MQ_SHAPE_OF(MQ_SHAPE_OBB, obb, box);
+    return overlap_shape(scene, &sh, query, fn, user);
+}
+
+size_t mq_scene_overlap_obb_array(const mq_scene *scene, const mq_dobb *box, const mq_scene_query *query,
+                                  mq_instance_triangle *out, size_t capacity)
+{
+    MQ_SHAPE_OF(MQ_SHAPE_OBB, obb, box);
+    return overlap_array(scene, &sh, query, out, capacity);
+}
+
+bool mq_scene_any_overlap_obb(const mq_scene *scene, const mq_dobb *box, const mq_scene_query *query)
+{
+    MQ_SHAPE_OF(MQ_SHAPE_OBB, obb, box);
+    return overlap_any(scene, &sh, query);
+}
+
+size_t mq_scene_overlap_aabb(const mq_scene *scene, const mq_daabb *box, const mq_scene_query *query,
+                             mq_scene_overlap_fn fn, void *user)
+{
+    MQ_SHAPE_OF(MQ_SHAPE_AABB, aabb, box);
+    return overlap_shape(scene, &sh, query, fn, user);
+}
+
+size_t mq_scene_overlap_aabb_array(const mq_scene *scene, const mq_daabb *box, const mq_scene_query *query,
+                                   mq_instance_triangle *out, size_t capacity)
+{
+    MQ_SHAPE_OF(MQ_SHAPE_AABB, aabb, box);
+    return overlap_array(scene, &sh, query, out, capacity);
+}
+
+bool mq_scene_any_overlap_aabb(const mq_scene *scene, const mq_daabb *box, const mq_scene_query *query)
+{
+    MQ_SHAPE_OF(MQ_SHAPE_AABB, aabb, box);
+    return overlap_any(scene, &sh, query);
+}
+
+size_t mq_scene_shape_overlap(const mq_scene *scene, const mq_dshape *shape, const mq_scene_query *query,
+                              mq_scene_overlap_fn fn, void *user)
+{
+    return overlap_shape(scene, shape, query, fn, user);
+}

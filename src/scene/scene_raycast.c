@@ -1,0 +1,252 @@
+/* Scene raycasts: closest hit and any hit (meshquery/scene.h). */
+#include <float.h>
+#include <math.h>
+#include <stddef.h>
+
+#if (defined(__SSE2__) || defined(_M_X64)) && !defined(MQ_FORCE_SCALAR)
+#include <emmintrin.h>
+#define MQ_TLAS_SSE 1
+#endif
+
+#include "scene/scene_raycast.h"
+#include "scene/tlas_ray.h"
+
+/* ---- the walk of the top-level hierarchy (tlas_ray.h, tlas_walk_impl.h) --- */
+
+/* The slow path's node test: the double slab test on the float boxes. */
+static unsigned node_hits_double(const mq_tlas_node *n, const mq_tlas_ray *r, float tmin, float tmax, unsigned live,
+                                 float *dist)
+{
+    unsigned hit = 0;
+    for (int i = 0; i < MQ_TLAS_WIDTH; i++) {
+        if (!(live >> i & 1))
+            continue;
+        double lo[3], hi[3], a = tmin, b = tmax;
+        for (int k = 0; k < 3; k++) {
+            lo[k] = n->lo[k][i];
+            hi[k] = n->hi[k][i];
+        }
+        if (mq_dray_clip_box(r->prep, lo, hi, &a, &b)) {
+            hit |= 1u << i;
+            dist[i] = mq_float_floor_of(a);
+        }
+    }
+    return hit;
+}
+
+#if defined(MQ_TLAS_SSE)
+typedef struct tlas_vray {
+    __m128 o_near[3], o_far[3], rd_near[3], rd_far[3];
+} tlas_vray;
+
+static inline void tlas_vray_init(const mq_tlas_ray *r, tlas_vray *v)
+{
+    for (int k = 0; k < 3; k++) {
+        v->o_near[k] = _mm_set1_ps(r->o_near[k]);
+        v->o_far[k] = _mm_set1_ps(r->o_far[k]);
+        v->rd_near[k] = _mm_set1_ps(r->rd_near[k]);
+        v->rd_far[k] = _mm_set1_ps(r->rd_far[k]);
+    }
+}
+
+/* The float test (tlas_ray.h), four slots at a time. */
+static inline unsigned tlas_box_hits(const mq_tlas_node *n, const mq_tlas_ray *r, const tlas_vray *v, float tmin,
+                                     float tmax, float *dist)
+{
+    unsigned hit = 0;
+    for (int h = 0; h < MQ_TLAS_WIDTH; h += 4) {
+        __m128 tn = _mm_set1_ps(tmin), tf = _mm_set1_ps(tmax);
+        for (int k = 0; k < 3; k++) {
+            __m128 a = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(mq_tlas_plane(n, r->near_off[k]) + h), v->o_near[k]),
+                                  v->rd_near[k]);
+            __m128 b = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(mq_tlas_plane(n, r->far_off[k]) + h), v->o_far[k]),
+                                  v->rd_far[k]);
+            tn = _mm_max_ps(a, tn); /* a NaN in a gives tn */
+            tf = _mm_min_ps(b, tf);
+        }
+        tn = _mm_sub_ps(tn, _mm_set1_ps(FLT_MIN));
+        _mm_storeu_ps(dist + h, tn);
+        hit |= (unsigned)_mm_movemask_ps(_mm_cmple_ps(tn, tf)) << h;
+    }
+    return hit;
+}
+#else
+typedef struct tlas_vray {
+    int unused_;
+} tlas_vray;
+
+static inline void tlas_vray_init(const mq_tlas_ray *r, tlas_vray *v)
+{
+    (void)r;
+    v->unused_ = 0;
+}
+
+/* The float test (tlas_ray.h), one slot at a time. */
+static inline unsigned tlas_box_hits(const mq_tlas_node *n, const mq_tlas_ray *r, const tlas_vray *v, float tmin,
+                                     float tmax, float *dist)
+{
+    (void)v;
+    unsigned hit = 0;
+    for (int i = 0; i < MQ_TLAS_WIDTH; i++) {
+        float tn = tmin, tf = tmax;
+        for (int k = 0; k < 3; k++) {
+            float np = mq_tlas_plane(n, r->near_off[k])[i], fp = mq_tlas_plane(n, r->far_off[k])[i];
+            float a = (np - r->o_near[k]) * r->rd_near[k], b = (fp - r->o_far[k]) * r->rd_far[k];
+            tn = a > tn ? a : tn; /* NaN drops out */
+            tf = b < tf ? b : tf;
+        }
+        tn -= FLT_MIN;
+        dist[i] = tn;
+        hit |= tn <= tf ? 1u << i : 0u;
+    }
+    return hit;
+}
+#endif
+
+#if defined(MQ_TLAS_SSE)
+static inline unsigned tlas_live(const mq_tlas_node *n, uint32_t qmask)
+{
+    unsigned live = 0;
+    __m128i q = _mm_set1_epi32((int)qmask), zero = _mm_setzero_si128();
+    for (int h = 0; h < MQ_TLAS_WIDTH; h += 4) {
+        __m128i m = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(n->mask + h)), q);
+        live |= (~(unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(m, zero))) & 15u) << h;
+    }
+    return live;
+}
+#else
+#define tlas_live mq_tlas_live
+#endif
+
+#define TLAS_WALK_LIVE(n, mask) tlas_live(n, mask)
+#define TLAS_WALK_NAME walk_fast
+#define TLAS_WALK_HITS(n, r, v, tmin, tmax, live, dist) (tlas_box_hits(n, r, v, tmin, tmax, dist) & (live))
+#include "scene/tlas_walk_impl.h"
+#undef TLAS_WALK_NAME
+#undef TLAS_WALK_HITS
+#undef TLAS_WALK_LIVE
+
+#define TLAS_WALK_NAME walk_slow
+#define TLAS_WALK_LIVE(n, mask) mq_tlas_live(n, mask)
+#define TLAS_WALK_HITS(n, r, v, tmin, tmax, live, dist) node_hits_double(n, r, tmin, tmax, live, dist)
+#define tlas_walk_entry tlas_walk_entry_slow
+#include "scene/tlas_walk_impl.h"
+#undef tlas_walk_entry
+#undef TLAS_WALK_NAME
+#undef TLAS_WALK_HITS
+#undef TLAS_WALK_LIVE
+
+#if defined(MQ_HAVE_AVX2_KERNELS)
+static bool have_avx2(void)
+{
+    static int cached = -1; /* a benign race: every thread computes the same */
+    int c = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (c < 0) {
+        c = __builtin_cpu_supports("avx2") ? 1 : 0;
+        __atomic_store_n(&cached, c, __ATOMIC_RELAXED);
+    }
+    return c;
+}
+#endif
+
+bool mq_tlas_walk_ray(const mq_scene *s, const mq_dray_prep *prep, double t_lo, const double *t_hi, uint32_t mask,
+                      bool (*leaf)(const mq_instance_rec *inst, void *user), void *user)
+{
+    if (s->node_count == 0)
+        return true;
+    mq_tlas_ray r;
+    mq_tlas_ray_init(&r, prep, t_lo);
+    if (!r.fast)
+        return walk_slow(s, &r, t_lo, t_hi, mask, leaf, user);
+#if defined(MQ_HAVE_AVX2_KERNELS)
+    if (have_avx2())
+        return mq_tlas_walk_fast_avx2(s, &r, t_lo, t_hi, mask, leaf, user);
+#endif
+    return walk_fast(s, &r, t_lo, t_hi, mask, leaf, user);
+}
+
+/* ---- closest ------------------------------------------------------------ */
+
+typedef struct closest_ctx {
+    const mq_dray *ray;
+    const mq_dray_prep *prep;
+    bool cull;
+    double t_hi;        /* best t so far (the caller's tmax before any hit) */
+    bool found;
+    mq_ray_key best;
+    mq_inst_ray best_ray;
+    mq_inst_hit best_hit;
+} closest_ctx;
+
+static bool closest_leaf(const mq_instance_rec *inst, void *user)
+{
+    closest_ctx *c = user;
+    mq_inst_ray ir;
+    if (!mq_inst_ray_init(&ir, inst, c->ray, c->prep))
+        return true;
+    /* Up to the best t rounded up: an equal world t with a smaller instance id still wins. */
+    float hi = c->found ? fminf(ir.tmax, mq_inst_ray_local_ceil(&ir, c->t_hi)) : ir.tmax;
+    mq_inst_trace opt = {c->cull, NULL};
+    mq_inst_hit h;
+    if (!mq_inst_ray_closest(&ir, ir.tmin, hi, &opt, &h))
+        return true;
+    mq_ray_key k = {mq_inst_ray_world_t(&ir, h.t), inst->id, h.triangle};
+    if (!c->found || mq_ray_key_less(&k, &c->best)) {
+        c->found = true;
+        c->best = k;
+        c->best_ray = ir;
+        c->best_hit = h;
+        c->t_hi = k.t;
+    }
+    return true;
+}
+
+bool mq_scene_raycast_closest(const mq_scene *s, const mq_dray *ray, const mq_scene_query *query, mq_scene_hit *out)
+{
+    mq_scene_query q = query ? *query : mq_default_scene_query();
+    closest_ctx c;
+    c.found = false;
+    if (s && mq_dray_is_valid(ray)) {
+        mq_dray_prep prep;
+        mq_dray_prepare(ray, &prep);
+        c.ray = ray;
+        c.prep = &prep;
+        c.cull = q.cull_back_faces;
+        c.t_hi = ray->tmax;
+        mq_tlas_walk_ray(s, &prep, ray->tmin, &c.t_hi, q.mask, closest_leaf, &c);
+    }
+    if (out) {
+        if (c.found)
+            mq_inst_ray_world_hit(&c.best_ray, &c.best_hit, out);
+        else
+            mq_scene_hit_miss(out);
+    }
+    return c.found;
+}
+
+/* ---- any ---------------------------------------------------------------- */
+
+typedef struct any_ctx {
+    const mq_dray *ray;
+    const mq_dray_prep *prep;
+    bool cull;
+} any_ctx;
+
+static bool any_leaf(const mq_instance_rec *inst, void *user)
+{
+    any_ctx *c = user;
+    mq_inst_ray ir;
+    return !(mq_inst_ray_init(&ir, inst, c->ray, c->prep) && mq_inst_ray_any(&ir, c->cull));
+}
+
+bool mq_scene_raycast_any(const mq_scene *s, const mq_dray *ray, const mq_scene_query *query)
+{
+    if (!s || !mq_dray_is_valid(ray))
+        return false;
+    mq_scene_query q = query ? *query : mq_default_scene_query();
+    mq_dray_prep prep;
+    mq_dray_prepare(ray, &prep);
+    any_ctx c = {ray, &prep, q.cull_back_faces};
+    double t_hi = ray->tmax;
+    return !mq_tlas_walk_ray(s, &prep, ray->tmin, &t_hi, q.mask, any_leaf, &c);
+}

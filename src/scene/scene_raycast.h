@@ -1,0 +1,139 @@
+/*
+ * Internal interface of the scene raycasts (scene_raycast*.c): a world ray
+ * mapped into one instance's frame, traced there, and its hits mapped back.
+ *
+ * Mapping (scene.h, "Large worlds"): the ray is first advanced in double to
+ * where it enters the instance's root box (never before tmin; the clip is done
+ * in the local frame, so it does not depend on the placement), so the local
+ * origin lies near the mesh and rounds to float with the mesh's own
+ * precision. The direction is mapped by A^-1 and NOT normalised, so the local
+ * t is the world t minus the advance. World t = advance + local t, in double.
+ */
+#ifndef MQ_SCENE_RAYCAST_H
+#define MQ_SCENE_RAYCAST_H
+
+#include "scene/scene_internal.h"
+#include "traverse/raycast_raw.h"
+
+/* A world ray as one instance sees it. */
+typedef struct mq_inst_ray {
+    const mq_instance_rec *inst;
+    const mq_dray *world;  /* the caller's ray */
+    double advance;        /* world t of the local origin */
+    mq_ray local;          /* the float ray traced (tmin/tmax set per trace) */
+    float tmin, tmax;      /* the caller's [tmin, tmax] in local t, rounded inwards */
+} mq_inst_ray;
+
+/* The scene ray key: ties in t go to the smaller instance, then triangle. */
+typedef struct mq_ray_key {
+    double t;
+    uint32_t instance, triangle;
+} mq_ray_key;
+
+static inline bool mq_ray_key_less(const mq_ray_key *a, const mq_ray_key *b)
+{
+    if (a->t != b->t)
+        return a->t < b->t;
+    if (a->instance != b->instance)
+        return a->instance < b->instance;
+    return a->triangle < b->triangle;
+}
+
+/*
+ * Maps the ray into the instance's frame. @return false when the ray misses
+ * the instance's world box in [tmin, tmax] or its local form is not a valid
+ * float ray (then nothing of the instance can be hit).
+ */
+bool mq_inst_ray_init(mq_inst_ray *ir, const mq_instance_rec *inst, const mq_dray *ray, const mq_dray_prep *prep);
+
+/* The world t of a local hit at local t, clamped into the caller's [tmin, tmax]. */
+double mq_inst_ray_world_t(const mq_inst_ray *ir, float t_local);
+
+/* The next float below / above a float that is not NaN (nor -inf / +inf):
+ * nextafterf's results, without the library call. */
+static inline float mq_float_next_down(float f)
+{
+    if (f == 0.0f)
+        return -0x1p-149f;
+    union { float f; uint32_t u; } b = {f};
+    b.u = (b.u & 0x80000000u) ? b.u + 1 : b.u - 1;
+    return b.f;
+}
+
+static inline float mq_float_next_up(float f)
+{
+    if (f == 0.0f)
+        return 0x1p-149f;
+    union { float f; uint32_t u; } b = {f};
+    b.u = (b.u & 0x80000000u) ? b.u - 1 : b.u + 1;
+    return b.f;
+}
+
+/* The largest float <= x and the smallest float >= x (x not NaN). */
+static inline float mq_float_floor_of(double x)
+{
+    float f = (float)x;
+    return (double)f > x ? mq_float_next_down(f) : f;
+}
+
+static inline float mq_float_ceil_of(double x)
+{
+    float f = (float)x;
+    return (double)f < x ? mq_float_next_up(f) : f;
+}
+
+/* The local float t at or below (or at or above) a world t: bounds for the traced interval. */
+static inline float mq_inst_ray_local_floor(const mq_inst_ray *ir, double t_world)
+{
+    return mq_float_floor_of(t_world - ir->advance);
+}
+
+static inline float mq_inst_ray_local_ceil(const mq_inst_ray *ir, double t_world)
+{
+    return mq_float_ceil_of(t_world - ir->advance);
+}
+
+/* Per-trace options. `after` (when set) keeps only hits whose key comes after it. */
+typedef struct mq_inst_trace {
+    bool cull_back_faces;     /* in the world */
+    const mq_ray_key *after;  /* NULL: no lower bound */
+} mq_inst_trace;
+
+/*
+ * A local hit: for a BVH traced without a filter, the raw hit (the record is
+ * made once, for the final answer, by mq_inst_ray_world_hit); otherwise the
+ * hierarchy's full record.
+ */
+typedef struct mq_inst_hit {
+    float t;           /* local t */
+    uint32_t triangle;
+    bool is_raw;
+    mq_raw_hit raw;    /* when is_raw */
+    mq_hit hit;        /* otherwise */
+} mq_inst_hit;
+
+/*
+ * The closest local hit with local t in [tmin, tmax] (already clipped by the
+ * caller to the local bounds) that passes the options. @return true on a hit.
+ */
+bool mq_inst_ray_closest(mq_inst_ray *ir, float tmin, float tmax, const mq_inst_trace *opt, mq_inst_hit *out);
+
+/* True when the instance has any hit in the caller's [tmin, tmax]. */
+bool mq_inst_ray_any(mq_inst_ray *ir, bool cull_back_faces);
+
+/* Fills the world hit of a local hit. */
+void mq_inst_ray_world_hit(const mq_inst_ray *ir, const mq_inst_hit *h, mq_scene_hit *out);
+
+/* The record of a miss. */
+void mq_scene_hit_miss(mq_scene_hit *out);
+
+/*
+ * Walks the committed hierarchy along the ray: leaves (mask-matching
+ * instances) whose box the ray enters in [t_lo, *t_hi], roughly near to far;
+ * boxes entered after *t_hi (re-read as the walk goes) are skipped. Stops
+ * when `leaf` returns false. @return false when stopped.
+ */
+bool mq_tlas_walk_ray(const mq_scene *s, const mq_dray_prep *prep, double t_lo, const double *t_hi, uint32_t mask,
+                      bool (*leaf)(const mq_instance_rec *inst, void *user), void *user);
+
+#endif

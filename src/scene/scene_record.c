@@ -1,0 +1,225 @@
+/*
+ * A committed instance's precomputed data (scene_internal.h): inverse, normal
+ * matrix, singular value bounds, rigidity and boxes, all in double.
+ */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "build/bvh_internal.h"
+#include "scene/scene_internal.h"
+
+/* Relative widening of world boxes: far above the few-ulp error of mapping a corner in double. */
+#define MQ_BOX_WIDEN 1e-12
+
+/*
+ * Largest eigenvalue of a symmetric positive semi-definite 3x3 matrix
+ * (Smith 1961, trigonometric form). It is the well-conditioned end of the
+ * spectrum: its relative error is a few ulps whatever the condition number,
+ * which is why sigma_min comes from the inverse's largest value, not from this
+ * matrix's smallest.
+ */
+static double sym3_largest_eigenvalue(double a[3][3])
+{
+    double p1 = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
+    double q = (a[0][0] + a[1][1] + a[2][2]) / 3.0;
+    double d0 = a[0][0] - q, d1 = a[1][1] - q, d2 = a[2][2] - q;
+    double p2 = d0 * d0 + d1 * d1 + d2 * d2 + 2.0 * p1;
+    if (!(p2 > 0.0))
+        return q; /* a multiple of the identity */
+    double p = sqrt(p2 / 6.0);
+    double b[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            b[i][j] = (a[i][j] - (i == j ? q : 0.0)) / p;
+    double det = b[0][0] * (b[1][1] * b[2][2] - b[1][2] * b[2][1]) - b[0][1] * (b[1][0] * b[2][2] - b[1][2] * b[2][0]) +
+                 b[0][2] * (b[1][0] * b[2][1] - b[1][1] * b[2][0]);
+    double r = det / 2.0;
+    r = r < -1.0 ? -1.0 : (r > 1.0 ? 1.0 : r);
+    return q + 2.0 * p * cos(acos(r) / 3.0);
+}
+
+/* Upper bound on the largest singular value of m: sqrt(lambda_max(m^T m)), with
+ * a margin for the eigen solve, and never above the Frobenius norm (a true bound). */
+static double sigma_max_bound(double m[3][3])
+{
+    double mtm[3][3], frob = 0.0;
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) {
+            mtm[i][j] = m[0][i] * m[0][j] + m[1][i] * m[1][j] + m[2][i] * m[2][j];
+            frob += m[i][j] * m[i][j];
+        }
+    }
+    double s = sqrt(fmax(sym3_largest_eigenvalue(mtm), 0.0)) * (1.0 + 1e-9);
+    frob = sqrt(frob);
+    return s < frob ? s : frob;
+}
+
+static double det3(double a[3][3])
+{
+    return a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+           a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+}
+
+/* inv = a^-1 by cofactors; false when det is 0 or the result is not finite. */
+static bool inverse3(double a[3][3], double det, double inv[3][3])
+{
+    if (det == 0.0 || !isfinite(det))
+        return false;
+    double r = 1.0 / det;
+    inv[0][0] = (a[1][1] * a[2][2] - a[1][2] * a[2][1]) * r;
+    inv[0][1] = (a[0][2] * a[2][1] - a[0][1] * a[2][2]) * r;
+    inv[0][2] = (a[0][1] * a[1][2] - a[0][2] * a[1][1]) * r;
+    inv[1][0] = (a[1][2] * a[2][0] - a[1][0] * a[2][2]) * r;
+    inv[1][1] = (a[0][0] * a[2][2] - a[0][2] * a[2][0]) * r;
+    inv[1][2] = (a[0][2] * a[1][0] - a[0][0] * a[1][2]) * r;
+    inv[2][0] = (a[1][0] * a[2][1] - a[1][1] * a[2][0]) * r;
+    inv[2][1] = (a[0][1] * a[2][0] - a[0][0] * a[2][1]) * r;
+    inv[2][2] = (a[0][0] * a[1][1] - a[0][1] * a[1][0]) * r;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            if (!isfinite(inv[i][j]))
+                return false;
+    return true;
+}
+
+/* A^T A = I and det > 0 within 1e-12: a rotation, so shape queries may map shapes rigidly. */
+static bool is_rigid(double a[3][3], double det)
+{
+    if (!(det > 0.0))
+        return false;
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) {
+            double d = a[0][i] * a[0][j] + a[1][i] * a[1][j] + a[2][i] * a[2][j] - (i == j ? 1.0 : 0.0);
+            if (!(fabs(d) <= 1e-12))
+                return false;
+        }
+    }
+    return true;
+}
+
+static void empty_local_box(mq_aabb *b)
+{
+    for (int k = 0; k < 3; k++) {
+        b->min[k] = INFINITY;
+        b->max[k] = -INFINITY;
+    }
+}
+
+/* The hierarchy's root box in its mesh frame; empty (min > max) for an empty hierarchy. */
+static void local_root_box(const mq_instance_def *def, mq_aabb *out)
+{
+    empty_local_box(out);
+    if (def->bvh) {
+        const float *b = def->bvh->root_box; /* lo x, hi x, lo y, ... */
+        if (def->bvh->root == MQ_REF_EMPTY)
+            return;
+        for (int k = 0; k < 3; k++) {
+            out->min[k] = b[2 * k];
+            out->max[k] = b[2 * k + 1];
+        }
+        return;
+    }
+    mq_obb obb;
+    if (!mq_obbtree_root(def->obbtree, &obb))
+        return;
+    /* The OBB's AABB in double, rounded outwards to float. */
+    for (int k = 0; k < 3; k++) {
+        double ext = 0.0;
+        for (int i = 0; i < 3; i++)
+            ext += fabs((double)obb.axes[i][k]) * obb.half[i];
+        double lo = obb.center[k] - ext, hi = obb.center[k] + ext;
+        float flo = (float)lo, fhi = (float)hi;
+        if ((double)flo > lo)
+            flo = nextafterf(flo, -INFINITY);
+        if ((double)fhi < hi)
+            fhi = nextafterf(fhi, INFINITY);
+        out->min[k] = flo;
+        out->max[k] = fhi;
+    }
+}
+
+static bool box_is_empty(const mq_aabb *b)
+{
+    for (int k = 0; k < 3; k++)
+        if (!(b->min[k] <= b->max[k]))
+            return true;
+    return false;
+}
+
+/* The world box of the 8 mapped corners, widened outwards so it is conservative. */
+static void world_box(mq_instance_rec *rec)
+{
+    if (box_is_empty(&rec->local_box)) {
+        for (int k = 0; k < 3; k++) {
+            rec->world_box.min[k] = INFINITY;
+            rec->world_box.max[k] = -INFINITY;
+        }
+        return;
+    }
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int c = 0; c < 8; c++) {
+        double p[3], w[3];
+        for (int k = 0; k < 3; k++)
+            p[k] = (c >> k) & 1 ? rec->local_box.max[k] : rec->local_box.min[k];
+        mq_xform_apply_point(&rec->to_world, p, w);
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fmin(lo[k], w[k]);
+            hi[k] = fmax(hi[k], w[k]);
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+        double pad = MQ_BOX_WIDEN * (fabs(lo[k]) + fabs(hi[k]) + (hi[k] - lo[k])) + DBL_MIN;
+        rec->world_box.min[k] = lo[k] - pad;
+        rec->world_box.max[k] = hi[k] + pad;
+    }
+}
+
+bool mq_instance_rec_init(mq_instance_rec *rec, const mq_instance_def *def, uint32_t id)
+{
+    if (!rec || !def || (def->bvh == NULL) == (def->obbtree == NULL))
+        return false;
+    double a[3][3], inv[3][3];
+    for (int r = 0; r < 3; r++) {
+        for (int c = 0; c < 3; c++)
+            a[r][c] = def->transform.m[r][c];
+        if (!isfinite(def->transform.m[r][3]))
+            return false; /* a non-finite translation would put the instance nowhere */
+    }
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            if (!isfinite(a[r][c]))
+                return false;
+    double det = det3(a);
+    if (!inverse3(a, det, inv))
+        return false;
+    double smax = sigma_max_bound(a), smax_inv = sigma_max_bound(inv);
+    double smin = (1.0 / smax_inv) * (1.0 - 1e-9);
+    if (!(smax > 0.0) || !(smin >= 1e-12 * smax))
+        return false;
+
+    memset(rec, 0, sizeof *rec);
+    rec->bvh = def->bvh;
+    rec->obbtree = def->obbtree;
+    rec->mesh = def->bvh ? mq_bvh_mesh(def->bvh) : mq_obbtree_mesh(def->obbtree);
+    rec->to_world = def->transform;
+    double sign = det < 0.0 ? -1.0 : 1.0;
+    for (int r = 0; r < 3; r++) {
+        for (int c = 0; c < 3; c++) {
+            rec->to_local.m[r][c] = inv[r][c];
+            rec->normal_to_world[r][c] = sign * inv[c][r];
+        }
+        rec->to_local.m[r][3] = -(inv[r][0] * def->transform.m[0][3] + inv[r][1] * def->transform.m[1][3] +
+                                  inv[r][2] * def->transform.m[2][3]);
+    }
+    rec->sigma_min = smin;
+    rec->sigma_max = smax;
+    rec->mirrored = det < 0.0;
+    rec->rigid = is_rigid(a, det);
+    local_root_box(def, &rec->local_box);
+    world_box(rec);
+    rec->user_id = def->user_id;
+    rec->mask = def->mask;
+    rec->id = id;
+    return true;
+}

@@ -1,0 +1,323 @@
+/*
+ * The top-level hierarchy: a binary tree in double over the instances' world
+ * boxes, built top-down with a 16-bin SAH on box centroids, one instance per
+ * leaf, nodes in preorder. Below depth MQ_TLAS_SAH_DEPTH ranges are simply
+ * halved, which bounds the depth for any input (coincident boxes included).
+ * The binary tree is then collapsed into the committed wide float tree
+ * (scene_internal.h): each wide node takes a binary node's children and
+ * opens its largest inner child until it has MQ_TLAS_WIDTH.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "scene/scene_internal.h"
+
+#define BINS 16
+#define BIN_LEAF UINT32_MAX
+
+/* A node of the binary build (scratch only). */
+typedef struct bin_node {
+    double lo[3], hi[3];
+    uint32_t mask;
+    uint32_t left;  /* inner: left child; leaf: the instance id */
+    uint32_t right; /* inner: right child; leaf: BIN_LEAF */
+    uint32_t pad_;
+} bin_node;
+
+float mq_tlas_round_lo(double x)
+{
+    if (!(x >= -MQ_TLAS_FLOAT_RANGE && x <= MQ_TLAS_FLOAT_RANGE))
+        return x > 0.0 ? -INFINITY : (x < 0.0 ? -INFINITY : INFINITY); /* huge: infinite slab; NaN: empty */
+    float f = (float)x;
+    return (double)f > x ? nextafterf(f, -INFINITY) : f;
+}
+
+float mq_tlas_round_hi(double x)
+{
+    if (!(x >= -MQ_TLAS_FLOAT_RANGE && x <= MQ_TLAS_FLOAT_RANGE))
+        return x > 0.0 ? INFINITY : (x < 0.0 ? INFINITY : -INFINITY);
+    float f = (float)x;
+    return (double)f < x ? nextafterf(f, INFINITY) : f;
+}
+
+typedef struct build_ctx {
+    const mq_instance_rec *recs;
+    bin_node *nodes;
+    uint32_t *ids; /* instance ids, partitioned in place */
+    uint32_t count;
+} build_ctx;
+
+static bool world_box_empty(const mq_daabb *b)
+{
+    return !(b->min[0] <= b->max[0] && b->min[1] <= b->max[1] && b->min[2] <= b->max[2]);
+}
+
+static void box_clear(double lo[3], double hi[3])
+{
+    for (int k = 0; k < 3; k++) {
+        lo[k] = INFINITY;
+        hi[k] = -INFINITY;
+    }
+}
+
+static void box_grow(double lo[3], double hi[3], const double blo[3], const double bhi[3])
+{
+    for (int k = 0; k < 3; k++) {
+        lo[k] = blo[k] < lo[k] ? blo[k] : lo[k];
+        hi[k] = bhi[k] > hi[k] ? bhi[k] : hi[k];
+    }
+}
+
+static double half_area(const double lo[3], const double hi[3])
+{
+    double d[3];
+    for (int k = 0; k < 3; k++)
+        d[k] = hi[k] > lo[k] ? hi[k] - lo[k] : 0.0;
+    return d[0] * d[1] + d[1] * d[2] + d[2] * d[0];
+}
+
+static double centroid(const mq_instance_rec *r, int axis)
+{
+    return 0.5 * (r->world_box.min[axis] + r->world_box.max[axis]);
+}
+
+/*
+ * The split position of ids[begin, end): SAH over BINS bins of the widest
+ * centroid axis; begin + half when the centroids coincide, the depth is too
+ * large, or no bin boundary separates them.
+ */
+static uint32_t split(build_ctx *c, uint32_t begin, uint32_t end, uint32_t depth)
+{
+    uint32_t mid = begin + (end - begin) / 2;
+    if (depth >= MQ_TLAS_SAH_DEPTH)
+        return mid;
+    double clo[3] = {INFINITY, INFINITY, INFINITY}, chi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t i = begin; i < end; i++) {
+        for (int k = 0; k < 3; k++) {
+            double x = centroid(&c->recs[c->ids[i]], k);
+            clo[k] = x < clo[k] ? x : clo[k];
+            chi[k] = x > chi[k] ? x : chi[k];
+        }
+    }
+    int axis = 0;
+    for (int k = 1; k < 3; k++)
+        if (chi[k] - clo[k] > chi[axis] - clo[axis])
+            axis = k;
+    double extent = chi[axis] - clo[axis];
+    if (!(extent > 0.0) || !isfinite(extent))
+        return mid;
+    double scale = BINS / extent;
+
+    uint32_t count[BINS] = {0};
+    double blo[BINS][3], bhi[BINS][3];
+    for (int b = 0; b < BINS; b++)
+        box_clear(blo[b], bhi[b]);
+    for (uint32_t i = begin; i < end; i++) {
+        const mq_instance_rec *r = &c->recs[c->ids[i]];
+        int b = (int)((centroid(r, axis) - clo[axis]) * scale);
+        b = b < 0 ? 0 : (b >= BINS ? BINS - 1 : b);
+        count[b]++;
+        box_grow(blo[b], bhi[b], r->world_box.min, r->world_box.max);
+    }
+    /* Sweep from the right for the right-hand costs, then from the left. */
+    double right_cost[BINS];
+    double lo[3], hi[3];
+    box_clear(lo, hi);
+    uint32_t n = 0;
+    for (int b = BINS - 1; b > 0; b--) {
+        box_grow(lo, hi, blo[b], bhi[b]);
+        n += count[b];
+        right_cost[b] = n ? half_area(lo, hi) * n : 0.0;
+    }
+    box_clear(lo, hi);
+    n = 0;
+    int best = -1;
+    double best_cost = INFINITY;
+    for (int b = 1; b < BINS; b++) {
+        box_grow(lo, hi, blo[b - 1], bhi[b - 1]);
+        n += count[b - 1];
+        if (n == 0 || n == end - begin)
+            continue;
+        double cost = half_area(lo, hi) * n + right_cost[b];
+        if (cost < best_cost) {
+            best_cost = cost;
+            best = b;
+        }
+    }
+    if (best < 0)
+        return mid;
+    /* Partition: bins below `best` to the left. */
+    uint32_t i = begin, j = end;
+    while (i < j) {
+        const mq_instance_rec *r = &c->recs[c->ids[i]];
+        int b = (int)((centroid(r, axis) - clo[axis]) * scale);
+        b = b < 0 ? 0 : (b >= BINS ? BINS - 1 : b);
+        if (b < best) {
+            i++;
+        } else {
+            uint32_t t = c->ids[i];
+            c->ids[i] = c->ids[--j];
+            c->ids[j] = t;
+        }
+    }
+    return (i == begin || i == end) ? mid : i;
+}
+
+static uint32_t build(build_ctx *c, uint32_t begin, uint32_t end, uint32_t depth)
+{
+    uint32_t index = c->count++;
+    bin_node *node = &c->nodes[index];
+    if (end - begin == 1) {
+        const mq_instance_rec *r = &c->recs[c->ids[begin]];
+        for (int k = 0; k < 3; k++) {
+            node->lo[k] = r->world_box.min[k];
+            node->hi[k] = r->world_box.max[k];
+        }
+        node->mask = r->mask;
+        node->left = r->id;
+        node->right = BIN_LEAF;
+        node->pad_ = 0;
+        return index;
+    }
+    uint32_t m = split(c, begin, end, depth);
+    uint32_t l = build(c, begin, m, depth + 1);
+    uint32_t r = build(c, m, end, depth + 1);
+    node = &c->nodes[index];
+    node->left = l;
+    node->right = r;
+    node->pad_ = 0;
+    box_clear(node->lo, node->hi);
+    box_grow(node->lo, node->hi, c->nodes[l].lo, c->nodes[l].hi);
+    box_grow(node->lo, node->hi, c->nodes[r].lo, c->nodes[r].hi);
+    node->mask = c->nodes[l].mask | c->nodes[r].mask;
+    return index;
+}
+
+/* ---- the wide tree -------------------------------------------------------- */
+
+static void slot_clear(mq_tlas_node *w, int i)
+{
+    for (int k = 0; k < 3; k++) {
+        w->lo[k][i] = INFINITY;
+        w->hi[k][i] = -INFINITY;
+    }
+    w->child[i] = MQ_TLAS_EMPTY;
+    w->mask[i] = 0;
+}
+
+static void slot_set_box(mq_tlas_node *w, int i, const double lo[3], const double hi[3])
+{
+    for (int k = 0; k < 3; k++) {
+        w->lo[k][i] = mq_tlas_round_lo(lo[k]);
+        w->hi[k][i] = mq_tlas_round_hi(hi[k]);
+    }
+}
+
+typedef struct collapse_ctx {
+    const bin_node *bin;
+    mq_tlas_node *wide;
+    uint32_t count;
+} collapse_ctx;
+
+/* Makes a wide node out of binary node b (inner, or a leaf only for a one-instance tree). */
+static uint32_t collapse(collapse_ctx *c, uint32_t b)
+{
+    uint32_t index = c->count++;
+    uint32_t kids[MQ_TLAS_WIDTH];
+    int n = 0;
+    const bin_node *bn = &c->bin[b];
+    if (bn->right == BIN_LEAF) {
+        kids[n++] = b;
+    } else {
+        kids[n++] = bn->left;
+        kids[n++] = bn->right;
+        while (n < MQ_TLAS_WIDTH) {
+            /* Open the inner child with the largest surface. */
+            int best = -1;
+            double best_area = -1.0;
+            for (int i = 0; i < n; i++) {
+                const bin_node *k = &c->bin[kids[i]];
+                if (k->right == BIN_LEAF)
+                    continue;
+                double a = half_area(k->lo, k->hi);
+                if (a > best_area) {
+                    best_area = a;
+                    best = i;
+                }
+            }
+            if (best < 0)
+                break;
+            const bin_node *k = &c->bin[kids[best]];
+            kids[best] = k->left;
+            kids[n++] = k->right;
+        }
+    }
+    uint32_t ref[MQ_TLAS_WIDTH];
+    for (int i = 0; i < n; i++) {
+        const bin_node *k = &c->bin[kids[i]];
+        ref[i] = k->right == BIN_LEAF ? (MQ_TLAS_LEAF_BIT | k->left) : collapse(c, kids[i]);
+    }
+    mq_tlas_node *w = &c->wide[index];
+    for (int i = 0; i < MQ_TLAS_WIDTH; i++)
+        slot_clear(w, i);
+    for (int i = 0; i < n; i++) {
+        const bin_node *k = &c->bin[kids[i]];
+        slot_set_box(w, i, k->lo, k->hi);
+        w->child[i] = ref[i];
+        w->mask[i] = k->mask;
+    }
+    return index;
+}
+
+uint32_t mq_tlas_build(const mq_instance_rec *recs, uint32_t slots, mq_tlas_node *nodes, uint32_t *scratch)
+{
+    /* The binary tree (at most 2*slots - 1 nodes of half the size) in the
+     * upper half of `nodes`; the wide tree (at most slots nodes) in the lower. */
+    _Static_assert(sizeof(mq_tlas_node) >= 2 * sizeof(bin_node), "scratch layout");
+    bin_node *bin = (bin_node *)(void *)(nodes + slots);
+    build_ctx c = {recs, bin, scratch, 0};
+    uint32_t n = 0;
+    /* Free ids and empty hierarchies can never be reached: leave them out. */
+    for (uint32_t i = 0; i < slots; i++)
+        if (mq_instance_rec_live(&recs[i]) && !world_box_empty(&recs[i].world_box))
+            scratch[n++] = i;
+    if (n == 0)
+        return 0;
+    build(&c, 0, n, 0);
+    collapse_ctx cc = {bin, nodes, 0};
+    collapse(&cc, 0);
+    memset(bin, 0, (size_t)c.count * sizeof *bin);
+    return cc.count;
+}
+
+void mq_tlas_refit(const mq_instance_rec *recs, mq_tlas_node *nodes, uint32_t node_count)
+{
+    for (uint32_t i = node_count; i-- > 0;) {
+        mq_tlas_node *w = &nodes[i];
+        for (int j = 0; j < MQ_TLAS_WIDTH; j++) {
+            uint32_t ref = w->child[j];
+            if (ref == MQ_TLAS_EMPTY)
+                continue;
+            if (ref & MQ_TLAS_LEAF_BIT) {
+                const mq_instance_rec *r = &recs[ref & ~MQ_TLAS_LEAF_BIT];
+                slot_set_box(w, j, r->world_box.min, r->world_box.max);
+                w->mask[j] = r->mask;
+                continue;
+            }
+            const mq_tlas_node *c = &nodes[ref];
+            uint32_t mask = 0;
+            for (int k = 0; k < 3; k++) {
+                float lo = INFINITY, hi = -INFINITY;
+                for (int m = 0; m < MQ_TLAS_WIDTH; m++) {
+                    lo = c->lo[k][m] < lo ? c->lo[k][m] : lo;
+                    hi = c->hi[k][m] > hi ? c->hi[k][m] : hi;
+                }
+                w->lo[k][j] = lo;
+                w->hi[k][j] = hi;
+            }
+            for (int m = 0; m < MQ_TLAS_WIDTH; m++)
+                mask |= c->mask[m];
+            w->mask[j] = mask;
+        }
+    }
+}

@@ -1,0 +1,78 @@
+/*
+ * The walk of the top-level hierarchy along a ray, written once and
+ * instantiated per ISA (no include guard on purpose). The including file
+ * defines
+ *   tlas_vray, tlas_vray_init(const mq_tlas_ray *, tlas_vray *)   broadcast constants
+ *   tlas_box_hits(node, ray, vray, tmin, tmax, dist) -> the slots whose float
+ *       box the ray may meet in [tmin, tmax] (conservative, see tlas_ray.h),
+ *       with lower bounds of their entry distances in dist
+ *   TLAS_WALK_HITS(node, ray, vray, tmin, tmax, live, dist)   the node test used
+ *   TLAS_WALK_LIVE(node, mask)   the slots whose mask matches (mq_tlas_live)
+ * and TLAS_WALK_NAME, the function to define.
+ *
+ * Order: the nearest hit child is walked next, the others are pushed farthest
+ * first; popped entries whose entry lies beyond the best hit so far are
+ * skipped (ties enter: a smaller id may wait).
+ */
+
+typedef struct tlas_walk_entry {
+    uint32_t ref;
+    float dist;
+} tlas_walk_entry;
+
+static bool TLAS_WALK_NAME(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const double *t_hi, uint32_t mask,
+                           bool (*leaf)(const mq_instance_rec *inst, void *user), void *user)
+{
+    tlas_vray v;
+    tlas_vray_init(r, &v);
+    const float tmin = mq_float_floor_of(t_lo);
+    float tmax = mq_float_ceil_of(*t_hi);
+    tlas_walk_entry stack[MQ_TLAS_STACK];
+    int top = 0;
+    uint32_t ref = 0;
+    for (;;) {
+        if (ref & MQ_TLAS_LEAF_BIT) {
+            if (!leaf(&s->recs[ref & ~MQ_TLAS_LEAF_BIT], user))
+                return false;
+            tmax = mq_float_ceil_of(*t_hi);
+        } else {
+            const mq_tlas_node *n = &s->nodes[ref];
+            _Alignas(32) float dist[MQ_TLAS_WIDTH];
+            unsigned live = TLAS_WALK_LIVE(n, mask);
+            unsigned hit = live ? TLAS_WALK_HITS(n, r, &v, tmin, tmax, live, dist) : 0;
+            if (hit) {
+                int i = __builtin_ctz(hit);
+                hit &= hit - 1;
+                tlas_walk_entry best = {n->child[i], dist[i]};
+                const int base = top;
+                while (hit) {
+                    i = __builtin_ctz(hit);
+                    hit &= hit - 1;
+                    tlas_walk_entry x = {n->child[i], dist[i]};
+                    if (x.dist < best.dist) {
+                        tlas_walk_entry t = best;
+                        best = x;
+                        x = t;
+                    }
+                    int j = top++;
+                    while (j > base && stack[j - 1].dist < x.dist) {
+                        stack[j] = stack[j - 1];
+                        j--;
+                    }
+                    stack[j] = x;
+                }
+                ref = best.ref;
+                continue;
+            }
+        }
+        for (;;) {
+            if (top == 0)
+                return true;
+            tlas_walk_entry e = stack[--top];
+            if (!(e.dist > tmax)) {
+                ref = e.ref;
+                break;
+            }
+        }
+    }
+}
