@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * meshquery/base.h — export macro, version, status codes, diagnostics and the
  * allocator hook shared by every part of the library.
  *
@@ -16,6 +17,14 @@
  * The library never prints, aborts or exits. Queries on a built object cannot
  * fail; invalid query inputs (NaN, negative radii, ...) give the documented
  * "no hit / no overlap" answer.
+ *
+ * Thread safety: everything here is thread-safe (mq_version and
+ * mq_status_string return static strings; an mq_diag belongs to the call it is
+ * passed to). Allocator hooks may be called from several threads at once when
+ * objects are built on several threads.
+ *
+ * ABI: the version macros say which header the caller was compiled against,
+ * mq_version() which library is loaded; see README "ABI policy".
  */
 #ifndef MESHQUERY_BASE_H
 #define MESHQUERY_BASE_H
@@ -24,12 +33,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/** @def MQ_EXTERN_C
+ *  `extern "C"` when the header is compiled as C++, empty in C (used by MQ_API). */
 #ifdef __cplusplus
 #define MQ_EXTERN_C extern "C"
 #else
 #define MQ_EXTERN_C
 #endif
 
+/** @def MQ_API
+ *  Marks every public function: exported from the shared library (default
+ *  visibility; everything else is hidden), dllexport/dllimport on Windows when
+ *  MQ_SHARED is defined (the meshquery_shared target defines it for consumers). */
 #if defined(_WIN32) && defined(MQ_SHARED)
 #if defined(MQ_BUILDING_LIBRARY)
 #define MQ_API MQ_EXTERN_C __declspec(dllexport)
@@ -42,8 +57,11 @@
 #define MQ_API MQ_EXTERN_C
 #endif
 
+/** Major version of these headers: changes when the ABI or API breaks (from 1.0 on). */
 #define MQ_VERSION_MAJOR 0
+/** Minor version: new functions or fields; before 1.0 a minor release may also break the ABI. */
 #define MQ_VERSION_MINOR 1
+/** Patch version: fixes only, same API and ABI. */
 #define MQ_VERSION_PATCH 0
 
 /** Returns the library's version as "MAJOR.MINOR.PATCH" (static storage; thread-safe). */
@@ -84,9 +102,9 @@ typedef struct mq_diag {
  * thread-safe if objects are built on several threads at once.
  */
 typedef struct mq_allocator {
-    void *(*alloc)(size_t size, size_t align, void *user);
-    void (*free)(void *ptr, size_t size, void *user);
-    void *user;
+    void *(*alloc)(size_t size, size_t align, void *user); /**< returns `size` bytes aligned to `align`, or NULL */
+    void (*free)(void *ptr, size_t size, void *user);      /**< releases a block from `alloc`, given its size */
+    void *user;                                            /**< passed unchanged to both hooks */
 } mq_allocator;
 
 #endif /* MESHQUERY_BASE_H */

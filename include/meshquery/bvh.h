@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * meshquery/bvh.h — an axis-aligned bounding volume hierarchy over a mesh, and
  * raycasts against it: closest hit, any hit (occlusion), all hits.
  *
@@ -109,8 +110,10 @@ MQ_API mq_bvh_def mq_default_bvh_def(void);
 
 /**
  * Builds a BVH over every triangle of `mesh`.
+ * @param mesh the mesh; referenced by the BVH, so it must outlive it.
  * @param def NULL for the defaults; otherwise a struct from mq_default_bvh_def().
  * @param[out] out receives the BVH on MQ_OK, NULL otherwise.
+ * @param[out] diag optional failure detail (may be NULL).
  * @return MQ_OK; MQ_ERR_INVALID_ARG (NULL mesh/out, a def not made by
  *         mq_default_bvh_def, max_leaf_size outside 1..16, unknown quality);
  *         MQ_ERR_LIMIT (more than 2^28 triangles); MQ_ERR_OUT_OF_MEMORY
@@ -126,11 +129,13 @@ MQ_API void mq_bvh_destroy(mq_bvh *bvh);
  * indices): recomputes the stored triangle corners and every node box, keeping
  * the tree's topology. O(n), no allocation. Trace speed degrades as the
  * geometry drifts from what the tree was built for; rebuild then.
+ * @param bvh the BVH to refit; no query may run on it meanwhile.
  * @param positions mq_mesh_vertex_count(mesh) * 3 floats, the new xyz of every
  *        vertex in mesh order; NULL re-reads the mesh's own positions. The
  *        array is read during the call only. The mesh is NOT changed: hits
  *        report the new geometry (t, point, normal), while mq_mesh_positions()
  *        still returns the old one.
+ * @param[out] diag optional failure detail (may be NULL).
  * @return MQ_OK, or MQ_ERR_INVALID_ARG for a NULL bvh.
  */
 MQ_API mq_status mq_bvh_refit(mq_bvh *bvh, const float *positions, mq_diag *diag);
@@ -181,7 +186,9 @@ typedef struct mq_hit {
     vec3 point;         /**< origin + t * dir (in float) */
     vec3 normal;        /**< unit geometric normal along (v1-v0) x (v2-v0): the winding's side,
                              NOT flipped towards the ray (see back_face) */
+    /** @{ */
     float u, v;         /**< barycentrics: point = (1-u-v)*v0 + u*v1 + v*v2 */
+    /** @} */
     uint32_t triangle;  /**< the mesh's triangle id; MQ_NO_TRIANGLE for a miss */
     uint32_t face;      /**< mq_mesh_face_index(mesh, triangle): the OBJ face */
     bool back_face;     /**< true when dir points along `normal` (the ray hit the back) */
@@ -221,6 +228,8 @@ MQ_API mq_ray_query mq_default_ray_query(void);
 
 /**
  * The nearest hit in [ray->tmin, ray->tmax] (ties: smallest triangle id).
+ * @param bvh the BVH to query.
+ * @param ray the ray; an invalid one (mq_ray_is_valid) hits nothing.
  * @param query NULL for the defaults.
  * @param[out] out the hit (may be NULL); on a miss t = INFINITY and triangle = MQ_NO_TRIANGLE.
  * @return true on a hit.

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * meshquery/mesh.h — an immutable indexed triangle mesh.
  *
  * Synopsis
@@ -66,8 +67,13 @@ typedef struct mq_triangle_source {
 /**
  * Creates a mesh by copying `vertex_count` positions (xyz floats, packed) and
  * `triangle_count` index triples (uint32, packed). Face index of triangle i is i.
+ * @param positions vertex_count * 3 floats (x, y, z per vertex); copied, read during the call only.
+ * @param vertex_count number of vertices.
+ * @param indices triangle_count * 3 vertex indices (counter-clockwise corners); copied.
+ * @param triangle_count number of triangles.
  * @param alloc optional allocator (NULL: default); the mesh keeps a copy of it.
  * @param[out] out receives the mesh on MQ_OK, NULL otherwise.
+ * @param[out] diag optional failure detail (may be NULL).
  * @return MQ_OK; MQ_ERR_INVALID_ARG for NULL arrays with non-zero counts, a NULL
  *         `out`, or an index >= vertex_count (diag names the triangle);
  *         MQ_ERR_LIMIT for counts beyond UINT32_MAX-1; MQ_ERR_OUT_OF_MEMORY.

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * meshquery/meshquery.h — the umbrella header: include this to get the whole API.
  *
  *   base.h        version, status codes, diagnostics, allocator hook
@@ -8,6 +9,7 @@
  *   obj.h         loading meshes from Wavefront OBJ files or memory
  *   bvh.h         the AABB BVH: raycasts closest / any / all, batches, refit
  *   obbtree.h     the OBB tree: shape overlaps, raycasts, closest point, mesh vs mesh
+ *   saved.h       saving a built BVH / OBB tree with its mesh to a file, loading it back in milliseconds
  *   scene.h       instances of hierarchies placed by transforms: every query on the world, batches
  */
 #ifndef MESHQUERY_H
@@ -20,6 +22,7 @@
 #include <meshquery/obj.h>
 #include <meshquery/bvh.h>
 #include <meshquery/obbtree.h>
+#include <meshquery/saved.h>
 #include <meshquery/scene.h>
 
 #endif

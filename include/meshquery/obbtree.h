@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * meshquery/obbtree.h — a tree of oriented bounding boxes over a mesh
  * (OBBTree: Gottschalk, Lin & Manocha, SIGGRAPH 1996) and the queries it answers.
  *
@@ -10,10 +11,10 @@
  *   mq_obbtree_triangle_count(), mq_obbtree_total_volume(), mq_obbtree_root(), mq_obbtree_mesh()
  *
  *   Shape overlap (every triangle that overlaps the shape; touching counts):
- *     mq_obbtree_overlap_<shape>()        callback per triangle, early stop
- *     mq_obbtree_overlap_<shape>_array()  ids into a caller array, returns the total
- *     mq_obbtree_any_overlap_<shape>()    yes/no, stops at the first
- *     for <shape> = sphere, capsule, obb, aabb
+ *     `mq_obbtree_overlap_<shape>()`        callback per triangle, early stop
+ *     `mq_obbtree_overlap_<shape>_array()`  ids into a caller array, returns the total
+ *     `mq_obbtree_any_overlap_<shape>()`    yes/no, stops at the first
+ *     for `<shape>` = sphere, capsule, obb, aabb
  *   Rays:        mq_obbtree_raycast_closest(), mq_obbtree_raycast_any()
  *   Distance:    mq_obbtree_closest_point()   nearest surface point within a maximum distance
  *   Mesh vs mesh: mq_obbtree_collide(), mq_obbtree_collide_array(), mq_obbtree_any_collide()
@@ -190,6 +191,8 @@ MQ_API bool mq_obbtree_any_overlap_aabb(const mq_obbtree *tree, const mq_aabb *b
  * ulp differently, and may then differ on a hit within that rounding of tmin
  * or tmax (e.g. a ray starting on the surface). Node test: the ray–OBB slab
  * test in the box frame, children near to far. Ties in t: the smallest id.
+ * @param tree the tree to query.
+ * @param ray the ray; an invalid one (mq_ray_is_valid) hits nothing.
  * @param query NULL for the defaults; its filter sees each candidate that would
  *        become the closest hit; its stats count inner nodes visited (child
  *        boxes tested), leaves visited and triangles tested.
@@ -211,13 +214,18 @@ typedef struct mq_point_hit {
     vec3 point;        /**< the closest point on the mesh */
     float distance;    /**< its distance from the query point (>= 0) */
     uint32_t triangle; /**< mesh id of the triangle it lies on (ties: the smaller id) */
+    /** @{ */
     float u, v;        /**< its barycentrics on that triangle: point = (1-u-v)*v0 + u*v1 + v*v2 */
+    /** @} */
 } mq_point_hit;
 
 /**
  * The closest point of the mesh to `p` (mq_closest_point_triangle on every
  * triangle) whose squared distance is at most max_distance² — what picking with
  * a tolerance and snapping need. max_distance may be +INFINITY.
+ * @param tree the tree to query.
+ * @param p the query point.
+ * @param max_distance the search radius (>= 0, may be +INFINITY).
  * @param[out] out the result (untouched when none; may be NULL).
  * @return true when some triangle lies within max_distance; false otherwise, and
  *         for a non-finite `p` or a NaN or negative max_distance.
@@ -248,8 +256,8 @@ MQ_API void mq_rigid_apply(const mq_rigid *xf, const vec3 p, vec3 out);
 
 /** One intersecting pair: a triangle of tree A and one of tree B (mesh ids). */
 typedef struct mq_tri_pair {
-    uint32_t a;
-    uint32_t b;
+    uint32_t a; /**< triangle id in tree A's mesh */
+    uint32_t b; /**< triangle id in tree B's mesh */
 } mq_tri_pair;
 
 /** Called once per intersecting triangle pair. Return true to go on, false to stop. */

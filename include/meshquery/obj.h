@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * meshquery/obj.h — loading triangle meshes from Wavefront OBJ text.
  *
  * Synopsis

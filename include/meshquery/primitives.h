@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * meshquery/primitives.h — the pairwise intersection and distance tests.
  *
  * These are the node and leaf predicates of every traversal in the library, and
@@ -8,8 +9,8 @@
  * The grid (query shape first, then target; every implemented pair is listed):
  *
  *             | aabb | obb | sphere | capsule | triangle | plane
- *   ray       |  R   |  R  |   R    |    R    |    R     |   R      R = mq_raycast_<target>
- *   sphere    |  O   |  O  |   O    |    O    |    O     |          O = mq_overlap_<a>_<b>
+ *   ray       |  R   |  R  |   R    |    R    |    R     |   R      R = `mq_raycast_<target>`
+ *   sphere    |  O   |  O  |   O    |    O    |    O     |          O = `mq_overlap_<a>_<b>`
  *   capsule   |  O   |  O  |        |    O    |    O     |
  *   aabb      |  O   |  O  |        |         |          |
  *   obb       |      |  O  |        |         |          |

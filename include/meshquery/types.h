@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * meshquery/types.h — the plain value types every query speaks: rays, boxes,
  * spheres, capsules, triangles, planes and their 2D cousins. All are
  * transparent structs built on cglm's vec2/vec3/mat3, passed by const pointer.
@@ -32,8 +33,8 @@ typedef struct mq_ray {
 
 /** Axis-aligned box, the closed set min <= p <= max (componentwise). min > max on any axis: empty. */
 typedef struct mq_aabb {
-    vec3 min;
-    vec3 max;
+    vec3 min; /**< lower corner */
+    vec3 max; /**< upper corner */
 } mq_aabb;
 
 /**
@@ -52,37 +53,37 @@ typedef struct mq_obb {
 
 /** Solid ball: all points within `radius` of `center`. */
 typedef struct mq_sphere {
-    vec3 center;
+    vec3 center;  /**< centre */
     float radius; /**< >= 0 */
 } mq_sphere;
 
 /** Capsule: all points within `radius` of the segment [a, b] (a == b gives a sphere). */
 typedef struct mq_capsule {
-    vec3 a;
-    vec3 b;
+    vec3 a;       /**< first end of the segment */
+    vec3 b;       /**< second end of the segment */
     float radius; /**< >= 0 */
 } mq_capsule;
 
 /** Triangle v[0], v[1], v[2]; the closed set of its convex hull (a zero-area one is a segment or point). */
 typedef struct mq_triangle {
-    vec3 v[3];
+    vec3 v[3]; /**< the corners; counter-clockwise seen from the side (v1-v0)x(v2-v0) points to */
 } mq_triangle;
 
 /** Plane: points p with dot(normal, p) == d. normal need not be unit length, but must be non-zero. */
 typedef struct mq_plane {
-    vec3 normal;
-    float d;
+    vec3 normal; /**< plane normal, non-zero (any length) */
+    float d;     /**< offset: the plane is dot(normal, p) == d */
 } mq_plane;
 
 /** 2D axis-aligned rectangle (closed). */
 typedef struct mq_aabb2 {
-    vec2 min;
-    vec2 max;
+    vec2 min; /**< lower corner */
+    vec2 max; /**< upper corner */
 } mq_aabb2;
 
 /** 2D oriented rectangle: { center + s*axes[0] + r*axes[1] : |s| <= half[0], |r| <= half[1] }. */
 typedef struct mq_rect2 {
-    vec2 center;
+    vec2 center;  /**< centre */
     vec2 half;    /**< half extents, each >= 0 */
     vec2 axes[2]; /**< orthonormal axes (to within MQ_OBB_AXIS_TOLERANCE) */
 } mq_rect2;
@@ -90,7 +91,9 @@ typedef struct mq_rect2 {
 /** Where a ray meets a triangle. */
 typedef struct mq_triangle_hit {
     float t;        /**< ray parameter of the hit point, in [tmin, tmax] */
+    /** @{ */
     float u, v;     /**< barycentrics: point = (1-u-v)*v0 + u*v1 + v*v2 */
+    /** @} */
     bool back_face; /**< true when dir points along the triangle's normal (v1-v0)x(v2-v0) */
 } mq_triangle_hit;
 

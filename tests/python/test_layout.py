@@ -1,0 +1,86 @@
+"""The ctypes structures of the Python binding have exactly the C layout:
+sizes, field offsets and (where ctypes can express it) alignment, as printed
+by the C compiler (tests/python/layout.c, path in MQ_LAYOUT_TOOL); every C
+field is mirrored and every Python field exists in C."""
+import ctypes
+import os
+import subprocess
+import sys
+import unittest
+
+import meshquery
+from meshquery import _capi
+
+# Alignments ctypes (before Python 3.13) cannot express; the binding places
+# these structures itself (_capi.aligned).
+OVER_ALIGNED = {"mq_rigid": _capi.MQ_RIGID_ALIGN}
+PADDING_FIELDS = {"_pad"}
+
+
+def c_layout():
+    tool = os.environ.get("MQ_LAYOUT_TOOL")
+    if not tool:
+        raise unittest.SkipTest("MQ_LAYOUT_TOOL not set")
+    out = subprocess.run([tool], check=True, capture_output=True, text=True).stdout
+    structs, fields, enums = {}, {}, {}
+    for line in out.splitlines():
+        kind, *rest = line.split()
+        if kind == "struct":
+            structs[rest[0]] = (int(rest[1]), int(rest[2]))
+        elif kind == "field":
+            fields[rest[0]] = int(rest[1])
+        elif kind == "enum":
+            enums[rest[0]] = int(rest[1])
+    return structs, fields, enums
+
+
+class Layout(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.structs, cls.fields, cls.enums = c_layout()
+
+    def test_every_struct_is_mirrored(self):
+        self.assertEqual(set(self.structs), set(_capi.STRUCTS))
+
+    def test_sizes_and_alignment(self):
+        for name, (size, align) in self.structs.items():
+            py = _capi.STRUCTS[name]
+            with self.subTest(struct=name):
+                self.assertEqual(ctypes.sizeof(py), size, "sizeof")
+                self.assertEqual(OVER_ALIGNED.get(name, ctypes.alignment(py)), align, "alignment")
+
+    def test_field_offsets(self):
+        for name, py in _capi.STRUCTS.items():
+            c_fields = {k.split(".", 1)[1]: v for k, v in self.fields.items() if k.split(".", 1)[0] == name}
+            py_fields = [f for f, _ in py._fields_ if f not in PADDING_FIELDS]
+            with self.subTest(struct=name):
+                self.assertEqual(set(py_fields), set(c_fields), "field names")
+                for f in py_fields:
+                    self.assertEqual(getattr(py, f).offset, c_fields[f], "%s.%s offset" % (name, f))
+
+    def test_enums_are_ints(self):
+        for name, size in self.enums.items():
+            self.assertEqual(size, ctypes.sizeof(ctypes.c_int), name)
+
+    def test_struct_format_matches_ctypes(self):
+        fmt, names = _capi.struct_format(_capi.MqHit)
+        self.assertEqual([n for n, _ in names], [f for f, _ in _capi.MqHit._fields_])
+
+    def test_numpy_dtype_matches(self):
+        if not meshquery.HAS_NUMPY:
+            self.skipTest("NumPy not in use")
+        import numpy as np
+        hit = np.dtype(_capi.MqHit)
+        self.assertEqual(hit.itemsize, self.structs["mq_hit"][0])
+        for f, off in ((k.split(".")[1], v) for k, v in self.fields.items() if k.startswith("mq_hit.")):
+            self.assertEqual(hit.fields[f][1], off, f)
+        self.assertEqual(meshquery._RAY_DTYPE.itemsize, self.structs["mq_ray"][0])
+        for f in ("origin", "tmin", "dir", "tmax"):
+            self.assertEqual(meshquery._RAY_DTYPE.fields[f][1], self.fields["mq_ray." + f], f)
+
+
+if __name__ == "__main__":
+    if os.environ.get("MQ_REQUIRE_NUMPY") == "1" and not meshquery.HAS_NUMPY:
+        print("NumPy is not importable by %s: skipped" % sys.executable)
+        sys.exit(77)
+    unittest.main(argv=[sys.argv[0], "-v"] + sys.argv[1:])
