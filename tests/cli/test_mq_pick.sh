@@ -101,5 +101,78 @@ check "a corner pixel misses" sh -c "test \$('$pick' '$mesh' --pixel 0,0 --json 
 check "a pixel outside the image exits 2" test "$rc" -eq 2
 check "an explicit camera looking at the model hits it" sh -c "'$pick' '$mesh' --size 64x48 --camera $cx,$cy,$((${maxz%.*} + 5)),$cx,$cy,$cz --pixel 32,24 --json | grep -q '\"triangle\"'"
 
+# Several meshes and placements (a scene): answers name the instance and its file.
+ntri=$(awk '$1=="f"{t+=NF-3} END{print t}' "$mesh")
+cp "$mesh" "$tmp/copy.obj"
+json_field() { # json_field FILE KEY: KEY of the first JSON line
+    python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())[sys.argv[2]])' "$1" "$2"
+}
+ray0="$cx,$cy,$((${maxz%.*} + 5)),0,0,-1"
+"$pick" "$mesh" --ray "$ray0" --json > "$tmp/single.json"
+face0=$(json_field "$tmp/single.json" face); px0=$(json_field "$tmp/single.json" point | tr -d '[] ' | cut -d, -f1)
+ray10=$(awk -v x="$cx" 'BEGIN{print x + 10}'),$cy,$((${maxz%.*} + 5)),0,0,-1
+check "two meshes, the second placed" sh -c "'$pick' '$mesh' '$tmp/copy.obj' --place 10,0,0 --ray $ray10 --json > '$tmp/scene.json'"
+check "the placed copy is hit (JSON parses)" test "$(json_field "$tmp/scene.json" instance)" = 1
+check "JSON names the placed copy's file" test "$(json_field "$tmp/scene.json" file)" = "$tmp/copy.obj"
+check "the placed copy is hit on the same face" test "$(json_field "$tmp/scene.json" face)" = "$face0"
+check "the hit point is translated by 10" python3 -c "import json,sys; p=json.loads(open('$tmp/scene.json').readline())['point'][0]; sys.exit(abs(p - 10 - $px0) > 1e-4)"
+check ".hits ids of the second mesh follow the first's triangles" sh -c "'$pick' '$mesh' '$mesh' --place 10,0,0 --ray $ray10 --out '$tmp/scene.hits' && test \$(od -An -t u4 -j4 -N4 '$tmp/scene.hits') -eq $((ntri + face0))"
+mx=$(awk -v x="$cx" 'BEGIN{print -x}')
+check "a mirrored placement (scale -1,1,1)" sh -c "'$pick' '$mesh' --place 0,0,0,1,0,0,0,-1,1,1 --ray $mx,$cy,$((${maxz%.*} + 5)),0,0,-1 --json > '$tmp/mirror.json'"
+check "the mirror hits the same face at the mirrored point" python3 -c "import json,sys; h=json.loads(open('$tmp/mirror.json').readline()); sys.exit(h['face'] != $face0 or abs(h['point'][0] + $px0) > 1e-4)"
+sx=$(awk -v x="$cx" 'BEGIN{print 2 * x}'); sy=$(awk -v y="$cy" 'BEGIN{print 2 * y}')
+check "a scaled and rotated placement (scale 2, a turn about z)" sh -c "'$pick' '$mesh' --place 0,0,0,0,0,0,1,2 --ray $(awk -v x="$sx" 'BEGIN{print -x}'),$(awk -v y="$sy" 'BEGIN{print -y}'),$((2 * ${maxz%.*} + 10)),0,0,-1 --json > '$tmp/scaled.json'"
+check "the scaled copy hits the same face at minus twice the point" python3 -c "import json,sys; h=json.loads(open('$tmp/scaled.json').readline()); sys.exit(h['face'] != $face0 or abs(h['point'][0] + 2 * $px0) > 1e-4)"
+
+# Saved hierarchies: --save, then the saved file answers as the OBJ did.
+check "--save writes a hierarchy" "$pick" "$mesh" --save "$tmp/mesh.mqh"
+"$pick" "$mesh" --rays "$tmp/in.txt" --all --json > "$tmp/obj.json"
+"$pick" "$tmp/mesh.mqh" --rays "$tmp/in.txt" --all --json | sed "s|\"file\":\"$tmp/mesh.mqh\"|\"file\":\"$mesh\"|" > "$tmp/saved.json"
+check "the saved file gives the same JSON but the file name" cmp -s "$tmp/obj.json" "$tmp/saved.json"
+check "the saved file's JSON names it" sh -c "'$pick' '$tmp/mesh.mqh' --ray $ray0 --json | grep -q '\"file\":\"$tmp/mesh.mqh\"'"
+head -c 1000 "$tmp/mesh.mqh" > "$tmp/cut.mqh"
+"$pick" "$tmp/cut.mqh" --ray "$ray0" 2> "$tmp/err.txt"; rc=$?
+check "a corrupt saved file exits 1 naming the file" sh -c "test $rc -eq 1 && grep -q 'cut.mqh: cannot load the saved hierarchy' '$tmp/err.txt'"
+
+# Shapes on the command line answer as the same lines of a .queries file.
+head -5 "$tmp/in.queries" > "$tmp/four.queries"
+"$pick" "$mesh" --queries "$tmp/four.queries" > "$tmp/four.overlaps"
+shape_args="--sphere $cx,$cy,$maxz,0.05 --capsule $minx,$cy,$cz,$maxx,$cy,$cz,0.01 --box $cx,$cy,$cz,0.3,0.02,0.3,0.9238795,0,0.3826834,0 --aabb $minx,$miny,$minz,$maxx,$maxy,$maxz"
+check "--sphere/--capsule/--box/--aabb answer as --queries" sh -c "'$pick' '$mesh' $shape_args | cmp -s - '$tmp/four.overlaps'"
+check "... in a scene with a far second copy too" sh -c "'$pick' '$mesh' '$mesh' --place 1000,0,0 $shape_args --hierarchy aabb | cmp -s - '$tmp/four.overlaps'"
+check "shape answers as JSON name face, line and file" sh -c "'$pick' '$mesh' $shape_args --json | python3 -c 'import json,sys; r=[json.loads(l) for l in sys.stdin]; sys.exit(len(r) != 4 or r[3][\"count\"] != $ntri or len(r[3][\"overlaps\"]) != $ntri or \"line\" not in r[3][\"overlaps\"][0])'"
+"$pick" "$mesh" --sphere 1,2,3 2> "$tmp/err.txt"; rc=$?
+check "a bad --sphere exits 2 naming it" sh -c "test $rc -eq 2 && grep -q -- '--sphere.*1,2,3' '$tmp/err.txt'"
+"$pick" "$mesh" --place 1,2 --ray "$ray0" 2> "$tmp/err.txt"; rc=$?
+check "a bad --place exits 2 naming it" sh -c "test $rc -eq 2 && grep -q -- '--place.*1,2' '$tmp/err.txt'"
+
+# The nearest point: from a vertex of the mesh it is the vertex itself.
+read -r vx vy vz < <(awk '$1=="v"{print $2, $3, $4; exit}' "$mesh")
+check "--closest on a vertex finds it at distance 0" sh -c "'$pick' '$mesh' --closest $vx,$vy,$vz --json | python3 -c 'import json,sys; h=json.loads(sys.stdin.readline()); sys.exit(not h[\"found\"] or h[\"distance\"] > 1e-6 or abs(h[\"point\"][0] - $vx) > 1e-6)'"
+check "--closest with a max distance finds nothing far away" sh -c "'$pick' '$mesh' --closest 1000,0,0,1 --json | grep -q '\"found\":false'"
+check "--closest in a scene finds the placed copy" sh -c "'$pick' '$mesh' '$mesh' --place 10,0,0 --closest $(awk -v x="$vx" 'BEGIN{print x + 10}'),$vy,$vz --json | python3 -c 'import json,sys; h=json.loads(sys.stdin.readline()); sys.exit(h[\"instance\"] != 1 or h[\"distance\"] > 1e-5)'"
+
+# Progress bar: never when standard error is not a terminal; on one when `script` can fake it.
+awk -v a="$minx" -v b="$miny" -v c="$minz" -v d="$maxx" -v e="$maxy" 'BEGIN{ srand(9)
+    for (i = 0; i < 120000; i++) print a + (d - a) * rand(), b + (e - b) * rand(), c - 1, 0, 0, 1 }' > "$tmp/many.txt"
+"$pick" "$mesh" --rays "$tmp/many.txt" --out "$tmp/many.hits" 2> "$tmp/err.txt"
+check "no progress bar when stderr is not a terminal" test ! -s "$tmp/err.txt"
+if command -v script > /dev/null && script -qc true /dev/null > /dev/null 2>&1; then
+    script -qc "'$pick' '$mesh' --rays '$tmp/many.txt' --out '$tmp/many2.hits'" /dev/null > "$tmp/tty.txt" 2>&1
+    check "a progress bar on a terminal" grep -q "tracing" "$tmp/tty.txt"
+    check "the progress bar does not change the answers" cmp -s "$tmp/many.hits" "$tmp/many2.hits"
+fi
+
+# Every example of --help works as written from the repository root.
+root=$(cd "$(dirname "$mesh")/.." && pwd)
+if test -f "$root/data/suzanne.obj"; then
+    sed -n '/^examples/,/^$/p' "$tmp/help.txt" | grep '^  [a-z]' | sed 's/^  //' > "$tmp/examples.txt"
+    check "help has examples" test -s "$tmp/examples.txt"
+    while IFS= read -r example; do
+        printf '%s\n' "$example" | sed 's|mq-pick |"$P" |g' > "$tmp/example.sh"
+        check "help example: $example" sh -c "cd '$root' && P='$pick' bash '$tmp/example.sh' > /dev/null"
+    done < "$tmp/examples.txt"
+fi
+
 echo "$passed passed, $failed failed"
 test "$failed" -eq 0

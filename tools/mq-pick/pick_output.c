@@ -26,8 +26,7 @@ pick_format pick_format_for(const char *out_path, const char *forced)
     return PICK_TABLE;
 }
 
-/* CSV field, quoted when it holds a separator, quote or line break. */
-static void csv_string(mqt_textbuf *b, const char *s)
+void pick_csv_string(mqt_textbuf *b, const char *s)
 {
     if (!strpbrk(s, ",\"\n\r")) {
         mqt_tb_str(b, s);
@@ -54,17 +53,22 @@ static void json_floats(mqt_textbuf *b, const float *v, int n)
     mqt_tb_char(b, ']');
 }
 
-static void write_json_hit(pick_writer *w, size_t ray, size_t rank, const mq_hit *h)
+static void write_json_hit(pick_writer *w, size_t ray, size_t rank, const mq_hit *h, uint32_t instance)
 {
+    const pick_source *s = &w->sources[instance];
     mq_triangle_source src;
-    mq_mesh_triangle_source(w->mesh, h->triangle, &src);
+    mq_mesh_triangle_source(s->mesh, h->triangle, &src);
     mqt_textbuf *b = w->text;
     mqt_tb_str(b, "{\"ray\":");
     mqt_tb_u64(b, ray);
     mqt_tb_str(b, ",\"rank\":");
     mqt_tb_u64(b, rank);
     mqt_tb_str(b, ",\"file\":");
-    mqt_tb_json_string(b, w->mesh_path);
+    mqt_tb_json_string(b, s->path);
+    if (w->name_instance) {
+        mqt_tb_str(b, ",\"instance\":");
+        mqt_tb_u64(b, instance);
+    }
     mqt_tb_str(b, ",\"face\":");
     mqt_tb_u64(b, src.face);
     mqt_tb_str(b, ",\"line\":");
@@ -104,24 +108,32 @@ static void csv_float(mqt_textbuf *b, float x)
     mqt_tb_float(b, x);
 }
 
-static void write_csv_hit(pick_writer *w, size_t ray, size_t rank, const mq_hit *h)
+static void write_csv_hit(pick_writer *w, size_t ray, size_t rank, const mq_hit *h, uint32_t instance)
 {
     mqt_textbuf *b = w->text;
     if (!w->wrote_header) {
-        mqt_tb_str(b, "ray,rank,file,face,line,triangle,group,object,material,t,px,py,pz,nx,ny,nz,u,v,back_face\n");
+        mqt_tb_str(b, w->name_instance ? "ray,rank,file,instance," : "ray,rank,file,");
+        mqt_tb_str(b, "face,line,triangle,group,object,material,t,px,py,pz,nx,ny,nz,u,v,back_face\n");
         w->wrote_header = true;
     }
     mqt_tb_u64(b, ray);
     mqt_tb_char(b, ',');
     mqt_tb_u64(b, rank);
     mqt_tb_char(b, ',');
-    csv_string(b, w->mesh_path);
     if (!h) {
-        mqt_tb_str(b, ",,,,,,,inf,,,,,,,,,\n");
+        if (!w->name_instance)
+            pick_csv_string(b, w->sources[0].path);
+        mqt_tb_str(b, w->name_instance ? ",,,,,,,,inf,,,,,,,,,\n" : ",,,,,,,inf,,,,,,,,,\n");
         return;
     }
+    const pick_source *s = &w->sources[instance];
+    pick_csv_string(b, s->path);
+    if (w->name_instance) {
+        mqt_tb_char(b, ',');
+        mqt_tb_u64(b, instance);
+    }
     mq_triangle_source src;
-    mq_mesh_triangle_source(w->mesh, h->triangle, &src);
+    mq_mesh_triangle_source(s->mesh, h->triangle, &src);
     mqt_tb_char(b, ',');
     mqt_tb_u64(b, src.face);
     mqt_tb_char(b, ',');
@@ -129,11 +141,11 @@ static void write_csv_hit(pick_writer *w, size_t ray, size_t rank, const mq_hit 
     mqt_tb_char(b, ',');
     mqt_tb_u64(b, h->triangle);
     mqt_tb_char(b, ',');
-    csv_string(b, src.group);
+    pick_csv_string(b, src.group);
     mqt_tb_char(b, ',');
-    csv_string(b, src.object);
+    pick_csv_string(b, src.object);
     mqt_tb_char(b, ',');
-    csv_string(b, src.material);
+    pick_csv_string(b, src.material);
     csv_float(b, h->t);
     for (int k = 0; k < 3; k++)
         csv_float(b, h->point[k]);
@@ -144,7 +156,7 @@ static void write_csv_hit(pick_writer *w, size_t ray, size_t rank, const mq_hit 
     mqt_tb_str(b, h->back_face ? ",1\n" : ",0\n");
 }
 
-static void write_table_hit(pick_writer *w, size_t ray, size_t rank, const mq_hit *h)
+static void write_table_hit(pick_writer *w, size_t ray, size_t rank, const mq_hit *h, uint32_t instance)
 {
     FILE *f = w->out;
     if (!w->wrote_header) {
@@ -156,30 +168,35 @@ static void write_table_hit(pick_writer *w, size_t ray, size_t rank, const mq_hi
         fprintf(f, "%6zu %4s %12s %9s %8s %9s  (no hit)\n", ray, "-", "inf", "-", "-", "-");
         return;
     }
+    const pick_source *s = &w->sources[instance];
     mq_triangle_source src;
-    mq_mesh_triangle_source(w->mesh, h->triangle, &src);
+    mq_mesh_triangle_source(s->mesh, h->triangle, &src);
     char point[64], normal[64];
     snprintf(point, sizeof point, "(%.5g, %.5g, %.5g)", h->point[0], h->point[1], h->point[2]);
     snprintf(normal, sizeof normal, "(%.4f, %.4f, %.4f)", h->normal[0], h->normal[1], h->normal[2]);
-    fprintf(f, "%6zu %4zu %12.7g %9u %8u %9llu  %-28s %-30s %s/%s/%s\n", ray, rank, h->t, h->triangle,
+    fprintf(f, "%6zu %4zu %12.7g %9u %8u %9llu  %-28s %-30s %s/%s/%s", ray, rank, h->t, h->triangle,
             src.face, (unsigned long long)src.line, point, normal, src.group[0] ? src.group : "-",
             src.object[0] ? src.object : "-", src.material[0] ? src.material : "-");
+    if (w->name_instance)
+        fprintf(f, "  instance %u %s", instance, s->path);
+    fputc('\n', f);
 }
 
-bool pick_write_hit(pick_writer *w, size_t ray_index, size_t rank, const mq_hit *hit)
+bool pick_write_hit(pick_writer *w, size_t ray_index, size_t rank, const mq_hit *hit, uint32_t instance)
 {
     switch (w->format) {
     case PICK_HITS:
-        return mqt_write_hit_record(w->out, hit ? hit->t : (float)INFINITY, hit ? hit->triangle : MQT_NO_HIT);
+        return mqt_write_hit_record(w->out, hit ? hit->t : (float)INFINITY,
+                                    hit ? w->sources[instance].first_triangle + hit->triangle : MQT_NO_HIT);
     case PICK_JSON:
         if (hit)
-            write_json_hit(w, ray_index, rank, hit);
+            write_json_hit(w, ray_index, rank, hit, instance);
         break;
     case PICK_CSV:
-        write_csv_hit(w, ray_index, rank, hit);
+        write_csv_hit(w, ray_index, rank, hit, instance);
         break;
     case PICK_TABLE:
-        write_table_hit(w, ray_index, rank, hit);
+        write_table_hit(w, ray_index, rank, hit, instance);
         break;
     case PICK_OCCL:
         return false; /* rejected when the options are read */

@@ -18,6 +18,7 @@
 typedef struct slice {
     const pick_writer *proto;
     const mq_hit *hits;
+    const uint32_t *instances;
     size_t first, count;
     mqt_textbuf *text; /* in memory; its allocation is reused block after block */
     bool ok;
@@ -33,14 +34,15 @@ static void *format_slice(void *arg)
     w.wrote_header = w.wrote_header || s->first > 0;
     s->ok = true;
     for (size_t i = s->first; i < s->first + s->count && s->ok; i++)
-        s->ok = pick_write_hit(&w, i, 0, s->hits[i].triangle != MQ_NO_TRIANGLE ? &s->hits[i] : NULL);
+        s->ok = pick_write_hit(&w, i, 0, s->hits[i].triangle != MQ_NO_TRIANGLE ? &s->hits[i] : NULL,
+                               s->instances ? s->instances[i] : 0);
     s->ok = mqt_tb_flush(s->text) && s->ok;
     return NULL;
 }
 
 /* Formats one block [first, first + count) in one slice per thread and writes it out. */
-static bool write_block(pick_writer *w, const mq_hit *hits, size_t first, size_t count, uint32_t threads,
-                        mqt_textbuf **texts)
+static bool write_block(pick_writer *w, const mq_hit *hits, const uint32_t *instances, size_t first, size_t count,
+                        uint32_t threads, mqt_textbuf **texts)
 {
     slice slices[MAX_FORMAT_THREADS];
     pthread_t ids[MAX_FORMAT_THREADS];
@@ -49,7 +51,7 @@ static bool write_block(pick_writer *w, const mq_hit *hits, size_t first, size_t
     for (uint32_t t = 0; t < threads; t++) {
         size_t lo = first + (size_t)t * per;
         size_t hi = lo + per < first + count ? lo + per : first + count;
-        slices[t] = (slice){w, hits, lo, lo < hi ? hi - lo : 0, texts[t], false};
+        slices[t] = (slice){w, hits, instances, lo, lo < hi ? hi - lo : 0, texts[t], false};
         if (t > 0)
             started[t] = pthread_create(&ids[t], NULL, format_slice, &slices[t]) == 0;
     }
@@ -63,12 +65,12 @@ static bool write_block(pick_writer *w, const mq_hit *hits, size_t first, size_t
                 format_slice(&slices[t]); /* no thread: do it here */
         }
         const mqt_textbuf *text = slices[t].text;
-        ok = ok && slices[t].ok && fwrite(text->mem, 1, text->mem_len, w->out) == text->mem_len;
+        ok = ok && slices[t].ok && (text->mem_len == 0 || fwrite(text->mem, 1, text->mem_len, w->out) == text->mem_len);
     }
     return ok;
 }
 
-bool pick_write_closest_hits(pick_writer *w, const mq_hit *hits, size_t n, uint32_t threads)
+bool pick_write_closest_hits(pick_writer *w, const mq_hit *hits, const uint32_t *instances, size_t n, uint32_t threads)
 {
     if (threads == 0) { /* all online cores, as for tracing */
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -79,7 +81,8 @@ bool pick_write_closest_hits(pick_writer *w, const mq_hit *hits, size_t n, uint3
     if (threads <= 1 || (w->format != PICK_JSON && w->format != PICK_CSV)) {
         bool ok = true;
         for (size_t i = 0; i < n && ok; i++)
-            ok = pick_write_hit(w, i, 0, hits[i].triangle != MQ_NO_TRIANGLE ? &hits[i] : NULL);
+            ok = pick_write_hit(w, i, 0, hits[i].triangle != MQ_NO_TRIANGLE ? &hits[i] : NULL,
+                                instances ? instances[i] : 0);
         return ok;
     }
     mqt_textbuf *texts[MAX_FORMAT_THREADS] = {NULL};
@@ -88,7 +91,7 @@ bool pick_write_closest_hits(pick_writer *w, const mq_hit *hits, size_t n, uint3
         ok = (texts[t] = calloc(1, sizeof *texts[t])) != NULL;
     size_t block = (size_t)RAYS_PER_THREAD_BLOCK * threads;
     for (size_t first = 0; first < n && ok; first += block)
-        ok = write_block(w, hits, first, n - first < block ? n - first : block, threads, texts);
+        ok = write_block(w, hits, instances, first, n - first < block ? n - first : block, threads, texts);
     for (uint32_t t = 0; t < threads; t++)
         if (texts[t]) {
             mqt_tb_free_memory(texts[t]);

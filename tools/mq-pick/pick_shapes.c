@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pick_progress.h"
 #include "queryfile.h"
 
 mq_obbtree *pick_build_tree(const mq_mesh *mesh, const char *hierarchy)
@@ -18,71 +19,261 @@ mq_obbtree *pick_build_tree(const mq_mesh *mesh, const char *hierarchy)
     return tree;
 }
 
-/* The overlapping ids of one query, in a growable array. */
-static size_t overlap_ids(const mq_obbtree *t, const mqt_query *q, uint32_t *out, size_t cap)
+static const char *const shape_names[] = {"sphere", "capsule", "obb", "aabb"};
+
+/* The world (double) form of a query, for a scene. */
+static mq_dshape to_dshape(const mqt_query *q)
 {
+    mq_dshape d;
+    memset(&d, 0, sizeof d);
+    for (int k = 0; k < 3; k++)
+        switch (q->kind) {
+        case MQT_SPHERE:
+            d.kind = MQ_SHAPE_SPHERE;
+            d.u.sphere.center[k] = q->s.center[k];
+            d.u.sphere.radius = q->s.radius;
+            break;
+        case MQT_CAPSULE:
+            d.kind = MQ_SHAPE_CAPSULE;
+            d.u.capsule.a[k] = q->c.a[k];
+            d.u.capsule.b[k] = q->c.b[k];
+            d.u.capsule.radius = q->c.radius;
+            break;
+        case MQT_OBB:
+            d.kind = MQ_SHAPE_OBB;
+            d.u.obb.center[k] = q->o.center[k];
+            d.u.obb.half[k] = q->o.half[k];
+            for (int j = 0; j < 3; j++)
+                d.u.obb.axes[k][j] = q->o.axes[k][j];
+            break;
+        case MQT_AABB:
+            d.kind = MQ_SHAPE_AABB;
+            d.u.aabb.min[k] = q->a.min[k];
+            d.u.aabb.max[k] = q->a.max[k];
+            break;
+        case MQT_SHAPE_KINDS:
+            break;
+        }
+    return d;
+}
+
+/* Up to `cap` overlapping (instance, triangle) of query q into items (ids: scratch); returns the total. */
+static size_t overlaps(const pick_target *t, const mqt_query *q, mq_instance_triangle *items, uint32_t *ids,
+                       size_t cap)
+{
+    if (t->scene) {
+        mq_dshape d = to_dshape(q);
+        switch (d.kind) {
+        case MQ_SHAPE_SPHERE:
+            return mq_scene_overlap_sphere_array(t->scene, &d.u.sphere, NULL, items, cap);
+        case MQ_SHAPE_CAPSULE:
+            return mq_scene_overlap_capsule_array(t->scene, &d.u.capsule, NULL, items, cap);
+        case MQ_SHAPE_OBB:
+            return mq_scene_overlap_obb_array(t->scene, &d.u.obb, NULL, items, cap);
+        case MQ_SHAPE_AABB:
+            return mq_scene_overlap_aabb_array(t->scene, &d.u.aabb, NULL, items, cap);
+        }
+        return 0;
+    }
+    size_t n = 0;
     switch (q->kind) {
     case MQT_SPHERE:
-        return mq_obbtree_overlap_sphere_array(t, &q->s, out, cap);
+        n = mq_obbtree_overlap_sphere_array(t->tree, &q->s, ids, cap);
+        break;
     case MQT_CAPSULE:
-        return mq_obbtree_overlap_capsule_array(t, &q->c, out, cap);
+        n = mq_obbtree_overlap_capsule_array(t->tree, &q->c, ids, cap);
+        break;
     case MQT_OBB:
-        return mq_obbtree_overlap_obb_array(t, &q->o, out, cap);
+        n = mq_obbtree_overlap_obb_array(t->tree, &q->o, ids, cap);
+        break;
     case MQT_AABB:
-        return mq_obbtree_overlap_aabb_array(t, &q->a, out, cap);
+        n = mq_obbtree_overlap_aabb_array(t->tree, &q->a, ids, cap);
+        break;
     case MQT_SHAPE_KINDS:
         break;
     }
-    return 0;
+    for (size_t i = 0; i < n && i < cap; i++)
+        items[i] = (mq_instance_triangle){0, ids[i]};
+    return n;
 }
 
-static int cmp_u32(const void *a, const void *b)
+static int cmp_item(const void *a, const void *b)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
+    const mq_instance_triangle *x = a, *y = b;
+    if (x->instance != y->instance)
+        return (x->instance > y->instance) - (x->instance < y->instance);
+    return (x->triangle > y->triangle) - (x->triangle < y->triangle);
 }
 
-static void write_overlaps(FILE *out, size_t index, const uint32_t *ids, size_t n, bool json)
+/* One overlapping triangle's file, instance, triangle, face, line and names. */
+static void write_item(const pick_target *t, mqt_textbuf *b, const mq_instance_triangle *it, pick_shape_format f)
 {
-    if (json)
-        fprintf(out, "{\"query\":%zu,\"count\":%zu,\"triangles\":[", index, n);
-    else
-        fprintf(out, "%zu", n);
-    for (size_t i = 0; i < n; i++)
-        fprintf(out, json ? (i ? ",%u" : "%u") : " %u", ids[i]);
-    fputs(json ? "]}\n" : "\n", out);
+    const pick_source *s = &t->sources[it->instance];
+    mq_triangle_source src;
+    mq_mesh_triangle_source(s->mesh, it->triangle, &src);
+    char text[160];
+    if (f == SHAPES_JSON) {
+        mqt_tb_str(b, "{\"file\":");
+        mqt_tb_json_string(b, s->path);
+        if (t->name_instance) {
+            mqt_tb_str(b, ",\"instance\":");
+            mqt_tb_u64(b, it->instance);
+        }
+        snprintf(text, sizeof text, ",\"triangle\":%u,\"face\":%u,\"line\":%llu}", it->triangle, src.face,
+                 (unsigned long long)src.line);
+        mqt_tb_str(b, text);
+    } else if (f == SHAPES_CSV) {
+        pick_csv_string(b, s->path);
+        if (t->name_instance) {
+            mqt_tb_char(b, ',');
+            mqt_tb_u64(b, it->instance);
+        }
+        snprintf(text, sizeof text, ",%u,%u,%llu,", it->triangle, src.face, (unsigned long long)src.line);
+        mqt_tb_str(b, text);
+        pick_csv_string(b, src.group);
+        mqt_tb_char(b, ',');
+        pick_csv_string(b, src.object);
+        mqt_tb_char(b, ',');
+        pick_csv_string(b, src.material);
+    } else {
+        snprintf(text, sizeof text, "%9u %8u %9llu  ", it->triangle, src.face, (unsigned long long)src.line);
+        mqt_tb_str(b, text);
+        mqt_tb_str(b, s->path);
+        if (t->name_instance) {
+            snprintf(text, sizeof text, " (instance %u)", it->instance);
+            mqt_tb_str(b, text);
+        }
+        snprintf(text, sizeof text, "  %s/%s/%s", src.group[0] ? src.group : "-", src.object[0] ? src.object : "-",
+                 src.material[0] ? src.material : "-");
+        mqt_tb_str(b, text);
+    }
 }
 
-int pick_run_queries(const mq_obbtree *tree, const char *queries_path, FILE *out, bool json)
+/* The answer to query `index`: items sorted. */
+static void write_answer(const pick_target *t, mqt_textbuf *b, size_t index, const mqt_query *q,
+                         const mq_instance_triangle *items, size_t n, pick_shape_format f)
+{
+    char head[96];
+    const char *shape = shape_names[q->kind];
+    if (f == SHAPES_OVERLAPS || f == SHAPES_JSON) {
+        if (f == SHAPES_JSON)
+            snprintf(head, sizeof head, "{\"query\":%zu,\"count\":%zu,\"triangles\":[", index, n);
+        else
+            snprintf(head, sizeof head, "%zu", n);
+        mqt_tb_str(b, head);
+        for (size_t i = 0; i < n; i++) {
+            if (f == SHAPES_OVERLAPS || i > 0)
+                mqt_tb_char(b, f == SHAPES_JSON ? ',' : ' ');
+            mqt_tb_u64(b, (uint64_t)t->sources[items[i].instance].first_triangle + items[i].triangle);
+        }
+        if (f == SHAPES_JSON) {
+            mqt_tb_str(b, "],\"shape\":\"");
+            mqt_tb_str(b, shape);
+            mqt_tb_str(b, "\",\"overlaps\":[");
+            for (size_t i = 0; i < n; i++) {
+                if (i)
+                    mqt_tb_char(b, ',');
+                write_item(t, b, &items[i], f);
+            }
+            mqt_tb_str(b, "]}");
+        }
+        mqt_tb_char(b, '\n');
+        return;
+    }
+    for (size_t i = 0; i < (n ? n : 1); i++) {
+        snprintf(head, sizeof head, f == SHAPES_CSV ? "%zu,%s,%zu," : "%6zu %-8s %6zu ", index, shape, n);
+        mqt_tb_str(b, head);
+        if (n)
+            write_item(t, b, &items[i], f);
+        else
+            mqt_tb_str(b, f == SHAPES_CSV ? (t->name_instance ? ",,,,,,," : ",,,,,,") : "(none)");
+        mqt_tb_char(b, '\n');
+    }
+}
+
+static void write_header(const pick_target *t, mqt_textbuf *b, pick_shape_format f)
+{
+    if (f == SHAPES_CSV)
+        mqt_tb_str(b, t->name_instance ? "query,shape,count,file,instance,triangle,face,line,group,object,material\n"
+                                       : "query,shape,count,file,triangle,face,line,group,object,material\n");
+    if (f == SHAPES_TABLE) {
+        char head[160];
+        snprintf(head, sizeof head, "%6s %-8s %6s %9s %8s %9s  %s\n", "query", "shape", "count", "triangle", "face",
+                 "line", "file  group/object/material");
+        mqt_tb_str(b, head);
+    }
+}
+
+/* The file's queries followed by the command line's, in one malloc'ed array. */
+static bool gather(const char *path, const mqt_query *extra, size_t extra_count, mqt_query **all, size_t *count)
+{
+    mqt_query *queries = NULL;
+    size_t n = 0;
+    char err[512];
+    if (path && !mqt_read_queries(path, &queries, &n, err, sizeof err)) {
+        fprintf(stderr, "mq-pick: %s\n", err);
+        return false;
+    }
+    mqt_query *grown = realloc(queries, (n + extra_count + 1) * sizeof *grown);
+    if (!grown) {
+        free(queries);
+        fprintf(stderr, "mq-pick: out of memory\n");
+        return false;
+    }
+    if (extra_count)
+        memcpy(grown + n, extra, extra_count * sizeof *extra);
+    *all = grown;
+    *count = n + extra_count;
+    return true;
+}
+
+int pick_run_queries(const pick_target *t, const char *queries_path, const mqt_query *extra, size_t extra_count,
+                     FILE *out, pick_shape_format format)
 {
     mqt_query *queries;
     size_t count;
-    char err[512];
-    if (!mqt_read_queries(queries_path, &queries, &count, err, sizeof err)) {
-        fprintf(stderr, "mq-pick: %s\n", err);
+    if (!gather(queries_path, extra, extra_count, &queries, &count))
         return 1;
-    }
     size_t cap = 1024;
+    mq_instance_triangle *items = malloc(cap * sizeof *items);
     uint32_t *ids = malloc(cap * sizeof *ids);
-    int rc = ids ? 0 : 1;
+    mqt_textbuf *b = calloc(1, sizeof *b);
+    int rc = items && ids && b ? 0 : 1;
+    pick_progress bar;
+    pick_progress_start(&bar, "overlaps", count);
+    if (b) {
+        mqt_tb_init(b, out);
+        write_header(t, b, format);
+    }
     for (size_t i = 0; i < count && rc == 0; i++) {
-        size_t n = overlap_ids(tree, &queries[i], ids, cap);
-        if (n > cap) { /* the array form returns the total: grow and ask again */
-            uint32_t *bigger = realloc(ids, n * sizeof *ids);
-            if (!bigger) {
+        size_t n = overlaps(t, &queries[i], items, ids, cap);
+        if (n > cap) { /* the array forms return the total: grow and ask again */
+            mq_instance_triangle *more_items = realloc(items, n * sizeof *items);
+            items = more_items ? more_items : items;
+            uint32_t *more_ids = realloc(ids, n * sizeof *ids);
+            ids = more_ids ? more_ids : ids;
+            if (!more_items || !more_ids) {
                 rc = 1;
                 break;
             }
-            ids = bigger;
             cap = n;
-            n = overlap_ids(tree, &queries[i], ids, cap);
+            n = overlaps(t, &queries[i], items, ids, cap);
         }
-        qsort(ids, n, sizeof *ids, cmp_u32);
-        write_overlaps(out, i, ids, n, json);
+        qsort(items, n, sizeof *items, cmp_item);
+        write_answer(t, b, i, &queries[i], items, n, format);
+        if ((i & 255) == 0)
+            pick_progress_update(&bar, i);
     }
+    pick_progress_end(&bar);
     if (rc)
         fprintf(stderr, "mq-pick: out of memory\n");
+    if (b && !mqt_tb_flush(b) && rc == 0) {
+        fprintf(stderr, "mq-pick: writing the answers failed\n");
+        rc = 1;
+    }
+    free(b);
     free(ids);
+    free(items);
     free(queries);
     return rc;
 }

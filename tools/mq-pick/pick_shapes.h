@@ -1,4 +1,8 @@
-/* mq-pick's shape modes: --queries (overlaps) and --collide with --xforms (mesh vs mesh). */
+/*
+ * mq-pick's shape modes: overlaps (--queries, --sphere, --capsule, --box, --aabb),
+ * the nearest point (--closest) and mesh vs mesh (--collide with --xforms), on
+ * one mesh's OBB tree or on a scene of placed meshes.
+ */
 #ifndef MQ_PICK_SHAPES_H
 #define MQ_PICK_SHAPES_H
 
@@ -6,13 +10,35 @@
 #include <stdio.h>
 
 #include <meshquery/obbtree.h>
+#include <meshquery/scene.h>
+
+#include "pick_args.h"
+#include "pick_output.h"
+
+/* What shape queries run on: one mesh's tree (instance 0), or a scene. */
+typedef struct pick_target {
+    const mq_obbtree *tree;     /* or NULL, then: */
+    const mq_scene *scene;
+    const pick_source *sources; /* indexed by instance */
+    bool name_instance;         /* records name the instance (scene runs) */
+    uint32_t threads;
+} pick_target;
+
+/* How shape answers are written: the .overlaps lines (the default), or for people and programs. */
+typedef enum pick_shape_format { SHAPES_OVERLAPS, SHAPES_TABLE, SHAPES_JSON, SHAPES_CSV } pick_shape_format;
 
 /* Builds the tree a shape query runs on: "obb" (DiTO-fitted boxes) or "aabb" (world axes). */
 mq_obbtree *pick_build_tree(const mq_mesh *mesh, const char *hierarchy);
 
-/* Answers every query of `queries_path` as a .overlaps line ("count id id ...", ids increasing)
- * or, with json, {"query":i,"count":n,"triangles":[...]}. Returns 0, or 1 after printing an error. */
-int pick_run_queries(const mq_obbtree *tree, const char *queries_path, FILE *out, bool json);
+/* Answers the queries of `queries_path` (may be NULL), then `extra`, in order: per query the
+ * overlapping triangles, ids increasing (.overlaps: "count id id ..."; the ids of a scene are
+ * first_triangle + triangle). Returns 0, or 1 after printing an error. */
+int pick_run_queries(const pick_target *t, const char *queries_path, const mqt_query *extra, size_t extra_count,
+                     FILE *out, pick_shape_format format);
+
+/* The nearest surface point to each point (SHAPES_OVERLAPS writes the table). Returns 0 or 1. */
+int pick_run_closest(const pick_target *t, const pick_point *points, size_t count, FILE *out,
+                     pick_shape_format format);
 
 /* For every transform of `xforms_path` (placing `b` in `a`'s frame): the number of intersecting
  * triangle pairs, or 0/1 when `any`. Returns 0, or 1 after printing an error. */

@@ -1,0 +1,409 @@
+#include "pick_args.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "usage: mq-pick MESH [--place P] [MESH [--place P] ...] [--ray O,D | --pixel X,Y | --rays FILE] [options]\n"
+    "       mq-pick MESH... --queries FILE | --sphere S | --capsule C | --box B | --aabb A  [options]\n"
+    "       mq-pick MESH... --closest X,Y,Z[,MAXDIST] [options]\n"
+    "       mq-pick MESH --collide OTHER.obj --xforms FILE [--any] [--out FILE]\n"
+    "       mq-pick MESH.obj --save FILE.mqh\n"
+    "\n"
+    "Finds what rays hit in Wavefront OBJ meshes, which triangles shapes overlap, the\n"
+    "nearest surface point, and which triangle pairs of two placed meshes intersect.\n"
+    "\n"
+    "meshes:\n"
+    "  MESH               an OBJ file, or a hierarchy saved with --save (recognised by its\n"
+    "                     first bytes; loads instead of being parsed and built)\n"
+    "  --place TX,TY,TZ[,QW,QX,QY,QZ[,SX,SY,SZ | ,S]]\n"
+    "                     places the MESH just before it: scale (negative = mirror), then\n"
+    "                     rotate by the quaternion (w first, normalised), then translate\n"
+    "                     With several meshes or a --place, every answer also names the\n"
+    "                     instance (the mesh argument's 0-based position); triangle ids in\n"
+    "                     .hits and .overlaps are then those of the meshes concatenated in\n"
+    "                     argument order (id + the triangle counts of the meshes before).\n"
+    "  --save FILE        write the BVH built for the one MESH to FILE (then answer, if asked)\n"
+    "rays:\n"
+    "  --ray ox,oy,oz,dx,dy,dz[,tmin,tmax]  one ray (repeatable); t is in units of the direction\n"
+    "  --pixel X,Y        the ray through pixel (X, Y) of the camera's image, (0,0) = top left\n"
+    "                     (repeatable); the default camera frames all the meshes\n"
+    "  --size WxH         the camera's image size (default 1024x1024)\n"
+    "  --camera EX,EY,EZ,TX,TY,TZ   camera eye and target point (default: framing the model)\n"
+    "  --up X,Y,Z         camera up direction (default 0,1,0)\n"
+    "  --fov DEGREES      vertical field of view (default 45)\n"
+    "  --rays FILE        rays from FILE: binary .rays (8 float32 per ray), or text with 6 or\n"
+    "                     8 numbers per line (ox oy oz dx dy dz | ox oy oz tmin dx dy dz tmax);\n"
+    "                     '-' reads text from standard input\n"
+    "  (default)          the closest hit of each ray\n"
+    "  --any              is anything hit? (occlusion, line of sight)\n"
+    "  --all              every hit along each ray, nearest first\n"
+    "  --cull-back-faces  ignore triangles seen from behind\n"
+    ;
+
+static const char usage_text2[] =
+    "shapes (answers: per shape the count of overlapping triangles, touching counts, then\n"
+    "their ids, increasing: the '.overlaps' format; --json/--csv/--table add file, face, line):\n"
+    "  --queries FILE     shapes, one per line: sphere cx cy cz r | capsule ax ay az bx by bz r |\n"
+    "                     obb cx cy cz hx hy hz qw qx qy qz | aabb minx miny minz maxx maxy maxz\n"
+    "  --sphere CX,CY,CZ,R                     a sphere (repeatable, as are the three below;\n"
+    "  --capsule AX,AY,AZ,BX,BY,BZ,R           answered after the --queries lines, in order)\n"
+    "  --box CX,CY,CZ,HX,HY,HZ[,QW,QX,QY,QZ]   a box: centre, half extents, rotation\n"
+    "  --aabb MINX,MINY,MINZ,MAXX,MAXY,MAXZ    an axis-aligned box\n"
+    "  --hierarchy H      tree for shapes, --closest and --collide: obb (default) or aabb\n"
+    "closest point:\n"
+    "  --closest X,Y,Z[,MAXDIST]  the nearest surface point to (X,Y,Z) within MAXDIST (default:\n"
+    "                     any distance): its distance, triangle, face, line, file, barycentrics\n"
+    "                     (repeatable)\n"
+    "mesh vs mesh:\n"
+    "  --collide OTHER    OTHER.obj placed by each line of --xforms (tx ty tz qw qx qy qz);\n"
+    "                     answers: per transform the number of intersecting triangle pairs,\n"
+    "                     or 0/1 with --any\n"
+    "  --xforms FILE      the transforms for --collide\n"
+    "output:\n"
+    "  --out FILE         where to write ('-' = standard output, the default); the format\n"
+    "                     follows the extension: .hits (binary closest hits), .occl (binary\n"
+    "                     any-hit), .json/.jsonl (JSON lines), .csv, anything else a table\n"
+    "                     (for shapes: the .overlaps lines)\n"
+    "  --json, --csv, --table   force a text format\n"
+    "  --threads N        trace on N threads (default 0: all cores)\n"
+    "  --timing           print the time of each stage (read rays, load, build, trace, write)\n"
+    "                     to stderr\n"
+    "  -h, --help         this text\n"
+    "A progress bar is drawn on standard error for long batches when it is a terminal.\n"
+    "\n"
+    "examples (from the repository root):\n"
+    "  mq-pick data/suzanne.obj --ray -2.49,1.25,10,0,0,-1\n"
+    "  mq-pick data/suzanne.obj --ray -2.49,1.25,10,0,0,-1 --all --json\n"
+    "  mq-pick data/spot.obj --ray 0,0.5,-3,0,0,1 --any\n"
+    "  mq-pick data/spot.obj --pixel 512,512 --pixel 600,400\n"
+    "  mq-pick data/spot.obj --size 640x480 --camera 0,0.5,3,0,0.2,0 --pixel 320,240\n"
+    "  mq-pick data/spot.obj data/suzanne.obj --place 2.5,-1.2,-4 --ray 0,0.3,5,0,0,-1 --all\n"
+    "  mq-pick data/spot.obj --place 0,0,0,0.7071068,0,0.7071068,0,-2 --pixel 512,512 --json\n"
+    "  printf '0 0.3 5 0 0 -1\\n' | mq-pick data/spot.obj --rays - --out /tmp/mq-pick-example.hits\n"
+    "  printf '0 0.3 5 0 0 -1\\n' | mq-pick data/spot.obj --rays - --any --out /tmp/mq-pick-example.occl\n"
+    "  mq-pick data/spot.obj --save /tmp/mq-pick-spot.mqh && mq-pick /tmp/mq-pick-spot.mqh --pixel 512,512\n"
+    "  mq-pick data/spot.obj --sphere 0,-0.07,1.05,0.02 --table\n"
+    "  mq-pick data/spot.obj --box 0,0.3,0,0.5,0.05,0.5,0.9238795,0,0.3826834,0 --aabb 0,0,0,0.1,0.1,0.1\n"
+    "  mq-pick data/spot.obj --closest 0,0.5,2 --closest 0,0.5,2,0.1 --json\n"
+    "  echo 'sphere 0 0.5 0 0.1' | mq-pick data/spot.obj --queries -\n"
+    "  echo '0.5 0 0 1 0 0 0' | mq-pick data/spot.obj --collide data/spot.obj --xforms -\n"
+    "\n"
+    "Exit status: 0 on success (whether or not anything was hit), 1 when a mesh, a saved\n"
+    "hierarchy or an input file cannot be read or the output cannot be written, 2 for bad\n"
+    "arguments.\n";
+
+int pick_usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "mq-pick: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'mq-pick --help'.\n");
+    return 2;
+}
+
+static void *grow(void *p, size_t count, size_t size)
+{
+    void *q = realloc(p, (count + 1) * size);
+    if (!q) {
+        fprintf(stderr, "mq-pick: out of memory\n");
+        exit(1);
+    }
+    return q;
+}
+
+/* Up to `max` comma-separated finite numbers; returns how many, or -1 when malformed. */
+static int parse_list(const char *text, double *v, int max)
+{
+    int n = 0;
+    const char *p = text;
+    for (;;) {
+        char *end;
+        errno = 0;
+        double d = strtod(p, &end);
+        if (end == p || errno == ERANGE || !isfinite(d) || n == max)
+            return -1;
+        v[n++] = d;
+        if (*end == '\0')
+            return n;
+        if (*end != ',')
+            return -1;
+        p = end + 1;
+    }
+}
+
+/* "ox,oy,oz,dx,dy,dz[,tmin,tmax]" -> ray (tmax may be inf). */
+static bool parse_ray_arg(const char *text, mq_ray *out)
+{
+    float v[8];
+    int n = 0;
+    const char *p = text;
+    while (n < 8) {
+        char *end;
+        errno = 0;
+        double d = strtod(p, &end);
+        if (end == p || errno == ERANGE)
+            return false;
+        v[n++] = (float)d;
+        if (*end == '\0')
+            break;
+        if (*end != ',')
+            return false;
+        p = end + 1;
+    }
+    if ((n != 6 && n != 8) || *p == '\0')
+        return false;
+    float tmin = n == 8 ? v[6] : 0.0f, tmax = n == 8 ? v[7] : (float)INFINITY;
+    *out = (mq_ray){{v[0], v[1], v[2]}, tmin, {v[3], v[4], v[5]}, tmax};
+    return true;
+}
+
+static bool parse_size(const char *text, uint32_t *w, uint32_t *h)
+{
+    char *end;
+    unsigned long a = strtoul(text, &end, 10);
+    if (end == text || (*end != 'x' && *end != 'X'))
+        return false;
+    const char *p = end + 1;
+    unsigned long b = strtoul(p, &end, 10);
+    if (end == p || *end || a == 0 || b == 0 || a > 1u << 20 || b > 1u << 20)
+        return false;
+    *w = (uint32_t)a;
+    *h = (uint32_t)b;
+    return true;
+}
+
+/* --place TX,TY,TZ[,QW,QX,QY,QZ[,SX,SY,SZ | ,S]] */
+static bool parse_place(const char *text, pick_mesh_arg *m)
+{
+    double v[10];
+    int n = parse_list(text, v, 10);
+    if (n != 3 && n != 7 && n != 8 && n != 10)
+        return false;
+    double q[4] = {1, 0, 0, 0}, s[3] = {1, 1, 1};
+    if (n >= 7)
+        memcpy(q, v + 3, sizeof q);
+    if (n == 8)
+        s[0] = s[1] = s[2] = v[7];
+    if (n == 10)
+        memcpy(s, v + 7, sizeof s);
+    if (q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 0)
+        return false;
+    for (int k = 0; k < 3; k++)
+        if (s[k] == 0)
+            return false;
+    memcpy(m->translation, v, sizeof m->translation);
+    memcpy(m->rotation, q, sizeof q);
+    memcpy(m->scale, s, sizeof s);
+    m->placed = true;
+    return true;
+}
+
+/* --sphere, --capsule, --box, --aabb: checked, then read as the .queries line they stand for. */
+static int parse_shape(pick_options *o, const char *opt, const char *text)
+{
+    static const struct {
+        const char *opt, *word, *form;
+        int n, n2;
+    } shapes[] = {
+        {"--sphere", "sphere", "CX,CY,CZ,R (R >= 0)", 4, 4},
+        {"--capsule", "capsule", "AX,AY,AZ,BX,BY,BZ,R (R >= 0)", 7, 7},
+        {"--box", "obb", "CX,CY,CZ,HX,HY,HZ[,QW,QX,QY,QZ] (H >= 0, a non-zero quaternion)", 6, 10},
+        {"--aabb", "aabb", "MINX,MINY,MINZ,MAXX,MAXY,MAXZ (MIN <= MAX)", 6, 6},
+    };
+    int k = 0;
+    while (strcmp(shapes[k].opt, opt))
+        k++;
+    double v[10] = {0};
+    int n = parse_list(text, v, 10);
+    bool ok = n == shapes[k].n || n == shapes[k].n2;
+    if (ok && k == 0)
+        ok = v[3] >= 0;
+    if (ok && k == 1)
+        ok = v[6] >= 0;
+    if (ok && k == 2) {
+        if (n == 6)
+            v[6] = 1;
+        ok = v[3] >= 0 && v[4] >= 0 && v[5] >= 0 && (v[6] != 0 || v[7] != 0 || v[8] != 0 || v[9] != 0);
+        n = 10;
+    }
+    if (ok && k == 3)
+        ok = v[0] <= v[3] && v[1] <= v[4] && v[2] <= v[5];
+    char line[512], msg[160];
+    int len = snprintf(line, sizeof line, "%s", shapes[k].word);
+    for (int i = 0; i < n && ok; i++)
+        len += snprintf(line + len, sizeof line - (size_t)len, " %.17g", v[i]);
+    mqt_query q;
+    if (!ok || !mqt_parse_query(line, &q) || q.kind == MQT_SHAPE_KINDS) {
+        snprintf(msg, sizeof msg, "%s needs %s, got '%%s'", opt, shapes[k].form);
+        return pick_usage_error(msg, text);
+    }
+    o->shapes = grow(o->shapes, o->shape_count, sizeof *o->shapes);
+    o->shapes[o->shape_count++] = q;
+    return 0;
+}
+
+/* Options that take a value; 0 when fine, else the usage error's exit status. */
+static int parse_valued(pick_options *o, const char *a, const char *v)
+{
+    double f[6];
+    if (!strcmp(a, "--ray")) {
+        mq_ray r;
+        if (!parse_ray_arg(v, &r))
+            return pick_usage_error("--ray needs ox,oy,oz,dx,dy,dz[,tmin,tmax], got '%s'", v);
+        o->cli_rays = grow(o->cli_rays, o->cli_ray_count, sizeof r);
+        o->cli_rays[o->cli_ray_count++] = r;
+    } else if (!strcmp(a, "--pixel")) {
+        if (parse_list(v, f, 2) != 2 || f[0] < 0 || f[1] < 0 || f[0] != floor(f[0]) || f[1] != floor(f[1]) ||
+            f[0] > 1e9 || f[1] > 1e9)
+            return pick_usage_error("--pixel needs X,Y (whole, non-negative pixel numbers), got '%s'", v);
+        o->pixels = grow(o->pixels, 2 * o->pixel_count + 1, sizeof *o->pixels);
+        o->pixels[2 * o->pixel_count] = (uint32_t)f[0];
+        o->pixels[2 * o->pixel_count + 1] = (uint32_t)f[1];
+        o->pixel_count++;
+    } else if (!strcmp(a, "--size")) {
+        if (!parse_size(v, &o->width, &o->height))
+            return pick_usage_error("--size needs WxH (e.g. 1024x768), got '%s'", v);
+    } else if (!strcmp(a, "--camera")) {
+        if (parse_list(v, o->camera, 6) != 6)
+            return pick_usage_error("--camera needs EX,EY,EZ,TX,TY,TZ, got '%s'", v);
+        o->has_camera = true;
+    } else if (!strcmp(a, "--up")) {
+        if (parse_list(v, o->up, 3) != 3)
+            return pick_usage_error("--up needs X,Y,Z, got '%s'", v);
+        o->has_up = true;
+    } else if (!strcmp(a, "--fov")) {
+        if (parse_list(v, f, 1) != 1 || !(f[0] > 0.0 && f[0] < 180.0))
+            return pick_usage_error("--fov needs degrees between 0 and 180, got '%s'", v);
+        o->fov = f[0];
+    } else if (!strcmp(a, "--place")) {
+        if (o->mesh_count == 0 || o->meshes[o->mesh_count - 1].placed)
+            return pick_usage_error("--place '%s' must follow the mesh it places (one --place per mesh)", v);
+        if (!parse_place(v, &o->meshes[o->mesh_count - 1]))
+            return pick_usage_error("--place needs TX,TY,TZ[,QW,QX,QY,QZ[,SX,SY,SZ | ,S]] (a non-zero quaternion, "
+                                    "non-zero scales), got '%s'", v);
+    } else if (!strcmp(a, "--closest")) {
+        double p[4];
+        int n = parse_list(v, p, 4);
+        if ((n != 3 && n != 4) || (n == 4 && p[3] < 0))
+            return pick_usage_error("--closest needs X,Y,Z[,MAXDIST] (MAXDIST >= 0), got '%s'", v);
+        o->points = grow(o->points, o->point_count, sizeof *o->points);
+        o->points[o->point_count++] = (pick_point){{p[0], p[1], p[2]}, n == 4 ? p[3] : INFINITY};
+    } else if (!strcmp(a, "--sphere") || !strcmp(a, "--capsule") || !strcmp(a, "--box") || !strcmp(a, "--aabb")) {
+        return parse_shape(o, a, v);
+    } else if (!strcmp(a, "--hierarchy")) {
+        if (strcmp(v, "aabb") && strcmp(v, "obb"))
+            return pick_usage_error("--hierarchy is aabb or obb, not '%s'", v);
+        o->hierarchy = v;
+    } else if (!strcmp(a, "--threads")) {
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (*v == '\0' || *end || n < 0 || n > 1024)
+            return pick_usage_error("--threads needs a number from 0 to 1024, got '%s'", v);
+        o->threads = (uint32_t)n;
+    } else {
+        const char **slot = !strcmp(a, "--rays")      ? &o->rays_path
+                            : !strcmp(a, "--queries") ? &o->queries_path
+                            : !strcmp(a, "--collide") ? &o->collide_path
+                            : !strcmp(a, "--xforms")  ? &o->xforms_path
+                            : !strcmp(a, "--save")    ? &o->save_path
+                                                      : &o->out_path;
+        *slot = v;
+    }
+    return 0;
+}
+
+static bool takes_value(const char *a)
+{
+    static const char *const names[] = {"--ray", "--pixel", "--size", "--camera", "--up", "--fov", "--place",
+                                        "--closest", "--sphere", "--capsule", "--box", "--aabb", "--hierarchy",
+                                        "--threads", "--rays", "--queries", "--collide", "--xforms", "--save",
+                                        "--out"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(a, names[i]))
+            return true;
+    return false;
+}
+
+/* The combinations that make sense; 0 or the usage error's status. */
+static int check_combination(pick_options *o)
+{
+    if (o->mesh_count == 0)
+        return pick_usage_error("no mesh given%s", "");
+    bool rays = o->rays_path || o->cli_ray_count || o->pixel_count;
+    bool shapes = o->queries_path || o->shape_count;
+    int modes = rays + shapes + !!o->point_count + !!o->collide_path;
+    if (modes == 0 && !o->save_path)
+        return pick_usage_error("nothing to do: give --ray, --pixel, --rays, --queries, a shape, --closest, "
+                                "--collide or --save%s", "");
+    if (modes > 1)
+        return pick_usage_error("give one of --ray/--pixel/--rays, --queries/--sphere/--capsule/--box/--aabb, "
+                                "--closest, --collide%s", "");
+    for (size_t i = 0; i < o->pixel_count; i++)
+        if (o->pixels[2 * i] >= o->width || o->pixels[2 * i + 1] >= o->height) {
+            char what[64];
+            snprintf(what, sizeof what, "%u,%u", o->pixels[2 * i], o->pixels[2 * i + 1]);
+            return pick_usage_error("--pixel %s is outside the image (see --size)", what);
+        }
+    if (!!o->collide_path != !!o->xforms_path)
+        return pick_usage_error("--collide and --xforms go together%s", "");
+    if (!rays && o->mode == MODE_ALL)
+        return pick_usage_error("--all is for rays%s", "");
+    if (o->rays_path && (o->cli_ray_count || o->pixel_count))
+        return pick_usage_error("give --ray/--pixel or --rays, not both%s", "");
+    if (pick_uses_scene(o) && o->collide_path)
+        return pick_usage_error("--collide works on one mesh without --place%s", "");
+    if (pick_uses_scene(o) && o->save_path)
+        return pick_usage_error("--save %s saves the hierarchy of one mesh without --place", o->save_path);
+    return 0;
+}
+
+int pick_parse_args(int argc, char **argv, pick_options *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage_text, stdout);
+            fputs(usage_text2, stdout);
+            exit(0);
+        } else if (takes_value(a)) {
+            if (i + 1 >= argc)
+                return pick_usage_error("%s needs a value", a);
+            int rc = parse_valued(o, a, argv[++i]);
+            if (rc)
+                return rc;
+        } else if (!strcmp(a, "--any")) {
+            o->mode = MODE_ANY;
+        } else if (!strcmp(a, "--all")) {
+            o->mode = MODE_ALL;
+        } else if (!strcmp(a, "--cull-back-faces")) {
+            o->cull_back_faces = true;
+        } else if (!strcmp(a, "--json") || !strcmp(a, "--csv") || !strcmp(a, "--table")) {
+            o->forced_format = a + 2;
+        } else if (!strcmp(a, "--timing")) {
+            o->timing = true;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return pick_usage_error("unknown option '%s'", a);
+        } else {
+            o->meshes = grow(o->meshes, o->mesh_count, sizeof *o->meshes);
+            o->meshes[o->mesh_count++] = (pick_mesh_arg){a, false, {0, 0, 0}, {1, 0, 0, 0}, {1, 1, 1}};
+        }
+    }
+    return check_combination(o);
+}
+
+bool pick_uses_scene(const pick_options *o)
+{
+    return o->mesh_count > 1 || (o->mesh_count == 1 && o->meshes[0].placed);
+}
+
+void pick_options_free(pick_options *o)
+{
+    free(o->meshes);
+    free(o->cli_rays);
+    free(o->pixels);
+    free(o->shapes);
+    free(o->points);
+}
