@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * meshquery/saved.h — saving a built hierarchy (with its mesh) to a file or a
  * memory block, and loading it back in a fraction of the build time.
  *
@@ -93,8 +94,11 @@ MQ_API mq_status mq_bvh_save(const mq_bvh *bvh, const char *path, mq_diag *diag)
 /**
  * Saves `bvh` and its mesh into a new memory block from `alloc` (NULL: the
  * default), 64-byte aligned; the bytes are those mq_bvh_save would write.
+ * @param bvh the BVH to save (with its mesh); read only.
+ * @param alloc allocator of the block (NULL: the default); pass the same one to mq_saved_free.
  * @param[out] data receives the block (NULL on failure); free it with mq_saved_free.
  * @param[out] size receives its size in bytes (0 on failure).
+ * @param diag optional failure detail.
  * @return MQ_OK; MQ_ERR_INVALID_ARG; MQ_ERR_OUT_OF_MEMORY.
  */
 MQ_API mq_status mq_bvh_save_memory(const mq_bvh *bvh, const mq_allocator *alloc, void **data, size_t *size,
@@ -102,8 +106,10 @@ MQ_API mq_status mq_bvh_save_memory(const mq_bvh *bvh, const mq_allocator *alloc
 
 /**
  * Loads a BVH saved by mq_bvh_save. The BVH owns the loaded mesh (see above).
+ * @param path the saved file.
  * @param alloc allocator for everything the BVH owns (NULL: the default); copied.
  * @param[out] out receives the BVH on MQ_OK, NULL otherwise.
+ * @param diag optional failure detail: what is wrong and at which byte offset.
  * @return MQ_OK or an error listed in this header's description.
  */
 MQ_API mq_status mq_bvh_load(const char *path, const mq_allocator *alloc, mq_bvh **out, mq_diag *diag);
