@@ -1,8 +1,11 @@
 /*
  * Watertightness of the whole pipeline (conservative node test + watertight
  * leaf test) on closed meshes: a million random rays from points inside
- * spot.obj, and from inside a finely tessellated sphere, must all hit, with
- * every traversal kernel. Rays aimed exactly at the sphere's vertices too.
+ * spot.obj, from inside spot moved to 1e5 (where floats are 2^-7 apart), and
+ * from inside a finely tessellated sphere, must all hit, with every traversal
+ * kernel. Rays aimed exactly at the sphere's vertices too. MQ_WATERTIGHT_RAYS
+ * sets the number of rays per mesh for the active kernel (default 1e6; the
+ * issue's stress run is 1e7).
  * Plus the refit path against brute force on perturbed vertices.
  */
 #include <setjmp.h>
@@ -13,7 +16,13 @@
 #include "test_diff_bvh_common.h"
 #include "traverse/trace.h"
 
-#define INSIDE_RAYS 1000000
+/* Rays per mesh for the active kernel (a tenth for the others). */
+static size_t inside_rays(void)
+{
+    const char *env = getenv("MQ_WATERTIGHT_RAYS");
+    long long n = env ? atoll(env) : 0;
+    return n > 0 ? (size_t)n : 1000000;
+}
 
 /* Parity of brute-force crossings along three random directions, all odd:
  * the point is inside (any disagreement: treat as not inside). */
@@ -88,7 +97,7 @@ static void check_closed(const mq_mesh *m, double (*pts)[3], int npts, const cha
         if (!kern)
             continue;
         mq_kernels_override(kern);
-        size_t n = first ? INSIDE_RAYS : INSIDE_RAYS / 10;
+        size_t n = first ? inside_rays() : inside_rays() / 10;
         size_t missed = escapes(bvh, pts, npts, n, &g);
         printf("[ info ] %s: %zu rays from inside, kernel %s: %zu escaped\n", what, n, names[k], missed);
         assert_int_equal(missed, 0);
@@ -151,6 +160,34 @@ static mq_mesh *make_sphere(int rings, int segs)
     free(p);
     free(idx);
     return m;
+}
+
+/* spot translated to (1e5, -1e5, 1e5) in float: coarse but still closed. */
+static void far_spot_is_watertight(void **state)
+{
+    (void)state;
+    mq_mesh *src = bvh_load("spot.obj");
+    if (!src) {
+        skip();
+        return;
+    }
+    size_t nv = mq_mesh_vertex_count(src), nt = mq_mesh_triangle_count(src);
+    float *p = malloc(nv * 3 * sizeof *p);
+    assert_non_null(p);
+    const float offset[3] = {1e5f, -1e5f, 1e5f};
+    for (size_t i = 0; i < nv * 3; i++)
+        p[i] = mq_mesh_positions(src)[i] + offset[i % 3];
+    mq_mesh *m = NULL;
+    assert_int_equal(mq_mesh_create(p, nv, mq_mesh_indices(src), nt, NULL, &m, NULL), MQ_OK);
+    free(p);
+    mq_mesh_destroy(src);
+    bvh_box b = bvh_mesh_box(m);
+    mq_test_rng g;
+    mq_test_rng_seed(&g, 5);
+    double pts[64][3];
+    interior_points(m, &b, &g, pts, 64);
+    check_closed(m, pts, 64, "spot.obj at 1e5");
+    mq_mesh_destroy(m);
 }
 
 static void tessellated_sphere_is_watertight(void **state)
@@ -241,6 +278,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(spot_is_watertight),
+        cmocka_unit_test(far_spot_is_watertight),
         cmocka_unit_test(tessellated_sphere_is_watertight),
         cmocka_unit_test(refit_against_brute_force),
     };
