@@ -136,13 +136,13 @@ static inline unsigned tlas_live(const mq_tlas_node *n, uint32_t qmask)
 #undef TLAS_WALK_HITS
 #undef TLAS_WALK_LIVE
 
-#if defined(MQ_HAVE_AVX2_KERNELS)
+#if defined(MQ_TLAS_HAVE_AVX2)
 static bool have_avx2(void)
 {
     static int cached = -1; /* a benign race: every thread computes the same */
     int c = __atomic_load_n(&cached, __ATOMIC_RELAXED);
     if (c < 0) {
-        c = __builtin_cpu_supports("avx2") ? 1 : 0;
+        c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
         __atomic_store_n(&cached, c, __ATOMIC_RELAXED);
     }
     return c;
@@ -158,7 +158,7 @@ bool mq_tlas_walk_ray(const mq_scene *s, const mq_dray_prep *prep, double t_lo, 
     mq_tlas_ray_init(&r, prep, t_lo);
     if (!r.fast)
         return walk_slow(s, &r, t_lo, t_hi, mask, leaf, user);
-#if defined(MQ_HAVE_AVX2_KERNELS)
+#if defined(MQ_TLAS_HAVE_AVX2)
     if (have_avx2())
         return mq_tlas_walk_fast_avx2(s, &r, t_lo, t_hi, mask, leaf, user);
 #endif
@@ -175,7 +175,7 @@ typedef struct closest_ctx {
     bool found;
     mq_ray_key best;
     mq_inst_ray best_ray;
-    mq_inst_hit best_hit;
+    mq_hit best_hit;
 } closest_ctx;
 
 static bool closest_leaf(const mq_instance_rec *inst, void *user)
@@ -187,7 +187,7 @@ static bool closest_leaf(const mq_instance_rec *inst, void *user)
     /* Up to the best t rounded up: an equal world t with a smaller instance id still wins. */
     float hi = c->found ? fminf(ir.tmax, mq_inst_ray_local_ceil(&ir, c->t_hi)) : ir.tmax;
     mq_inst_trace opt = {c->cull, NULL};
-    mq_inst_hit h;
+    mq_hit h;
     if (!mq_inst_ray_closest(&ir, ir.tmin, hi, &opt, &h))
         return true;
     mq_ray_key k = {mq_inst_ray_world_t(&ir, h.t), inst->id, h.triangle};

@@ -13,7 +13,6 @@
 #define MQ_SCENE_RAYCAST_H
 
 #include "scene/scene_internal.h"
-#include "traverse/raycast_raw.h"
 
 /* A world ray as one instance sees it. */
 typedef struct mq_inst_ray {
@@ -100,29 +99,16 @@ typedef struct mq_inst_trace {
 } mq_inst_trace;
 
 /*
- * A local hit: for a BVH traced without a filter, the raw hit (the record is
- * made once, for the final answer, by mq_inst_ray_world_hit); otherwise the
- * hierarchy's full record.
- */
-typedef struct mq_inst_hit {
-    float t;           /* local t */
-    uint32_t triangle;
-    bool is_raw;
-    mq_raw_hit raw;    /* when is_raw */
-    mq_hit hit;        /* otherwise */
-} mq_inst_hit;
-
-/*
  * The closest local hit with local t in [tmin, tmax] (already clipped by the
  * caller to the local bounds) that passes the options. @return true on a hit.
  */
-bool mq_inst_ray_closest(mq_inst_ray *ir, float tmin, float tmax, const mq_inst_trace *opt, mq_inst_hit *out);
+bool mq_inst_ray_closest(mq_inst_ray *ir, float tmin, float tmax, const mq_inst_trace *opt, mq_hit *out);
 
 /* True when the instance has any hit in the caller's [tmin, tmax]. */
 bool mq_inst_ray_any(mq_inst_ray *ir, bool cull_back_faces);
 
 /* Fills the world hit of a local hit. */
-void mq_inst_ray_world_hit(const mq_inst_ray *ir, const mq_inst_hit *h, mq_scene_hit *out);
+void mq_inst_ray_world_hit(const mq_inst_ray *ir, const mq_hit *h, mq_scene_hit *out);
 
 /* The record of a miss. */
 void mq_scene_hit_miss(mq_scene_hit *out);

@@ -118,7 +118,7 @@ typedef struct pass_ctx {
     bool found;
     mq_ray_key best;
     mq_inst_ray best_ray;
-    mq_inst_hit best_hit;
+    mq_hit best_hit;
 } pass_ctx;
 
 static bool pass_leaf(const mq_instance_rec *inst, void *user)
@@ -137,7 +137,7 @@ static bool pass_leaf(const mq_instance_rec *inst, void *user)
         hi = b < hi ? b : hi;
     }
     mq_inst_trace opt = {c->cull, c->after};
-    mq_inst_hit h;
+    mq_hit h;
     if (!mq_inst_ray_closest(&ir, lo, hi, &opt, &h))
         return true;
     mq_ray_key k = {mq_inst_ray_world_t(&ir, h.t), inst->id, h.triangle};

@@ -169,32 +169,23 @@ static void local_query(const mq_inst_ray *ir, const mq_inst_trace *opt, filter_
     }
 }
 
-bool mq_inst_ray_closest(mq_inst_ray *ir, float tmin, float tmax, const mq_inst_trace *opt, mq_inst_hit *out)
+bool mq_inst_ray_closest(mq_inst_ray *ir, float tmin, float tmax, const mq_inst_trace *opt, mq_hit *out)
 {
     if (!(tmin <= tmax))
         return false;
+    ir->local.tmin = tmin;
+    ir->local.tmax = tmax;
+    if (ir->inst->bvh && !opt->after && !(opt->cull_back_faces && ir->inst->mirrored)) {
+        /* The common case: no filter (see local_query), no query to set up. */
+        static const mq_ray_query both = {false, NULL, NULL, NULL}, cull = {true, NULL, NULL, NULL};
+        return mq_bvh_raycast_closest(ir->inst->bvh, &ir->local, opt->cull_back_faces ? &cull : &both, out);
+    }
     filter_ctx f;
     mq_ray_query q;
     local_query(ir, opt, &f, &q);
-    ir->local.tmin = tmin;
-    ir->local.tmax = tmax;
-    if (ir->inst->bvh && !q.filter) {
-        /* The common case: no record per instance, one for the final hit. */
-        if (!mq_bvh_raycast_closest_raw(ir->inst->bvh, &ir->local, q.cull_back_faces, &out->raw))
-            return false;
-        out->is_raw = true;
-        out->t = out->raw.t;
-        out->triangle = out->raw.triangle;
-        return true;
-    }
-    bool hit = ir->inst->bvh ? mq_bvh_raycast_closest(ir->inst->bvh, &ir->local, &q, &out->hit)
-                             : mq_obbtree_raycast_closest(ir->inst->obbtree, &ir->local, &q, &out->hit);
-    if (!hit)
-        return false;
-    out->is_raw = false;
-    out->t = out->hit.t;
-    out->triangle = out->hit.triangle;
-    return true;
+    if (ir->inst->bvh)
+        return mq_bvh_raycast_closest(ir->inst->bvh, &ir->local, &q, out);
+    return mq_obbtree_raycast_closest(ir->inst->obbtree, &ir->local, &q, out);
 }
 
 bool mq_inst_ray_any(mq_inst_ray *ir, bool cull_back_faces)
@@ -227,15 +218,9 @@ void mq_scene_hit_miss(mq_scene_hit *out)
     out->face = MQ_NO_TRIANGLE;
 }
 
-void mq_inst_ray_world_hit(const mq_inst_ray *ir, const mq_inst_hit *ih, mq_scene_hit *out)
+void mq_inst_ray_world_hit(const mq_inst_ray *ir, const mq_hit *h, mq_scene_hit *out)
 {
     const mq_instance_rec *inst = ir->inst;
-    mq_hit record;
-    const mq_hit *h = &ih->hit;
-    if (ih->is_raw) {
-        mq_bvh_raw_hit_record(inst->bvh, &ir->local, &ih->raw, &record);
-        h = &record;
-    }
     memset(out, 0, sizeof *out);
     out->t = mq_inst_ray_world_t(ir, h->t);
     /* The point on the traced float ray, mapped to the world: as precise as the

@@ -88,7 +88,13 @@ static inline unsigned mq_tlas_live(const mq_tlas_node *n, uint32_t qmask)
     return live;
 }
 
-/* The walk: visits the leaves as mq_tlas_walk_ray (scene_raycast.h) says. */
+/* CMake compiles *_avx2.c (with -mavx2) exactly on x86-64 builds without MQ_FORCE_SCALAR. */
+#if (defined(__x86_64__) || defined(_M_X64)) && !defined(MQ_FORCE_SCALAR)
+#define MQ_TLAS_HAVE_AVX2 1
+#endif
+
+/* The AVX2 walk (tlas_walk_avx2.c) of a `fast` ray: visits the leaves as
+ * mq_tlas_walk_ray (scene_raycast.h) says. Only on CPUs with AVX2. */
 bool mq_tlas_walk_fast_avx2(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const double *t_hi,
                             uint32_t mask, bool (*leaf)(const mq_instance_rec *inst, void *user), void *user);
 

@@ -25,6 +25,7 @@ static bool TLAS_WALK_NAME(const mq_scene *s, const mq_tlas_ray *r, double t_lo,
 {
     tlas_vray v;
     tlas_vray_init(r, &v);
+    const bool all_bits = mask == UINT32_MAX;
     const float tmin = mq_float_floor_of(t_lo);
     float tmax = mq_float_ceil_of(*t_hi);
     tlas_walk_entry stack[MQ_TLAS_STACK];
@@ -32,13 +33,17 @@ static bool TLAS_WALK_NAME(const mq_scene *s, const mq_tlas_ray *r, double t_lo,
     uint32_t ref = 0;
     for (;;) {
         if (ref & MQ_TLAS_LEAF_BIT) {
-            if (!leaf(&s->recs[ref & ~MQ_TLAS_LEAF_BIT], user))
+            const mq_instance_rec *inst = &s->recs[ref & ~MQ_TLAS_LEAF_BIT];
+            if ((inst->mask & mask) && !leaf(inst, user))
                 return false;
             tmax = mq_float_ceil_of(*t_hi);
         } else {
             const mq_tlas_node *n = &s->nodes[ref];
             _Alignas(32) float dist[MQ_TLAS_WIDTH];
-            unsigned live = TLAS_WALK_LIVE(n, mask);
+            /* With every query bit set, the masks only prune subtrees of
+             * mask-0 instances: skip that test (the leaf checks the mask;
+             * empty slots never pass the box test). */
+            unsigned live = all_bits ? (1u << MQ_TLAS_WIDTH) - 1 : TLAS_WALK_LIVE(n, mask);
             unsigned hit = live ? TLAS_WALK_HITS(n, r, &v, tmin, tmax, live, dist) : 0;
             if (hit) {
                 int i = __builtin_ctz(hit);
