@@ -38,18 +38,30 @@
  *   - A ray that is not valid (mq_ray_is_valid: NaN or infinite components, a
  *     zero direction, tmin > tmax) hits nothing: closest returns false,
  *     any returns false, all returns 0.
+ *   - The BVH stores its geometry scaled by a power of two 2^k chosen from
+ *     the mesh (its largest finite |coordinate| lands in [0.5, 1); chosen
+ *     again by mq_bvh_refit, kept by saved files), and each ray's origin and
+ *     direction are scaled by the same 2^k before tracing. This is exact, so
+ *     every decision and every t is what the unscaled float computation
+ *     gives, but nothing overflows or underflows: meshes of ANY float
+ *     magnitude work (checked from 1e-35 to 1e35). Hit records (point,
+ *     normal) are in the mesh's units. A coordinate smaller than 2^-126 times
+ *     the mesh's largest |coordinate| is rounded to a multiple of 2^-149 times
+ *     it (the float subnormals after scaling).
  *   - Direction components smaller than 2^-90 times the largest one are taken
  *     as exactly zero (the ray turns by less than 1e-27 rad), for both the node
- *     and the triangle test; rays whose largest direction component is below
- *     2^-32 or above 2^32 are rescaled by a power of two (exact) before
- *     tracing. The node test's error bound holds for entry and exit distances
- *     of normal magnitude (|t| >= FLT_MIN or 0), i.e. everywhere in practice.
+ *     and the triangle test; rays whose (scaled) direction is tiny or huge
+ *     against the (scaled) origin's magnitude are rescaled by a power of two
+ *     (exact) before tracing. The node test's error bound holds for entry and
+ *     exit distances of normal magnitude (|t| >= FLT_MIN or 0), i.e.
+ *     everywhere in practice.
  *   - When the direction is rescaled, tmin and tmax are scaled with it and
  *     rounded inwards, so a reported t always lies in the caller's [tmin, tmax].
- *   - These guarantees hold for coordinates (relative to the ray origin) up to
- *     about 1e18 in magnitude; beyond that the float edge functions of the leaf
- *     test can overflow and a hit may be missed (mq_raycast_triangle, which
- *     falls back to double, still finds it).
+ *   - These guarantees hold for ray origins up to about 1e16 times the mesh's
+ *     largest |coordinate| away from the mesh (the float leaf test's
+ *     T = U*Z0 + V*Z1 + W*Z2 stays finite); farther, the closest hit may be a
+ *     wrong one among several (its t is still recomputed correctly) or, once
+ *     the scaled origin overflows (~1e38 times the mesh's magnitude), missed.
  *   - Triangles with a non-finite corner, and zero-area triangles (cross
  *     product of the edges exactly 0 in double), are never hit.
  *   - A ray lying in a triangle's plane does not hit it when the plane's
@@ -57,11 +69,20 @@
  *     and rays aligned with the axes); for other in-plane rays float rounding
  *     may report a grazing hit (mq_raycast_triangle, which checks the plane in
  *     double, may decide such rays otherwise).
- *   - Hit decisions use the same edge functions as mq_raycast_triangle; t is
- *     the paper's T / det in float, which may differ from the primitive's
- *     double-precision quotient in the last bits.
- *   - Among hits at equal t the smallest triangle id wins, so the closest hit
- *     does not depend on traversal order, the ISA path or the thread count.
+ *   - Hit decisions use the same edge functions as mq_raycast_triangle. The
+ *     traversal orders and culls hits by the paper's float t = T / det, which
+ *     on slivers can be off by ~1% (T and det cancel); once a hit is decided
+ *     (the closest hit; each hit of mq_bvh_raycast_each/all; each candidate
+ *     shown to a filter), its t, u and v are recomputed in double from the
+ *     triangle's corners as mq_raycast_triangle does (t from the plane,
+ *     (u, v) from the hit point), and t is clamped into [tmin, tmax]: the
+ *     reported t is accurate to a few ulp whatever the triangle's shape.
+ *     Consequently the closest hit is the nearest to within the float t's
+ *     error (two hits closer than that may come out in either order), and
+ *     mq_bvh_raycast_each reports hits in the traversal's order with t made
+ *     non-decreasing (a refined t below the previous hit's is raised to it).
+ *   - Among hits at equal (float) t the smallest triangle id wins, so the
+ *     closest hit does not depend on the ISA path or the thread count.
  *
  * Triangle ids are the mesh's (input order; for OBJ the order of `f` lines),
  * never an internal order.
@@ -242,7 +263,9 @@ MQ_API bool mq_bvh_raycast_any(const mq_bvh *bvh, const mq_ray *ray, const mq_ra
 
 /**
  * Called for each hit of mq_bvh_raycast_each, in increasing t (ties: increasing
- * triangle id). Return true to continue, false to stop.
+ * triangle id), as the traversal orders them by its float t; the reported t
+ * (recomputed in double, see "Exactness") never decreases from one hit to the
+ * next. Return true to continue, false to stop.
  */
 typedef bool (*mq_hit_fn)(const mq_hit *hit, void *user);
 
@@ -292,5 +315,92 @@ MQ_API size_t mq_bvh_raycast_closest_batch(const mq_bvh *bvh, const mq_ray *rays
  */
 MQ_API size_t mq_bvh_raycast_any_batch(const mq_bvh *bvh, const mq_ray *rays, size_t count,
                                        const mq_ray_query *query, uint32_t threads, bool *occluded);
+
+/* ========================================================================= */
+/* Shape overlap and closest point on the BVH                                */
+/* ========================================================================= */
+/*
+ * The OBB tree's shape queries (obbtree.h, "Shape overlap", "Closest point")
+ * on the AABB BVH, with exactly the same contracts: the same answer sets, so
+ * either hierarchy may serve them. Leaf tests are the primitives
+ * (mq_overlap_sphere_triangle, mq_overlap_capsule_triangle,
+ * mq_overlap_triangle_obb, mq_overlap_triangle_aabb,
+ * mq_closest_point_triangle) on the BVH's current triangle corners; the node
+ * tests (sphere–box distance, the capsule's segment against the box grown by
+ * its radius, the 15-axis OBB–box test, box–box) are widened by about 80 ulp
+ * of the magnitudes involved, so rounding never culls a triangle the
+ * primitive accepts. Shapes are closed (touching counts); an invalid shape
+ * (types.h) matches nothing; a zero-area triangle acts as the segment or point
+ * it spans (after mq_bvh_refit with new positions it is tested at its mesh
+ * corners: the BVH stores no corners for triangles a ray cannot hit); a
+ * triangle with a non-finite corner never matches. No allocation,
+ * fixed stacks; safe from any number of threads. Triangles come in no
+ * particular order. The types below are those of obbtree.h, repeated here so
+ * this header stands alone (mq_point_hit's fields are defined in obbtree.h).
+ */
+
+/** Called once per overlapping triangle with its mesh id; return false to stop (as in obbtree.h). */
+typedef bool (*mq_overlap_fn)(uint32_t triangle, void *user);
+/** The nearest point of the mesh to a query point (defined in obbtree.h). */
+typedef struct mq_point_hit mq_point_hit;
+
+/**
+ * Every triangle that overlaps the solid sphere (mq_overlap_sphere_triangle):
+ * calls `fn` for each until it returns false.
+ * @param bvh the BVH to query.
+ * @param sphere the sphere; an invalid one (NaN, negative radius) matches nothing.
+ * @param fn called with each triangle's mesh id; NULL makes the call a no-op.
+ * @param user passed to `fn`.
+ * @return the number of calls made (including the one that returned false).
+ */
+MQ_API size_t mq_bvh_overlap_sphere(const mq_bvh *bvh, const mq_sphere *sphere, mq_overlap_fn fn, void *user);
+/**
+ * Writes the ids of the triangles that overlap the sphere into `out` (the
+ * first `capacity` found, in no particular order) and returns how many there
+ * are in total; when that exceeds `capacity`, call again with a larger array.
+ * `out` may be NULL when `capacity` is 0.
+ */
+MQ_API size_t mq_bvh_overlap_sphere_array(const mq_bvh *bvh, const mq_sphere *sphere, uint32_t *out,
+                                          size_t capacity);
+/** True when some triangle overlaps the sphere; stops at the first. */
+MQ_API bool mq_bvh_any_overlap_sphere(const mq_bvh *bvh, const mq_sphere *sphere);
+
+/** As mq_bvh_overlap_sphere, for a capsule (mq_overlap_capsule_triangle). */
+MQ_API size_t mq_bvh_overlap_capsule(const mq_bvh *bvh, const mq_capsule *capsule, mq_overlap_fn fn, void *user);
+/** As mq_bvh_overlap_sphere_array, for a capsule. */
+MQ_API size_t mq_bvh_overlap_capsule_array(const mq_bvh *bvh, const mq_capsule *capsule, uint32_t *out,
+                                           size_t capacity);
+/** True when some triangle overlaps the capsule. */
+MQ_API bool mq_bvh_any_overlap_capsule(const mq_bvh *bvh, const mq_capsule *capsule);
+
+/** As mq_bvh_overlap_sphere, for an oriented box (mq_overlap_triangle_obb). */
+MQ_API size_t mq_bvh_overlap_obb(const mq_bvh *bvh, const mq_obb *box, mq_overlap_fn fn, void *user);
+/** As mq_bvh_overlap_sphere_array, for an oriented box. */
+MQ_API size_t mq_bvh_overlap_obb_array(const mq_bvh *bvh, const mq_obb *box, uint32_t *out, size_t capacity);
+/** True when some triangle overlaps the oriented box. */
+MQ_API bool mq_bvh_any_overlap_obb(const mq_bvh *bvh, const mq_obb *box);
+
+/** As mq_bvh_overlap_sphere, for an axis-aligned box (mq_overlap_triangle_aabb). */
+MQ_API size_t mq_bvh_overlap_aabb(const mq_bvh *bvh, const mq_aabb *box, mq_overlap_fn fn, void *user);
+/** As mq_bvh_overlap_sphere_array, for an axis-aligned box. */
+MQ_API size_t mq_bvh_overlap_aabb_array(const mq_bvh *bvh, const mq_aabb *box, uint32_t *out, size_t capacity);
+/** True when some triangle overlaps the axis-aligned box. */
+MQ_API bool mq_bvh_any_overlap_aabb(const mq_bvh *bvh, const mq_aabb *box);
+
+/**
+ * The closest point of the mesh to `p` (mq_closest_point_triangle on every
+ * triangle) whose squared distance is at most max_distance², with the contract
+ * of mq_obbtree_closest_point: the smallest squared distance wins, ties go to
+ * the smaller triangle id; distance = sqrtf of that squared distance.
+ * Branch and bound over the boxes, nearest child first. Include obbtree.h (or
+ * meshquery.h) for mq_point_hit's fields.
+ * @param bvh the BVH to query.
+ * @param p the query point.
+ * @param max_distance the search radius (>= 0, may be +INFINITY).
+ * @param[out] out the result (untouched when none; may be NULL).
+ * @return true when some triangle lies within max_distance; false otherwise, and
+ *         for a non-finite `p` or a NaN or negative max_distance.
+ */
+MQ_API bool mq_bvh_closest_point(const mq_bvh *bvh, const vec3 p, float max_distance, mq_point_hit *out);
 
 #endif /* MESHQUERY_BVH_H */

@@ -11,6 +11,7 @@
  *   obbtree.h     the OBB tree: shape overlaps, raycasts, closest point, mesh vs mesh
  *   saved.h       saving a built BVH / OBB tree with its mesh to a file, loading it back in milliseconds
  *   scene.h       instances of hierarchies placed by transforms: every query on the world, batches
+ *   casts.h       sphere and capsule casts (sweeps), winding number and signed distance, both hierarchies
  */
 #ifndef MESHQUERY_H
 #define MESHQUERY_H
@@ -22,6 +23,7 @@
 #include <meshquery/obj.h>
 #include <meshquery/bvh.h>
 #include <meshquery/obbtree.h>
+#include <meshquery/casts.h>
 #include <meshquery/saved.h>
 #include <meshquery/scene.h>
 

@@ -179,7 +179,13 @@ MQ_API float mq_closest_point_obb(const vec3 p, const mq_obb *box, vec3 out_poin
 /**
  * Closest point to p on the triangle, with its barycentrics (out_uv[0] = u,
  * out_uv[1] = v; point = (1-u-v)*v0 + u*v1 + v*v2). Zero-area triangles are
- * handled as the segment or point they span.
+ * handled as the segment or point they span. Computed in a frame scaled by a
+ * power of two, so the point and (u, v) are accurate for any finite
+ * coordinates; the returned squared distance is a float, so below FLT_MIN
+ * (distances below ~1.1e-19) it is subnormal and keeps only an absolute
+ * accuracy of ~1e-45 (mq_obbtree_closest_point decides on this float but
+ * prunes and reports the distance from its double-precision value, so its
+ * distance stays accurate).
  */
 MQ_API float mq_closest_point_triangle(const vec3 p, const mq_triangle *tri, vec3 out_point, vec2 out_uv);
 

@@ -1,4 +1,6 @@
 /* mq_bvh_build and the BVH object's lifetime (meshquery/bvh.h). */
+#include <float.h>
+#include <math.h>
 #include <time.h>
 
 #include "build/bvh_internal.h"
@@ -55,6 +57,55 @@ static mq_build_params params_for(const mq_bvh_def *d)
     return p;
 }
 
+int32_t mq_bvh_scale_exp(float magnitude)
+{
+    if (!(magnitude > 0.0f) || !isfinite(magnitude))
+        return 0;
+    int e;
+    frexpf(magnitude, &e); /* magnitude = m * 2^e, m in [0.5, 1) */
+    int k = -e;
+    return k < -126 ? -126 : k > 126 ? 126 : k;
+}
+
+void mq_bvh_set_scale(mq_bvh *b, int32_t scale_exp)
+{
+    b->scale_exp = scale_exp;
+    b->scale = ldexpf(1.0f, scale_exp);
+    b->inv_scale = ldexpf(1.0f, -scale_exp);
+}
+
+float mq_positions_magnitude(const float *positions, size_t count)
+{
+    float m = 0.0f;
+    for (size_t i = 0; i < 3 * count; i++) {
+        float a = fabsf(positions[i]);
+        m = a > m && a <= FLT_MAX ? a : m; /* NaN and inf fail the tests */
+    }
+    return m;
+}
+
+/* Multiplies every node box and leaf corner of the subtree by `s` (a power of
+ * two: exact for normal results; +-inf and NaN stay). */
+static void scale_subtree(void *arena, uint32_t ref, float s)
+{
+    if (mq_ref_is_leaf(ref)) {
+        mq_tri_block *blk = (mq_tri_block *)mq_arena_leaf(arena, ref);
+        for (uint32_t b = 0; b < mq_ref_block_count(ref); b++)
+            for (int c = 0; c < 3; c++)
+                for (int k = 0; k < 3; k++)
+                    for (int l = 0; l < MQ_TRI_BLOCK; l++)
+                        blk[b].v[c][k][l] *= s;
+        return;
+    }
+    mq_node8 *n = (mq_node8 *)mq_arena_node(arena, ref);
+    for (int p = 0; p < 6; p++)
+        for (int i = 0; i < MQ_BVH_WIDTH; i++)
+            n->bounds[p][i] *= s;
+    for (int i = 0; i < MQ_BVH_WIDTH; i++)
+        if (n->child[i] != MQ_REF_EMPTY)
+            scale_subtree(arena, n->child[i], s);
+}
+
 static mq_status build_tree(mq_bvh *bvh, const mq_bvh_def *def)
 {
     const mq_mesh *m = bvh->mesh;
@@ -71,6 +122,13 @@ static mq_status build_tree(mq_bvh *bvh, const mq_bvh_def *def)
     if (st == MQ_OK) {
         st = mq_flatten(bvh, &tree, refs, m->positions, m->indices, p.threads);
         mq_wide_tree_free(&tree, a);
+    }
+    if (st == MQ_OK) {
+        /* The tree is built in the mesh's units (root_box stays so); the arena
+         * is then scaled by 2^k (bvh_internal.h). */
+        mq_bvh_set_scale(bvh, mq_bvh_scale_exp(mq_positions_magnitude(m->positions, m->vertex_count)));
+        if (bvh->scale_exp != 0 && bvh->root != MQ_REF_EMPTY)
+            scale_subtree(bvh->arena, bvh->root, bvh->scale);
     }
     mq_free(a, refs, n * sizeof *refs);
     return st;
@@ -99,6 +157,7 @@ mq_status mq_bvh_build(const mq_mesh *mesh, const mq_bvh_def *def, mq_bvh **out,
         return mq_diag_set(diag, MQ_ERR_OUT_OF_MEMORY, NULL, 0, 0, "out of memory building a BVH");
     bvh->mesh = mesh;
     bvh->root = MQ_REF_EMPTY;
+    mq_bvh_set_scale(bvh, 0);
     for (int p = 0; p < 6; p++)
         bvh->root_box[p] = (p & 1) ? -INFINITY : INFINITY;
     if (def->allocator) {

@@ -10,6 +10,10 @@
  * same corner values in every triangle sharing a vertex, and v0 + (v1 - v0) is
  * not always v1 in floating point).
  *
+ * All geometry in the arena (node boxes, leaf corners) is in the mesh's units
+ * times the BVH's power of two 2^scale_exp (bvh_internal.h); rays are scaled
+ * alike (mq_trace_prepare).
+ *
  * Nodes and leaf blocks share one arena, in depth-first order: a node, then
  * the blocks of its leaf children, then its inner children's subtrees. A leaf
  * thus sits next to its parent in memory (Embree gets the same from its

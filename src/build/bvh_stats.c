@@ -48,7 +48,8 @@ void mq_bvh_get_stats(const mq_bvh *bvh, mq_bvh_stats *out)
         return;
     const float *b = bvh->root_box;
     double dx = (double)b[1] - b[0], dy = (double)b[3] - b[2], dz = (double)b[5] - b[4];
-    double root_area = dx * dy + dy * dz + dz * dx;
+    /* root_box is in the mesh's units, the node boxes are scaled (bvh_internal.h). */
+    double root_area = (dx * dy + dy * dz + dz * dx) * (double)bvh->scale * (double)bvh->scale;
     uint64_t slots = 0;
     double c = subtree_cost(bvh, bvh->root, &slots);
     out->sah_cost = root_area > 0.0 ? 1.0 + c / root_area : 0.0;

@@ -103,10 +103,12 @@ static mq_status check_node(check_ctx *c, uint32_t index, uint32_t depth, float 
         if (clo[0] <= chi[0] && !box_contains(n, i, clo, chi))
             return mq_diag_set(c->diag, MQ_ERR_CORRUPT, NULL, 0, 0,
                                "node %u child %d: box does not contain its subtree", index, i);
-        for (int k = 0; k < 3; k++) {
-            grow(lo, hi, n->bounds[2 * k][i], k);
-            grow(lo, hi, n->bounds[2 * k + 1][i], k);
-        }
+        if (n->bounds[MQ_LO_X][i] <= n->bounds[MQ_HI_X][i]) /* an empty box (a subtree of unhittable,
+                                                                non-finite triangles, e.g. after a refit) adds nothing */
+            for (int k = 0; k < 3; k++) {
+                grow(lo, hi, n->bounds[2 * k][i], k);
+                grow(lo, hi, n->bounds[2 * k + 1][i], k);
+            }
     }
     if (used == 0)
         return mq_diag_set(c->diag, MQ_ERR_CORRUPT, NULL, 0, 0, "node %u has no children", index);

@@ -43,7 +43,7 @@ static void fill_leaf(const flat_ctx *c, const leaf_job *j)
     mq_tri_block *blk = (mq_tri_block *)(c->arena + (size_t)j->unit * MQ_ARENA_UNIT);
     for (uint32_t i = 0; i < j->count; i++)
         mq_block_set_lane(&blk[i / MQ_TRI_BLOCK], (int)(i % MQ_TRI_BLOCK), c->refs[j->first_ref + i].id,
-                          c->positions, c->indices);
+                          c->positions, c->indices, 1.0f); /* scaled afterwards (bvh.c) */
     if (j->count % MQ_TRI_BLOCK)
         mq_block_pad(&blk[leaf_blocks(j->count) - 1], (int)(j->count % MQ_TRI_BLOCK));
 }

@@ -31,7 +31,8 @@ void mq_block_pad(mq_tri_block *blk, int first)
     }
 }
 
-void mq_block_set_lane(mq_tri_block *blk, int lane, uint32_t id, const float *positions, const uint32_t *indices)
+void mq_block_set_lane(mq_tri_block *blk, int lane, uint32_t id, const float *positions, const uint32_t *indices,
+                       float scale)
 {
     const float *p[3];
     for (int c = 0; c < 3; c++)
@@ -39,17 +40,40 @@ void mq_block_set_lane(mq_tri_block *blk, int lane, uint32_t id, const float *po
     bool ok = mq_triangle_hittable(p[0], p[1], p[2]);
     for (int c = 0; c < 3; c++)
         for (int k = 0; k < 3; k++)
-            blk->v[c][k][lane] = ok ? p[c][k] : NAN;
+            blk->v[c][k][lane] = ok ? p[c][k] * scale : NAN;
     blk->id[lane] = id;
 }
 
-bool mq_blocks_bounds(const mq_tri_block *blk, uint32_t count, float lo[3], float hi[3])
+static inline void grow(float lo[3], float hi[3], int k, float x)
+{
+    lo[k] = x < lo[k] ? x : lo[k];
+    hi[k] = x > hi[k] ? x : hi[k];
+}
+
+bool mq_blocks_bounds(const mq_tri_block *blk, uint32_t count, const float *mesh_positions,
+                      const uint32_t *indices, float scale, float lo[3], float hi[3])
 {
     bool any = false;
     for (uint32_t b = 0; b < count; b++)
         for (int lane = 0; lane < MQ_TRI_BLOCK; lane++) {
-            if (!(blk[b].v[0][0][lane] == blk[b].v[0][0][lane]))
-                continue; /* NaN: unused or unhittable */
+            if (!(blk[b].v[0][0][lane] == blk[b].v[0][0][lane])) {
+                /* NaN: unhittable. Zero-area triangles (finite corners) still
+                 * count, with the mesh's corners, as the builder's boxes do. */
+                if (!mesh_positions || mq_block_lane_is_pad(&blk[b], lane))
+                    continue;
+                const uint32_t *idx = indices + 3 * (size_t)blk[b].id[lane];
+                bool finite = true;
+                for (int c = 0; c < 3; c++)
+                    for (int k = 0; k < 3; k++)
+                        finite = finite && isfinite(mesh_positions[3 * (size_t)idx[c] + k]);
+                if (!finite)
+                    continue;
+                any = true;
+                for (int c = 0; c < 3; c++)
+                    for (int k = 0; k < 3; k++)
+                        grow(lo, hi, k, mesh_positions[3 * (size_t)idx[c] + k] * scale);
+                continue;
+            }
             any = true;
             for (int c = 0; c < 3; c++)
                 for (int k = 0; k < 3; k++) {

@@ -15,8 +15,10 @@
  * product (v1-v0) x (v2-v0) in double (the verdict of mq_raycast_triangle). */
 bool mq_triangle_hittable(const float *a, const float *b, const float *c);
 
-/* Lane `lane` of `blk` := triangle `id` of the indexed mesh (NaN corners when unhittable). */
-void mq_block_set_lane(mq_tri_block *blk, int lane, uint32_t id, const float *positions, const uint32_t *indices);
+/* Lane `lane` of `blk` := triangle `id` of the indexed mesh, corners times
+ * `scale` (the BVH's power of two, bvh_internal.h; NaN corners when unhittable). */
+void mq_block_set_lane(mq_tri_block *blk, int lane, uint32_t id, const float *positions, const uint32_t *indices,
+                       float scale);
 
 /* Lanes `first`..3 of `blk` := copies of lane 0. A leaf's last block is padded
  * this way: a copy is hit exactly when lane 0 is, with the same t and id, so it
@@ -30,8 +32,13 @@ static inline bool mq_block_lane_is_pad(const mq_tri_block *blk, int lane)
     return lane > 0 && blk->id[lane] == blk->id[0];
 }
 
-/* Box (lo[3], hi[3]) of the hittable triangles in `count` blocks, grown into
- * lo/hi; unhittable lanes do not count. Returns false when none is hittable. */
-bool mq_blocks_bounds(const mq_tri_block *blk, uint32_t count, float lo[3], float hi[3]);
+/* Box (lo[3], hi[3]) of the triangles in `count` blocks, grown into lo/hi:
+ * the hittable lanes' stored corners, and, when `mesh_positions` is not NULL,
+ * the unhittable (NaN) lanes' corners in `mesh_positions` (indexed by
+ * `indices`) times `scale` when all are finite (zero-area triangles: the
+ * scene's shape walkers take their corners from the mesh, bvh_walk.h).
+ * Padding lanes do not count. Returns false when no lane counted. */
+bool mq_blocks_bounds(const mq_tri_block *blk, uint32_t count, const float *mesh_positions,
+                      const uint32_t *indices, float scale, float lo[3], float hi[3]);
 
 #endif

@@ -1,6 +1,10 @@
 /*
  * Refit (meshquery/bvh.h): new corners into the leaf blocks, then every node
  * box recomputed bottom-up. The topology stays; only boxes and corners change.
+ * The arena's power-of-two scale (bvh_internal.h) is chosen anew from the new
+ * positions' magnitude, as the builder does. Boxes enclose what the builder's
+ * enclose: the hittable triangles' corners and the zero-area triangles'
+ * corners (which the scene's shape walkers take from the mesh, bvh_walk.h).
  */
 #include <math.h>
 
@@ -17,13 +21,13 @@ static void refit_leaf(mq_bvh *bvh, uint32_t ref, const float *pos, float lo[3],
     for (uint32_t b = 0; b < count; b++) {
         int lane = 0;
         while (lane < MQ_TRI_BLOCK && !mq_block_lane_is_pad(&blk[b], lane)) {
-            mq_block_set_lane(&blk[b], lane, blk[b].id[lane], pos, bvh->mesh->indices);
+            mq_block_set_lane(&blk[b], lane, blk[b].id[lane], pos, bvh->mesh->indices, bvh->scale);
             lane++;
         }
         if (lane < MQ_TRI_BLOCK)
             mq_block_pad(&blk[b], lane);
     }
-    mq_blocks_bounds(blk, count, lo, hi);
+    mq_blocks_bounds(blk, count, bvh->mesh->positions, bvh->mesh->indices, bvh->scale, lo, hi);
 }
 
 static void refit_node(mq_bvh *bvh, uint32_t ref, const float *pos, float lo[3], float hi[3])
@@ -53,12 +57,13 @@ mq_status mq_bvh_refit(mq_bvh *bvh, const float *positions, mq_diag *diag)
     if (!bvh)
         return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0, "bvh is NULL");
     const float *pos = positions ? positions : bvh->mesh->positions;
+    mq_bvh_set_scale(bvh, mq_bvh_scale_exp(mq_positions_magnitude(pos, bvh->mesh->vertex_count)));
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     if (bvh->root != MQ_REF_EMPTY)
         refit_node(bvh, bvh->root, pos, lo, hi);
     for (int k = 0; k < 3; k++) {
-        bvh->root_box[2 * k] = lo[k];
-        bvh->root_box[2 * k + 1] = hi[k];
+        bvh->root_box[2 * k] = lo[k] * bvh->inv_scale; /* in the mesh's units */
+        bvh->root_box[2 * k + 1] = hi[k] * bvh->inv_scale;
     }
     return MQ_OK;
 }

@@ -28,6 +28,7 @@ static void plan_bvh(const mq_bvh *b, mq_saved_plan *p)
     i->block_count = b->block_count;
     i->leaf_count = b->leaf_count;
     i->max_depth = b->max_depth;
+    i->scale_exp = b->scale_exp;
     memcpy(i->root_box, b->root_box, sizeof i->root_box);
     i->build_ms = b->build_ms;
     i->arena_bytes = b->arena_bytes;
@@ -210,8 +211,9 @@ static mq_status check_tree(mq_saved_reader *r, const mq_bvh *b, const mq_alloca
 static mq_status check_info(mq_saved_reader *r, const mq_saved_bvh_info *i, const mq_saved_mesh_info *mi)
 {
     uint64_t at = mq_saved_offset_of(r, MQ_SEC_BVH_INFO);
-    if (i->reserved0)
-        return mq_saved_corrupt(r, at + offsetof(mq_saved_bvh_info, reserved0), "reserved BVH field not zero");
+    if (i->scale_exp < -126 || i->scale_exp > 126)
+        return mq_saved_corrupt(r, at + offsetof(mq_saved_bvh_info, scale_exp), "BVH scale exponent %d outside -126..126",
+                                (int)i->scale_exp);
     if (mi->triangle_count >= MQ_BVH_MAX_TRIANGLES)
         return mq_diag_set(r->diag, MQ_ERR_LIMIT, r->path, 0, 0, "%llu triangles exceed the BVH limit of %u",
                            (unsigned long long)mi->triangle_count, MQ_BVH_MAX_TRIANGLES - 1);
@@ -261,6 +263,7 @@ static mq_status load(mq_saved_reader *r, const mq_allocator *alloc, mq_bvh **ou
     b->block_count = bi.block_count;
     b->leaf_count = bi.leaf_count;
     b->max_depth = bi.max_depth;
+    mq_bvh_set_scale(b, bi.scale_exp);
     b->build_ms = bi.build_ms;
     if (bi.arena_bytes) {
         b->arena = mq_alloc(alloc, (size_t)bi.arena_bytes, MQ_CACHE_LINE);

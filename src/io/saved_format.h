@@ -86,8 +86,13 @@ typedef struct mq_saved_mesh_info {
 
 /* MQ_SEC_BVH_INFO. */
 typedef struct mq_saved_bvh_info {
-    uint32_t root, node_count, block_count, leaf_count, max_depth, reserved0;
-    float root_box[6];
+    uint32_t root, node_count, block_count, leaf_count, max_depth;
+    /* k of the arena's scaling by 2^k (build/bvh_internal.h), -126..126, as
+     * an int32. Was a reserved 0 before the scaling existed: such files hold
+     * an unscaled arena, which k = 0 describes, so they still load; files
+     * with k != 0 are rejected by older readers ("reserved BVH field"). */
+    int32_t scale_exp;
+    float root_box[6];  /* in the mesh's units */
     double build_ms;
     uint64_t arena_bytes;
 } mq_saved_bvh_info;

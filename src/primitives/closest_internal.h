@@ -121,6 +121,15 @@ static inline int mq_cl_diffs(vec3 out[], const float *const x[], const float *c
     return mq_cl_rescale(out, x, y, n, m);
 }
 
+/*
+ * mq_closest_point_triangle with the squared distance in double: the same
+ * point and (u, v), and a squared distance whose float rounding is exactly
+ * what the public function returns, but which stays accurate where that float
+ * turns subnormal (distances below ~1.1e-19) or overflows (the hierarchies
+ * compare and report with it).
+ */
+double mq_cl_closest_point_triangle_d(const vec3 p, const mq_triangle *tri, vec3 out_point, vec2 out_uv);
+
 /* A squared distance from a frame scaled by 2^-e back to world units (+Inf when it overflows). */
 static inline float mq_cl_unscale2(float d2, int e) { return e ? ldexpf(d2, 2 * e) : d2; }
 

@@ -292,7 +292,7 @@ float mq_cl_point_triangle(const vec3 ap, const vec3 bp, const vec3 cp, const ve
     return (float)(dn * dn / nn);
 }
 
-float mq_closest_point_triangle(const vec3 p, const mq_triangle *tri, vec3 out_point, vec2 out_uv)
+double mq_cl_closest_point_triangle_d(const vec3 p, const mq_triangle *tri, vec3 out_point, vec2 out_uv)
 {
     if (!tri || !mq_v3_is_finite(p) || !mq_triangle_ok(tri)) {
         mq_v3_fill_nan(out_point);
@@ -312,5 +312,12 @@ float mq_closest_point_triangle(const vec3 p, const mq_triangle *tri, vec3 out_p
         out_uv[0] = w[1];
         out_uv[1] = w[2];
     }
-    return mq_cl_unscale2(d2, e);
+    /* In double the unscaled value neither overflows nor turns subnormal
+     * (float inputs: |e| < 300); its float rounding is ldexpf's. */
+    return e ? ldexp((double)d2, 2 * e) : (double)d2;
+}
+
+float mq_closest_point_triangle(const vec3 p, const mq_triangle *tri, vec3 out_point, vec2 out_uv)
+{
+    return (float)mq_cl_closest_point_triangle_d(p, tri, out_point, out_uv);
 }

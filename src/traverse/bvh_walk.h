@@ -12,15 +12,16 @@
  *
  * Triangle corners handed to the visitor are in the mesh's frame:
  *   - BVH: the leaf block's corners (the BVH's current geometry, which is
- *     what its raycasts see). A lane the builder made unhittable holds NaN
- *     corners (bvh_layout.h); its corners then come from the mesh: a
- *     zero-area triangle is still a segment or point for overlap tests, a
- *     triangle with a non-finite corner overlaps nothing and is skipped.
- *     Padding lanes (copies of lane 0, leaf_pack.h) are skipped. The builder's
- *     node boxes enclose zero-area triangles too (prim_ref.c); a refit
- *     (mq_bvh_refit) recomputes boxes from the hittable lanes only, so after a
- *     refit a zero-area triangle lying outside its leaf's other triangles may
- *     be missed.
+ *     what its raycasts see), un-scaled from the arena's power of two
+ *     (build/bvh_internal.h; node boxes likewise). A lane the builder made
+ *     unhittable holds NaN corners (bvh_layout.h); its corners then come from
+ *     the mesh (after a refit with new positions: the mesh's, not the new
+ *     ones), rounded through the arena's scale like the boxes: a zero-area
+ *     triangle is still a segment or point for overlap tests, a triangle with
+ *     a non-finite corner overlaps nothing and is skipped. Padding lanes
+ *     (copies of lane 0, leaf_pack.h) are skipped. Node boxes enclose these
+ *     zero-area triangles too, after a build (prim_ref.c) and after a refit
+ *     (leaf_pack.c, mq_blocks_bounds).
  *   - OBB tree: the tree's own copies (finite triangles only).
  */
 #ifndef MQ_TRAVERSE_BVH_WALK_H
@@ -66,37 +67,49 @@ static inline bool mq_walk_tri_box_overlaps(const mq_triangle *t, const mq_walk_
 
 /* Corners of lane `lane` of a leaf block, from the block or (NaN lane) from the
  * mesh. False for a padding lane or a triangle with a non-finite corner. */
-static inline bool mq_walk_block_triangle(const mq_mesh *mesh, const mq_tri_block *blk, int lane, mq_triangle *t)
+static inline bool mq_walk_block_triangle(const mq_bvh *bvh, const mq_tri_block *blk, int lane, mq_triangle *t)
 {
     if (mq_block_lane_is_pad(blk, lane))
         return false;
+    const float inv = bvh->inv_scale;
     if (blk->v[0][0][lane] == blk->v[0][0][lane]) {
         for (int c = 0; c < 3; c++)
             for (int k = 0; k < 3; k++)
-                t->v[c][k] = blk->v[c][k][lane];
+                t->v[c][k] = blk->v[c][k][lane] * inv;
         return true;
     }
+    const mq_mesh *mesh = bvh->mesh;
+    const float s = bvh->scale;
     const uint32_t *idx = mesh->indices + 3 * (size_t)blk->id[lane];
     for (int c = 0; c < 3; c++) {
         const float *p = mesh->positions + 3 * (size_t)idx[c];
         for (int k = 0; k < 3; k++) {
             if (!isfinite(p[k]))
                 return false;
-            t->v[c][k] = p[k];
+            t->v[c][k] = p[k] * s * inv; /* p, unless the scaled value rounds (tiny against the mesh) */
         }
     }
     return true;
 }
 
+/* Child box i of `n` in the mesh's units (the arena's are scaled by 1/inv). */
+static inline void mq_walk_child_box(const mq_node8 *n, int i, float inv, float lo[3], float hi[3])
+{
+    for (int k = 0; k < 3; k++) {
+        lo[k] = n->bounds[2 * k][i] * inv;
+        hi[k] = n->bounds[2 * k + 1][i] * inv;
+    }
+}
+
 /* Bit i set: child box i of `n` overlaps the query box (and its ball). Empty
  * slots (+inf..-inf) never do. A plain 8-lane loop the compiler vectorises. */
-static inline unsigned mq_walk_node_mask(const mq_node8 *n, const mq_walk_box *q)
+static inline unsigned mq_walk_node_mask(const mq_node8 *n, float inv, const mq_walk_box *q)
 {
     unsigned mask = 0;
     for (int i = 0; i < MQ_BVH_WIDTH; i++) {
-        float lx = n->bounds[MQ_LO_X][i], hx = n->bounds[MQ_HI_X][i];
-        float ly = n->bounds[MQ_LO_Y][i], hy = n->bounds[MQ_HI_Y][i];
-        float lz = n->bounds[MQ_LO_Z][i], hz = n->bounds[MQ_HI_Z][i];
+        float lx = n->bounds[MQ_LO_X][i] * inv, hx = n->bounds[MQ_HI_X][i] * inv;
+        float ly = n->bounds[MQ_LO_Y][i] * inv, hy = n->bounds[MQ_HI_Y][i] * inv;
+        float lz = n->bounds[MQ_LO_Z][i] * inv, hz = n->bounds[MQ_HI_Z][i] * inv;
         float dx = mq_wmaxf(mq_wmaxf(lx - q->c[0], q->c[0] - hx), 0.0f);
         float dy = mq_wmaxf(mq_wmaxf(ly - q->c[1], q->c[1] - hy), 0.0f);
         float dz = mq_wmaxf(mq_wmaxf(lz - q->c[2], q->c[2] - hz), 0.0f);
@@ -131,7 +144,7 @@ MQ_ALWAYS_INLINE bool mq_bvh_walk_box(const mq_bvh *bvh, const mq_walk_box *q, m
             for (uint32_t b = 0; b < nb; b++)
                 for (int lane = 0; lane < MQ_TRI_BLOCK; lane++) {
                     mq_triangle t;
-                    if (!mq_walk_block_triangle(bvh->mesh, &blk[b], lane, &t) || !mq_walk_tri_box_overlaps(&t, q))
+                    if (!mq_walk_block_triangle(bvh, &blk[b], lane, &t) || !mq_walk_tri_box_overlaps(&t, q))
                         continue;
                     if (!visit(blk[b].id[lane], &t, ctx))
                         return false;
@@ -139,7 +152,7 @@ MQ_ALWAYS_INLINE bool mq_bvh_walk_box(const mq_bvh *bvh, const mq_walk_box *q, m
             continue;
         }
         const mq_node8 *n = mq_arena_node(bvh->arena, ref);
-        unsigned mask = mq_walk_node_mask(n, q);
+        unsigned mask = mq_walk_node_mask(n, bvh->inv_scale, q);
         while (mask) {
             int i = __builtin_ctz(mask);
             mask &= mask - 1;
@@ -209,6 +222,59 @@ MQ_ALWAYS_INLINE bool mq_obbtree_walk_box(const mq_obbtree *tree, const mq_walk_
             return true;
         i = stack[--top];
     }
+}
+
+/* ---- additive: walks with a finer child test (the BVH's own overlap queries) ----
+ * As mq_bvh_walk_box, but a child (and a root leaf) that passes the box/ball
+ * filter must also pass `refine` (its box as lo[3], hi[3]; the query `rq`),
+ * a compile-time constant inlined into the 8-lane loop's survivors: a capsule's
+ * segment against the grown box, an OBB's separating axis test. */
+typedef bool (*mq_walk_refine_fn)(const float lo[3], const float hi[3], const void *rq);
+
+MQ_ALWAYS_INLINE bool mq_bvh_walk_box_refined(const mq_bvh *bvh, const mq_walk_box *q, mq_walk_refine_fn refine,
+                                              const void *rq, mq_walk_tri_visit visit, void *ctx)
+{
+    if (bvh->root == MQ_REF_EMPTY)
+        return true;
+    uint32_t stack[MQ_TRAVERSAL_STACK];
+    int top = 0;
+    stack[top++] = bvh->root;
+    if (mq_ref_is_leaf(bvh->root)) {
+        const float *rb = bvh->root_box;
+        float lo[3] = {rb[0], rb[2], rb[4]}, hi[3] = {rb[1], rb[3], rb[5]};
+        for (int k = 0; k < 3; k++)
+            if (!(lo[k] <= q->hi[k] && hi[k] >= q->lo[k]))
+                return true;
+        if (!refine(lo, hi, rq))
+            return true;
+    }
+    while (top > 0) {
+        uint32_t ref = stack[--top];
+        if (mq_ref_is_leaf(ref)) {
+            const mq_tri_block *blk = mq_arena_leaf(bvh->arena, ref);
+            uint32_t nb = mq_ref_block_count(ref);
+            for (uint32_t b = 0; b < nb; b++)
+                for (int lane = 0; lane < MQ_TRI_BLOCK; lane++) {
+                    mq_triangle t;
+                    if (!mq_walk_block_triangle(bvh, &blk[b], lane, &t) || !mq_walk_tri_box_overlaps(&t, q))
+                        continue;
+                    if (!visit(blk[b].id[lane], &t, ctx))
+                        return false;
+                }
+            continue;
+        }
+        const mq_node8 *n = mq_arena_node(bvh->arena, ref);
+        unsigned mask = mq_walk_node_mask(n, bvh->inv_scale, q);
+        while (mask) {
+            int i = __builtin_ctz(mask);
+            mask &= mask - 1;
+            float lo[3], hi[3];
+            mq_walk_child_box(n, i, bvh->inv_scale, lo, hi);
+            if (refine(lo, hi, rq))
+                stack[top++] = n->child[i];
+        }
+    }
+    return true;
 }
 
 #endif

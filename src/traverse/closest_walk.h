@@ -85,7 +85,7 @@ MQ_ALWAYS_INLINE void mq_bvh_walk_closest(const mq_bvh *bvh, const double p[3], 
             for (uint32_t b = 0; b < nb; b++)
                 for (int lane = 0; lane < MQ_TRI_BLOCK; lane++) {
                     mq_triangle t;
-                    if (!mq_walk_block_triangle(bvh->mesh, &blk[b], lane, &t) ||
+                    if (!mq_walk_block_triangle(bvh, &blk[b], lane, &t) ||
                         mq_tri_dist2_lb(p, &t) > mq_closest_limit2(pr))
                         continue;
                     visit(blk[b].id[lane], &t, ctx);
@@ -94,6 +94,7 @@ MQ_ALWAYS_INLINE void mq_bvh_walk_closest(const mq_bvh *bvh, const double p[3], 
         }
         const mq_node8 *n = mq_arena_node(bvh->arena, e.ref);
         double limit = mq_closest_limit2(pr);
+        const double inv = bvh->inv_scale;
         mq_closest_entry kids[MQ_BVH_WIDTH];
         int nk = 0;
         for (int i = 0; i < MQ_BVH_WIDTH; i++) {
@@ -101,7 +102,7 @@ MQ_ALWAYS_INLINE void mq_bvh_walk_closest(const mq_bvh *bvh, const double p[3], 
                 continue;
             double d2 = 0.0;
             for (int k = 0; k < 3; k++) {
-                double lo = n->bounds[2 * k][i], hi = n->bounds[2 * k + 1][i];
+                double lo = n->bounds[2 * k][i] * inv, hi = n->bounds[2 * k + 1][i] * inv; /* mesh units */
                 double g = mq_wmax(mq_wmax(lo - p[k], p[k] - hi), 0.0);
                 d2 += g * g;
             }

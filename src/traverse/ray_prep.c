@@ -1,6 +1,7 @@
 /*
- * Per-ray setup shared by every kernel: validity, an exact power-of-two
- * rescaling of extreme directions, the slab test's reciprocals and near planes,
+ * Per-ray setup shared by every kernel: validity, the BVH's power-of-two
+ * scaling of origin and direction, an exact power-of-two rescaling of extreme
+ * directions, the slab test's reciprocals and near planes,
  * and the watertight test's permutation and shear (Woop et al. 2013, sec. 3).
  *
  * It runs once per query and used to cost a sixth of a whole closest-hit
@@ -16,9 +17,15 @@
 #include "build/vec4f.h"
 #include "traverse/trace.h"
 
-/* Directions whose largest component lies outside [2^-32, 2^32] are rescaled. */
-#define MQ_DIR_SMALL 0x1p-32f
-#define MQ_DIR_LARGE 0x1p32f
+/* Directions whose largest component lies outside [2^-16 D, 2^16 D] are
+ * rescaled, D = the scaled origin's largest |component| clamped to [1, 2^64]
+ * (the mesh's is below 1, bvh_internal.h): the leaf test's
+ * Z = (v - o)_z / dir_z then stays within 2^17 of the points' distances to
+ * the origin, and its T = U Z0 + V Z1 + W Z2 (U, V, W ~ D^2) stays finite for
+ * origins up to ~2^53 times the mesh's magnitude away (the float range). */
+#define MQ_DIR_WINDOW_EXP 16u
+#define MQ_DIR_D_MIN 1.0f
+#define MQ_DIR_D_MAX 0x1p64f
 /* Components below 2^-90 of the largest are zeroed: their reciprocal could
  * overflow, which would break the slab test's error bound. */
 #define MQ_DIR_NEGLIGIBLE 0x1p-90f
@@ -63,26 +70,38 @@ static void scale_interval(mq_ray_prep *r)
     r->tmax = hi;
 }
 
-/* The rare path: scale dir so its largest component is in [1, 2) when it is
- * extreme (t scales by the inverse power of two, exactly), and zero the
- * components that are negligible against the largest. */
-static void normalize_direction(mq_ray_prep *r, float d[3], float largest)
+/* The rare path, from the caller's direction d (not yet scaled by the BVH's
+ * 2^k): scale it so its largest component is in [D/2, 2D) (`dmag` = D, see
+ * MQ_DIR_WINDOW_EXP) when d * 2^k would be outside the window (then user
+ * t = internal t * 2^t_shift, exactly), else by 2^k as the common path does
+ * (t unchanged); then zero the components that are negligible against the
+ * largest. */
+static void normalize_direction(mq_ray_prep *r, float d[3], float largest, int k, float dmag)
 {
-    if (largest < MQ_DIR_SMALL || largest > MQ_DIR_LARGE) {
-        int e;
+    float scaled = ldexpf(largest, k);
+    float lo = ldexpf(dmag, -(int)MQ_DIR_WINDOW_EXP), hi = ldexpf(dmag, (int)MQ_DIR_WINDOW_EXP);
+    if (scaled < lo || scaled > hi) {
+        int e, eo;
         frexpf(largest, &e);
-        /* dir * 2^(1-e) has its largest component in [1, 2); the ray's points
-         * o + t*dir stay the same when t scales by 2^(e-1). */
-        r->t_shift = 1 - e;
-        for (int k = 0; k < 3; k++)
-            d[k] = ldexpf(d[k], r->t_shift);
+        frexpf(dmag, &eo);
+        /* d * 2^(eo-e) has its largest component in [2^(eo-1), 2^eo), as D.
+         * The internal points are 2^k (o + t_user dir) = 2^k o + t_int dir
+         * 2^(eo-e), so t_user = t_int * 2^(eo-e-k). */
+        int sh = eo - e;
+        for (int c = 0; c < 3; c++)
+            d[c] = ldexpf(d[c], sh);
+        r->t_shift = sh - k;
         scale_interval(r);
-        largest = ldexpf(largest, r->t_shift);
+        largest = ldexpf(largest, sh);
+    } else {
+        for (int c = 0; c < 3; c++)
+            d[c] = ldexpf(d[c], k); /* components that underflow are zeroed below */
+        largest = scaled;
     }
     float floor_mag = largest * MQ_DIR_NEGLIGIBLE;
-    for (int k = 0; k < 3; k++)
-        if (fabsf(d[k]) < floor_mag)
-            d[k] = copysignf(0.0f, d[k]);
+    for (int c = 0; c < 3; c++)
+        if (fabsf(d[c]) < floor_mag)
+            d[c] = copysignf(0.0f, d[c]);
 }
 
 /* Index of the largest |d_i| (given as the bits of |d_i|), ties to the lower
@@ -95,14 +114,16 @@ static inline int dominant_axis(uint32_t x, uint32_t y, uint32_t z)
 }
 
 /* True when a non-zero component is below 2^-90 times the largest, or the
- * largest is outside [2^-32, 2^32] (then the exponent arithmetic below is
- * not needed to be meaningful: the slow path runs anyway). */
-static inline bool needs_normalizing(const uint32_t ab[3], uint32_t largest)
+ * largest is outside [2^-16 D, 2^16 D] (given as the bits of D; then the
+ * exponent arithmetic below is not needed to be meaningful: the slow path
+ * runs anyway). */
+static inline bool needs_normalizing(const uint32_t ab[3], uint32_t largest, uint32_t dmag)
 {
     uint32_t floor_mag = largest - (MQ_DIR_NEGLIGIBLE_EXP << 23);
     int tiny = ((ab[0] != 0) & (ab[0] < floor_mag)) | ((ab[1] != 0) & (ab[1] < floor_mag)) |
                ((ab[2] != 0) & (ab[2] < floor_mag));
-    return tiny | (largest < bits_of(MQ_DIR_SMALL)) | (largest > bits_of(MQ_DIR_LARGE));
+    uint32_t w = MQ_DIR_WINDOW_EXP << 23;
+    return tiny | (largest < dmag - w) | (largest > dmag + w);
 }
 
 /* Fills r from a valid direction d (already normalised when needed):
@@ -147,15 +168,31 @@ bool mq_trace_prepare(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *res
     if (!ray_ok(ray, ob, db))
         return false;
     mq_ray_prep *restrict r = &q->ray;
-    float d[3] = {ray->dir[0], ray->dir[1], ray->dir[2]};
-    for (int k = 0; k < 3; k++)
-        r->org[k] = ray->origin[k];
+    /* The BVH's geometry is stored scaled by 2^k (build/bvh_internal.h): the
+     * ray's origin and direction get the same exact scaling, so t, and every
+     * sign the tests compute, stay what they are in the mesh's units. */
+    const float s = bvh->scale;
+    float d[3];
+    uint32_t sb[3], om = bits_of(MQ_DIR_D_MIN);
+    for (int k = 0; k < 3; k++) {
+        r->org[k] = ray->origin[k] * s;
+        d[k] = ray->dir[k] * s;
+        sb[k] = bits_of(d[k]) & MQ_ABS_MASK;
+        uint32_t a = bits_of(r->org[k]) & MQ_ABS_MASK;
+        om = a > om ? a : om;
+    }
+    om = om < bits_of(MQ_DIR_D_MAX) ? om : bits_of(MQ_DIR_D_MAX); /* D, see MQ_DIR_WINDOW_EXP */
     r->tmin = ray->tmin;
     r->tmax = ray->tmax;
     r->t_shift = 0;
-    int kz = dominant_axis(ab[0], ab[1], ab[2]);
-    if (needs_normalizing(ab, ab[kz]))
-        normalize_direction(r, d, fabsf(d[kz])); /* keeps the dominant axis */
+    int kz = dominant_axis(ab[0], ab[1], ab[2]); /* of the caller's direction: scaling may underflow */
+    if (needs_normalizing(sb, sb[kz], om)) {
+        float dmag;
+        memcpy(&dmag, &om, sizeof dmag);
+        for (int k = 0; k < 3; k++)
+            d[k] = ray->dir[k];
+        normalize_direction(r, d, fabsf(d[kz]), bvh->scale_exp, dmag); /* keeps the dominant axis */
+    }
     finish(r, d, kz);
     q->query = query ? query : &defaults;
     q->cull = q->query->cull_back_faces;

@@ -11,6 +11,7 @@
  * reported. Duplicates come out next to each other, so a short ring of recent
  * edge/vertex keys suffices.
  */
+#include <math.h>
 #include <string.h>
 
 #include "traverse/hit_record.h"
@@ -85,6 +86,7 @@ size_t mq_bvh_raycast_each(const mq_bvh *bvh, const mq_ray *ray, const mq_ray_qu
     mq_trace_counts counts = {0, 0, 0};
     recent_keys recent = {.count = 0, .next = 0};
     size_t reported = 0;
+    float last_t = -INFINITY;
     for (;;) {
         mq_best best = mq_best_init(q.ray.tmax);
         if (!k->closest(&q, &best, &counts))
@@ -97,6 +99,12 @@ size_t mq_bvh_raycast_each(const mq_bvh *bvh, const mq_ray *ray, const mq_ray_qu
             continue;
         mq_hit h;
         mq_hit_from_best(&q, &best, &h);
+        /* The traversal orders hits by its float t; the record's t is
+         * recomputed in double (hit_record.c) and may come out a little
+         * smaller than an earlier hit's. Keep the reported t non-decreasing. */
+        if (h.t < last_t)
+            mq_hit_set_t(ray, last_t, &h);
+        last_t = h.t;
         reported++;
         if (!fn(&h, user))
             break;

@@ -17,11 +17,11 @@
 
 /* Per-ray constants shared by every kernel. */
 typedef struct mq_ray_prep {
-    float org[3];
-    float dir[3];     /* possibly rescaled by 2^t_shift, negligible components zeroed */
+    float org[3];     /* the caller's origin times the BVH's 2^scale_exp (bvh_internal.h) */
+    float dir[3];     /* the caller's times 2^scale_exp, or rescaled (t_shift), negligible components zeroed */
     float rdir[3];    /* 1/dir: +-inf for a +-0 component */
     float tmin, tmax; /* in the rescaled parameter */
-    int t_shift;      /* dir = user dir * 2^t_shift, so user t = internal t * 2^t_shift */
+    int t_shift;      /* user t = internal t * 2^t_shift (0 unless dir was rescaled) */
     int kx, ky, kz;   /* watertight test: kz = dominant axis, (kx, ky) keep the winding */
     float sx, sy, sz; /* shear: dir[kx]/dir[kz], dir[ky]/dir[kz], 1/dir[kz] */
     int near[3];      /* node bound plane (MQ_LO_X..) entered first on each axis; far = near ^ 1 */

@@ -12,9 +12,10 @@
  * products of floats are exact (paper, sec. 3.4).
  *
  * The same float operations, in the same order, as mq_raycast_triangle up to
- * U, V, W, so both agree on which edges a ray crosses. t is T / det in float
- * (the paper's form) where the primitive divides in double: they may differ in
- * the last bits of t.
+ * U, V, W (on coordinates scaled by the BVH's power of two, which changes no
+ * sign), so both agree on which edges a ray crosses. t is T / det in float
+ * (the paper's form), used to order and cull hits; the hit record recomputes
+ * it in double (hit_record.c).
  *
  * The SIMD kernels compute the float path for four or eight lanes at once and
  * call this function for a block whenever a lane might need the double path

@@ -1,12 +1,13 @@
 /*
  * mq-bench overlap — shape queries against a mesh: every triangle overlapping
- * a sphere, capsule, OBB or AABB, with meshquery's OBB tree beside FCL's
+ * a sphere, capsule, OBB or AABB, with meshquery's OBB tree (or, with
+ * --hierarchy aabb, its AABB BVH) beside FCL's
  * BVHModel<OBB> and BVHModel<OBBRSS> (when built with FCL), on the same
  * triangles and queries in one process.
  *
  *   mq-bench overlap MESH.obj [--queries IN.queries | --generate N] [--shape all|sphere|capsule|obb|aabb]
  *                    [--hierarchy aabb|obb] [--fit dito|pca|aabb] [--leaf N] [--reps R] [--seed S]
- *                    [--no-fcl] [--json]
+ *                    [--no-fcl] [--no-bullet] [--casts N] [--json]
  *
  * Queries come from a .queries file (../shared/FORMATS.md) or are generated
  * (N per shape, default 10000): centres uniform in the mesh's bounds, sizes
@@ -18,6 +19,20 @@
  * time. Answers are compared query by query: FCL decides shape–triangle
  * overlap with GJK (libccd) in double and a tolerance, meshquery with exact
  * primitive tests, so sets may differ by triangles that (nearly) touch.
+ * With Bullet (MQ_HAVE_BULLET) its contactTest on a btBvhTriangleMeshShape is
+ * a further engine ("bullet").
+ *
+ * Sphere casts (--casts N, default 10000; 0: none): spheres as above moved
+ * towards a random mesh vertex (tmax 1.5, so most hit), through
+ * mq_bvh_sphere_cast and mq_obbtree_sphere_cast, and Bullet's convexSweepTest
+ * when built with it; reported: casts per second, hits, and against Bullet
+ * the casts that disagree on hit/miss and the median and largest
+ * |t difference| * |dir| relative to the mesh's diagonal. Casts starting in
+ * contact (meshquery: t = 0; Bullet's sweep ignores them) are counted apart.
+ * Bullet's times come out EARLIER than the exact ones by up to a few percent
+ * of the sweep: its conservative advancement stops once the sphere is within
+ * its contact tolerance (checked with mq_bvh_closest_point: at meshquery's t
+ * the distance is r to float rounding, at Bullet's it is still > r).
  */
 #include <math.h>
 #include <stdio.h>
@@ -35,6 +50,10 @@
 #if defined(MQ_HAVE_FCL)
 #include "ref_fcl.h"
 #endif
+#if defined(MQ_HAVE_BULLET)
+#include "ref_bullet.h"
+#endif
+#include <meshquery/casts.h>
 
 int bench_overlap_main(int argc, char **argv);
 
@@ -58,13 +77,17 @@ typedef struct overlap_opts {
     unsigned leaf, reps;
     uint64_t seed;
     bool fcl, json;
+    bool bvh; /* --hierarchy aabb: the AABB BVH instead of the OBB tree */
+    bool bullet;
+    size_t casts;
 } overlap_opts;
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: mq-bench overlap MESH.obj [--queries IN.queries | --generate N]\n"
                "                        [--shape all|sphere|capsule|obb|aabb] [--hierarchy aabb|obb]\n"
-               "                        [--fit dito|pca|aabb] [--leaf N] [--reps R] [--seed S] [--no-fcl] [--json]\n");
+               "                        [--fit dito|pca|aabb] [--leaf N] [--reps R] [--seed S] [--no-fcl]\n"
+               "                        [--no-bullet] [--casts N] [--json]\n");
 }
 
 static bool parse_fit(const char *s, mq_obb_fit *fit)
@@ -81,12 +104,11 @@ static bool parse_fit(const char *s, mq_obb_fit *fit)
 }
 
 /* One option with a value; false on an unknown one or a bad value. */
-/* "aabb": the tree with world-axis boxes (same splits and answers; the AABB BVH has no
- * overlap queries yet); "obb": oriented boxes, fitted as --fit says (default DiTO). */
-static bool parse_hierarchy(const char *v, mq_obb_fit *fit)
+/* "aabb": the 8-wide AABB BVH (mq_bvh_overlap_*; --fit is then ignored, --leaf
+ * is its max_leaf_size); "obb": the OBB tree, fitted as --fit says (default DiTO). */
+static bool parse_hierarchy(const char *v, bool *bvh)
 {
-    if (!strcmp(v, "aabb"))
-        *fit = MQ_OBB_FIT_AABB;
+    *bvh = !strcmp(v, "aabb");
     return !strcmp(v, "aabb") || !strcmp(v, "obb");
 }
 
@@ -99,7 +121,7 @@ static bool parse_value(overlap_opts *o, const char *a, const char *v)
     else if (!strcmp(a, "--shape"))
         o->shape = v;
     else if (!strcmp(a, "--hierarchy"))
-        return parse_hierarchy(v, &o->fit);
+        return parse_hierarchy(v, &o->bvh);
     else if (!strcmp(a, "--fit"))
         return parse_fit(v, &o->fit);
     else if (!strcmp(a, "--leaf"))
@@ -108,6 +130,8 @@ static bool parse_value(overlap_opts *o, const char *a, const char *v)
         o->reps = (unsigned)strtoul(v, NULL, 10);
     else if (!strcmp(a, "--seed"))
         o->seed = strtoull(v, NULL, 0);
+    else if (!strcmp(a, "--casts"))
+        o->casts = strtoull(v, NULL, 10);
     else
         return false;
     return true;
@@ -117,7 +141,7 @@ static bool parse_value(overlap_opts *o, const char *a, const char *v)
 static int parse_args(int argc, char **argv, overlap_opts *o)
 {
     *o = (overlap_opts){.shape = "all", .generate = 10000, .fit = MQ_OBB_FIT_DITO, .leaf = 4, .reps = 5,
-                        .seed = 1, .fcl = true};
+                        .seed = 1, .fcl = true, .bullet = true, .casts = 10000};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -127,6 +151,8 @@ static int parse_args(int argc, char **argv, overlap_opts *o)
             o->json = true;
         } else if (!strcmp(a, "--no-fcl")) {
             o->fcl = false;
+        } else if (!strcmp(a, "--no-bullet")) {
+            o->bullet = false;
         } else if (a[0] != '-' && !o->mesh_path) {
             o->mesh_path = a;
         } else if (!v || !parse_value(o, a, v)) {
@@ -332,6 +358,40 @@ static size_t run_obbtree(void *ctx, const query *q, uint32_t *out, size_t capac
     }
 }
 
+/* meshquery's AABB BVH: the same callback form. */
+static size_t run_bvh(void *ctx, const query *q, uint32_t *out, size_t capacity)
+{
+    const mq_bvh *t = ctx;
+    id_buf b = {out, 0, capacity};
+    switch (q->kind) {
+    case SHAPE_SPHERE:
+        return mq_bvh_overlap_sphere(t, &q->s, push_id, &b);
+    case SHAPE_CAPSULE:
+        return mq_bvh_overlap_capsule(t, &q->c, push_id, &b);
+    case SHAPE_OBB:
+        return mq_bvh_overlap_obb(t, &q->o, push_id, &b);
+    default:
+        return mq_bvh_overlap_aabb(t, &q->a, push_id, &b);
+    }
+}
+
+#if defined(MQ_HAVE_BULLET)
+static size_t run_bullet(void *ctx, const query *q, uint32_t *out, size_t capacity)
+{
+    ref_bullet *b = ctx;
+    switch (q->kind) {
+    case SHAPE_SPHERE:
+        return ref_bullet_overlap_sphere(b, &q->s, out, capacity);
+    case SHAPE_CAPSULE:
+        return ref_bullet_overlap_capsule(b, &q->c, out, capacity);
+    case SHAPE_OBB:
+        return ref_bullet_overlap_obb(b, &q->o, out, capacity);
+    default:
+        return ref_bullet_overlap_aabb(b, &q->a, out, capacity);
+    }
+}
+#endif
+
 #if defined(MQ_HAVE_FCL)
 static size_t run_fcl(void *ctx, const query *q, uint32_t *out, size_t capacity)
 {
@@ -348,6 +408,8 @@ static size_t run_fcl(void *ctx, const query *q, uint32_t *out, size_t capacity)
     }
 }
 #endif
+
+static double mq_v3_dot_helper(const vec3 v) { return (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]; }
 
 static double cpu_now(void)
 {
@@ -372,7 +434,8 @@ static double run_all(const engine *e, const query_list *l, shape_kind kind, uin
                 rec->capacity = 2 * (at + n);
                 rec->ids = realloc(rec->ids, rec->capacity * sizeof *rec->ids);
             }
-            memcpy(rec->ids + at, scratch, n * sizeof *scratch);
+            if (n) /* rec->ids is still NULL while nothing was recorded */
+                memcpy(rec->ids + at, scratch, n * sizeof *scratch);
             rec->start[k++] = at;
             at += n;
         }
@@ -444,7 +507,7 @@ static void compare_answers(const overlap_opts *o, const char *name, size_t quer
 typedef struct bench_state {
     const overlap_opts *o;
     const query_list *queries;
-    engine engines[3];
+    engine engines[4];
     int engine_count;
     uint32_t *scratch;
     size_t scratch_cap;
@@ -463,8 +526,8 @@ static void bench_shape(bench_state *s, shape_kind kind)
     size_t n = count_kind(s->queries, kind);
     if (n == 0 || (strcmp(s->o->shape, "all") && strcmp(s->o->shape, shape_names[kind])))
         return;
-    answers rec[3];
-    double times[3][64];
+    answers rec[4];
+    double times[4][64];
     unsigned reps = s->o->reps > 64 ? 64 : s->o->reps;
     for (int e = 0; e < s->engine_count; e++) {
         rec[e] = (answers){calloc(n + 1, sizeof(size_t)), NULL, 0};
@@ -535,6 +598,31 @@ static mq_obbtree *build_tree(const overlap_opts *o, const mq_mesh *mesh)
     return t;
 }
 
+/* The BVH, built like build_tree (median of --reps builds, one thread). */
+static mq_bvh *build_bvh(const overlap_opts *o, const mq_mesh *mesh)
+{
+    mq_bvh_def def = mq_default_bvh_def();
+    def.max_leaf_size = o->leaf;
+    def.threads = 1;
+    double ms[64];
+    unsigned reps = o->reps > 64 ? 64 : o->reps;
+    mq_bvh *t = NULL;
+    for (unsigned r = 0; r < reps; r++) {
+        mq_bvh_destroy(t);
+        mq_diag d;
+        double t0 = bench_now();
+        if (mq_bvh_build(mesh, &def, &t, &d) != MQ_OK) {
+            fprintf(stderr, "mq-bench overlap: build failed: %s\n", d.message);
+            return NULL;
+        }
+        ms[r] = (bench_now() - t0) * 1e3;
+    }
+    report(o, "meshquery", "-", "build_ms", bench_median(ms, reps), "ms");
+    report(o, "meshquery", "-", "bytes_per_triangle",
+           (double)mq_bvh_byte_count(t) / (double)mq_mesh_triangle_count(mesh), "B");
+    return t;
+}
+
 #if defined(MQ_HAVE_FCL)
 static void add_fcl(bench_state *s, const mq_mesh *mesh, ref_fcl **refs)
 {
@@ -550,6 +638,127 @@ static void add_fcl(bench_state *s, const mq_mesh *mesh, ref_fcl **refs)
     }
 }
 #endif
+
+/* ------------------------------------------------------------------------- */
+/* Sphere casts                                                              */
+/* ------------------------------------------------------------------------- */
+
+typedef struct sphere_cast {
+    mq_sphere s;
+    vec3 dir;
+} sphere_cast;
+
+typedef struct cast_result {
+    bool hit;
+    float t;
+} cast_result;
+
+/* Times one engine over all casts (median of reps, CPU time); fills res from the first run. */
+static double time_casts(int engine, const void *ctx, const sphere_cast *c, size_t n, unsigned reps,
+                         cast_result *res, size_t *hits)
+{
+    double times[64];
+    for (unsigned r = 0; r <= reps; r++) {
+        double t0 = cpu_now();
+        size_t h = 0;
+        for (size_t i = 0; i < n; i++) {
+            cast_result cr = {false, INFINITY};
+            if (engine == 0) {
+                mq_cast_hit ch;
+                cr.hit = mq_bvh_sphere_cast(ctx, &c[i].s, c[i].dir, 1.5f, &ch);
+                cr.t = ch.t;
+            } else if (engine == 1) {
+                mq_cast_hit ch;
+                cr.hit = mq_obbtree_sphere_cast(ctx, &c[i].s, c[i].dir, 1.5f, &ch);
+                cr.t = ch.t;
+            }
+#if defined(MQ_HAVE_BULLET)
+            else {
+                uint32_t tri;
+                cr.hit = ref_bullet_sphere_cast((ref_bullet *)ctx, &c[i].s, c[i].dir, 1.5f, &cr.t, &tri);
+            }
+#endif
+            h += cr.hit;
+            if (r == 0)
+                res[i] = cr;
+        }
+        if (r == 0)
+            *hits = h; /* the first run is the warm-up */
+        else
+            times[r - 1] = cpu_now() - t0;
+    }
+    return bench_median(times, reps);
+}
+
+static void bench_casts(const overlap_opts *o, const mq_mesh *mesh, const bounds *b, const mq_bvh *bvh0,
+                        const mq_obbtree *tree0, void *bullet)
+{
+    size_t n = o->casts;
+    mq_bvh *own_bvh = NULL;
+    mq_obbtree *own_tree = NULL;
+    if (!bvh0 && mq_bvh_build(mesh, NULL, &own_bvh, NULL) != MQ_OK)
+        return;
+    if (!tree0 && mq_obbtree_build(mesh, NULL, &own_tree, NULL) != MQ_OK) {
+        mq_bvh_destroy(own_bvh);
+        return;
+    }
+    const mq_bvh *bvh = bvh0 ? bvh0 : own_bvh;
+    const mq_obbtree *tree = tree0 ? tree0 : own_tree;
+    sphere_cast *c = malloc(n * sizeof *c);
+    cast_result *res[3] = {malloc(n * sizeof **res), malloc(n * sizeof **res), malloc(n * sizeof **res)};
+    mqt_rng r;
+    mqt_rng_seed(&r, o->seed + 77);
+    const float *p = mq_mesh_positions(mesh);
+    size_t nv = mq_mesh_vertex_count(mesh);
+    for (size_t i = 0; i < n; i++) {
+        random_point(&r, b, c[i].s.center);
+        c[i].s.radius = random_size(&r, b);
+        size_t v = (size_t)(mqt_rng_unit(&r) * (double)nv) % (nv ? nv : 1);
+        for (int k = 0; k < 3; k++)
+            c[i].dir[k] = nv ? p[3 * v + (size_t)k] - c[i].s.center[k] : 1.0f;
+    }
+    unsigned reps = o->reps > 63 ? 63 : o->reps;
+    static const char *const names[3] = {"meshquery-bvh", "meshquery-obb", "bullet"};
+    int engines = bullet ? 3 : 2;
+    for (int e = 0; e < engines; e++) {
+        size_t hits = 0;
+        const void *ctx = e == 0 ? (const void *)bvh : e == 1 ? (const void *)tree : bullet;
+        double t = time_casts(e, ctx, c, n, reps, res[e], &hits);
+        report(o, names[e], "cast", "throughput", (double)n / t * 1e-3, "Kcasts/s");
+        report(o, names[e], "cast", "hit_fraction", (double)hits / (double)(n ? n : 1), "casts");
+        if (e == 0)
+            continue;
+        /* Bullet's sweep ignores a start in contact (meshquery reports t = 0): those are
+         * counted apart and left out of the t comparison. */
+        size_t disagree = 0, initial = 0, nd = 0;
+        double *dts = malloc((n ? n : 1) * sizeof *dts);
+        for (size_t i = 0; i < n; i++) {
+            if (res[0][i].hit && res[0][i].t == 0.0f) {
+                initial++;
+                continue;
+            }
+            if (res[e][i].hit != res[0][i].hit) {
+                disagree++;
+                continue;
+            }
+            if (res[e][i].hit)
+                dts[nd++] = fabs((double)res[e][i].t - res[0][i].t) * sqrt(mq_v3_dot_helper(c[i].dir)) / b->diagonal;
+        }
+        double worst = 0.0;
+        for (size_t i = 0; i < nd; i++)
+            worst = dts[i] > worst ? dts[i] : worst;
+        report(o, names[e], "cast", "initially_overlapping", (double)initial, "casts");
+        report(o, names[e], "cast", "hit_miss_disagreements", (double)disagree, "casts");
+        report(o, names[e], "cast", "median_abs_dt_rel_diagonal", nd ? bench_median(dts, nd) : 0.0, "D");
+        report(o, names[e], "cast", "max_abs_dt_rel_diagonal", worst, "D");
+        free(dts);
+    }
+    for (int e = 0; e < 3; e++)
+        free(res[e]);
+    free(c);
+    mq_bvh_destroy(own_bvh);
+    mq_obbtree_destroy(own_tree);
+}
 
 int bench_overlap_main(int argc, char **argv)
 {
@@ -567,28 +776,51 @@ int bench_overlap_main(int argc, char **argv)
     if (ok && !o.json)
         printf("mq-bench overlap %s: %zu triangles, %zu queries\n", o.mesh_path, mq_mesh_triangle_count(mesh),
                queries.count);
-    mq_obbtree *tree = ok ? build_tree(&o, mesh) : NULL;
-    if (!tree) {
+    mq_obbtree *tree = ok && !o.bvh ? build_tree(&o, mesh) : NULL;
+    mq_bvh *bvh = ok && o.bvh ? build_bvh(&o, mesh) : NULL;
+    if (!tree && !bvh) {
         free(queries.q);
         mq_mesh_destroy(mesh);
         return 1;
     }
     bench_state s = {&o, &queries, {{"meshquery", tree, run_obbtree}}, 1, NULL, mq_mesh_triangle_count(mesh) + 1};
+    if (bvh)
+        s.engines[0] = (engine){"meshquery", bvh, run_bvh};
     s.scratch = malloc(s.scratch_cap * sizeof *s.scratch);
 #if defined(MQ_HAVE_FCL)
     ref_fcl *refs[2] = {NULL, NULL};
     if (o.fcl)
         add_fcl(&s, mesh, refs);
 #endif
+    void *bullet = NULL;
+#if defined(MQ_HAVE_BULLET)
+    ref_bullet *rb = NULL;
+    if (o.bullet) {
+        double ms;
+        rb = ref_bullet_create(mq_mesh_positions(mesh), mq_mesh_vertex_count(mesh), mq_mesh_indices(mesh),
+                               mq_mesh_triangle_count(mesh), &ms);
+        if (rb) {
+            report(&o, "bullet", "-", "build_ms", ms, "ms");
+            s.engines[s.engine_count++] = (engine){"bullet", rb, run_bullet};
+            bullet = rb;
+        }
+    }
+#endif
     for (int kind = 0; kind < SHAPE_KINDS; kind++)
         bench_shape(&s, (shape_kind)kind);
+    if (o.casts)
+        bench_casts(&o, mesh, &b, bvh, tree, bullet);
 #if defined(MQ_HAVE_FCL)
     ref_fcl_destroy(refs[0]);
     ref_fcl_destroy(refs[1]);
 #endif
+#if defined(MQ_HAVE_BULLET)
+    ref_bullet_destroy(rb);
+#endif
     free(s.scratch);
     free(queries.q);
     mq_obbtree_destroy(tree);
+    mq_bvh_destroy(bvh);
     mq_mesh_destroy(mesh);
     return 0;
 }
