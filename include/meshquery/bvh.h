@@ -62,6 +62,10 @@
  *     T = U*Z0 + V*Z1 + W*Z2 stays finite); farther, the closest hit may be a
  *     wrong one among several (its t is still recomputed correctly) or, once
  *     the scaled origin overflows (~1e38 times the mesh's magnitude), missed.
+ *   - Dynamic range: the scale follows the mesh's LARGEST finite coordinate, so
+ *     parts of a mesh within about 1e-17 of that magnitude from the ray origin
+ *     (e.g. a small model beside one stray vertex 1e20 away) may be hit at
+ *     the wrong triangle; 1e-15 is tested (a far outlier vertex in spot.obj).
  *   - Triangles with a non-finite corner, and zero-area triangles (cross
  *     product of the edges exactly 0 in double), are never hit.
  *   - A ray lying in a triangle's plane does not hit it when the plane's

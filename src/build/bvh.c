@@ -76,10 +76,15 @@ void mq_bvh_set_scale(mq_bvh *b, int32_t scale_exp)
 
 float mq_positions_magnitude(const float *positions, size_t count)
 {
+    /* Only vertices with three finite coordinates count: a triangle touching
+     * any other is never hit, and a finite y beside a NaN x (the fuzzer's
+     * 2^53) must not shrink the real geometry towards float underflow. */
     float m = 0.0f;
-    for (size_t i = 0; i < 3 * count; i++) {
-        float a = fabsf(positions[i]);
-        m = a > m && a <= FLT_MAX ? a : m; /* NaN and inf fail the tests */
+    for (size_t i = 0; i < count; i++) {
+        const float *p = positions + 3 * i;
+        float a = fmaxf(fmaxf(fabsf(p[0]), fabsf(p[1])), fabsf(p[2]));
+        bool finite = isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]);
+        m = finite && a > m ? a : m;
     }
     return m;
 }
