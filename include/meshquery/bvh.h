@@ -73,7 +73,13 @@
  *     and rays aligned with the axes); for other in-plane rays float rounding
  *     may report a grazing hit (mq_raycast_triangle, which checks the plane in
  *     double, may decide such rays otherwise).
- *   - Hit decisions use the same edge functions as mq_raycast_triangle. The
+ *   - Hit decisions use the same edge functions as mq_raycast_triangle, on the
+ *     ray scaled by powers of two. Where that scaling rounds (subnormal origin
+ *     or direction components; directions whose components span ~2^70 or
+ *     more), a ray within that rounding of a triangle's edge (2^-40 in
+ *     barycentrics, as the fuzz oracle allows) may be decided otherwise than
+ *     mq_raycast_triangle decides the unscaled ray; watertightness holds
+ *     regardless, since every triangle sees the same scaled ray. The
  *     traversal orders and culls hits by the paper's float t = T / det, which
  *     on slivers can be off by ~1% (T and det cancel); once a hit is decided
  *     (the closest hit; each hit of mq_bvh_raycast_each/all; each candidate

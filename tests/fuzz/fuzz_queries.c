@@ -362,6 +362,34 @@ typedef struct ray_tri_info {
     bool ambiguous;
 } ray_tri_info;
 
+/* True when the plane crossing at tp lies within 2^-40 (barycentric) of an
+ * edge or corner: the BVH traces the ray scaled by powers of two (bvh.h), and
+ * where that rounds (subnormal coordinates, directions spanning ~2^70 and
+ * more) a ray this close to an edge may be decided otherwise than by
+ * mq_raycast_triangle on the unscaled ray (bvh.h documents it; watertightness
+ * is unaffected: every triangle sees the same scaled ray). */
+static bool grazes_edge(const mq_triangle *t, const mq_ray *ray, double tp, const double n[3], double nl)
+{
+    if (!isfinite(tp) || !(nl > 0.0))
+        return false;
+    double p[3];
+    for (int k = 0; k < 3; k++)
+        p[k] = ray->origin[k] + tp * ray->dir[k];
+    for (int i = 0; i < 3; i++) {
+        const float *a = t->v[(i + 1) % 3], *b = t->v[(i + 2) % 3];
+        double u[3], v[3];
+        for (int k = 0; k < 3; k++) {
+            u[k] = a[k] - p[k];
+            v[k] = b[k] - p[k];
+        }
+        double c[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+        double bary = (c[0] * n[0] + c[1] * n[1] + c[2] * n[2]) / (nl * nl);
+        if (fabs(bary) < 0x1p-40)
+            return true;
+    }
+    return false;
+}
+
 static void ray_info(const mq_ray *ray, const mq_triangle *t, ray_tri_info *out)
 {
     double e1[3], e2[3], n[3], w[3], d[3], scale = absmax3(ray->origin);
@@ -385,7 +413,8 @@ static void ray_info(const mq_ray *ray, const mq_triangle *t, ray_tri_info *out)
     double tp = wn / dn;
     out->tol = 1e-5 * fabs(tp) + 1e-5 * scale / dmax;
     out->ambiguous = !(fabs(dn) > 1e-9 * nl * dl) || !isfinite(tp) || fabs(tp - ray->tmin) <= out->tol ||
-                     fabs(tp - ray->tmax) <= out->tol || (tp != 0.0 && fabs(tp) < 0x1p-100);
+                     fabs(tp - ray->tmax) <= out->tol || (tp != 0.0 && fabs(tp) < 0x1p-100) ||
+                     grazes_edge(t, ray, tp, n, nl);
 }
 
 static void check_bvh_ray(const fixture *f, const mq_ray *ray, bool cull, bool hit, const mq_hit *h)
