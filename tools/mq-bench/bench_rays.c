@@ -33,6 +33,7 @@
 #include "bench.h"
 #include "generate.h"
 #include "rayfile.h"
+#include "subdivide.h"
 #if defined(MQ_HAVE_EMBREE)
 #include "ref_embree.h"
 #endif
@@ -76,8 +77,14 @@ static bool parse_quality(const char *s, mq_build_quality *q)
 /* Returns 0 on success, else the exit status (2: usage error, 0 with *done: --help). */
 static int parse_args(int argc, char **argv, rays_opts *o, bool *done)
 {
-    *o = (rays_opts){.generate = "incoherent", .count = 1u << 20, .embree = true, .threads = 1, .reps = 5,
-                     .leaf = 4, .quality = MQ_BUILD_MEDIUM, .seed = 1};
+    *o = (rays_opts){.generate = "incoherent",
+                     .count = 1u << 20,
+                     .embree = true,
+                     .threads = 1,
+                     .reps = 5,
+                     .leaf = 4,
+                     .quality = MQ_BUILD_MEDIUM,
+                     .seed = 1};
     *done = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -164,64 +171,15 @@ static bool load_geometry(const char *path, geometry *g)
     return g->positions && g->indices;
 }
 
-/* Point of barycentric grid (i, j) of K in triangle t: the weighted corner sum
- * in double with the terms in vertex-index order, so neighbours compute the
- * same floats on their shared edge (the subdivided mesh stays watertight). */
-static void grid_point(const geometry *g, size_t t, unsigned i, unsigned j, unsigned K, float out[3])
-{
-    uint32_t v[3] = {g->indices[3 * t], g->indices[3 * t + 1], g->indices[3 * t + 2]};
-    double w[3] = {(double)(K - i - j), (double)i, (double)j};
-    for (int a = 0; a < 2; a++) /* sort (v, w) by vertex index */
-        for (int b = 0; b < 2 - a; b++)
-            if (v[b] > v[b + 1]) {
-                uint32_t tv = v[b];
-                v[b] = v[b + 1];
-                v[b + 1] = tv;
-                double tw = w[b];
-                w[b] = w[b + 1];
-                w[b + 1] = tw;
-            }
-    for (int k = 0; k < 3; k++) {
-        double s = 0.0;
-        for (int c = 0; c < 3; c++)
-            s += w[c] * (double)g->positions[3 * (size_t)v[c] + k];
-        out[k] = (float)(s / K);
-    }
-}
-
+/* Replaces g by its K*K subdivision (tools/common/subdivide.h). */
 static bool subdivide(geometry *g, unsigned K)
 {
-    size_t per_tri_v = (size_t)(K + 1) * (K + 2) / 2, per_tri_t = (size_t)K * K;
-    geometry s = {NULL, NULL, g->triangle_count * per_tri_v, g->triangle_count * per_tri_t};
-    s.positions = malloc(s.vertex_count * 3 * sizeof(float));
-    s.indices = malloc(s.triangle_count * 3 * sizeof(uint32_t));
-    if (!s.positions || !s.indices || s.vertex_count >= UINT32_MAX) {
-        free(s.positions);
-        free(s.indices);
+    mqt_geometry in = {g->positions, g->indices, g->vertex_count, g->triangle_count}, out;
+    if (!mqt_subdivide(&in, K, &out))
         return false;
-    }
-    size_t vi = 0, ti = 0;
-    for (size_t t = 0; t < g->triangle_count; t++) {
-        size_t base = vi;
-        for (unsigned j = 0; j <= K; j++)
-            for (unsigned i = 0; i + j <= K; i++)
-                grid_point(g, t, i, j, K, s.positions + 3 * vi++);
-        /* Index of grid point (i, j): rows of decreasing length K+1, K, ... */
-#define GRID(i, j) ((uint32_t)(base + (size_t)(j) * (2 * K + 3 - (j)) / 2 + (i)))
-        for (unsigned j = 0; j < K; j++)
-            for (unsigned i = 0; i + j < K; i++) {
-                uint32_t *o = s.indices + 3 * ti++;
-                o[0] = GRID(i, j), o[1] = GRID(i + 1, j), o[2] = GRID(i, j + 1);
-                if (i + j + 1 < K) {
-                    o = s.indices + 3 * ti++;
-                    o[0] = GRID(i + 1, j), o[1] = GRID(i + 1, j + 1), o[2] = GRID(i, j + 1);
-                }
-            }
-#undef GRID
-    }
     free(g->positions);
     free(g->indices);
-    *g = s;
+    *g = (geometry){out.positions, out.indices, out.vertex_count, out.triangle_count};
     return true;
 }
 
@@ -288,9 +246,9 @@ static void tile_primary(mq_ray *rays, size_t count)
 
 typedef struct engine_result {
     double build_ms, bytes_per_tri, mrays, mrays_alt;
-    float *t;      /* closest: t per ray */
-    uint32_t *id;  /* closest: triangle per ray */
-    bool *occl;    /* any */
+    float *t;     /* closest: t per ray */
+    uint32_t *id; /* closest: triangle per ray */
+    bool *occl;   /* any */
 } engine_result;
 
 static void emit(const rays_opts *o, const char *engine, const char *input, const char *metric, double value,
@@ -370,14 +328,17 @@ static double cpu_now(void)
 }
 
 /* The clock for traces: CPU time on one thread, wall time on several. */
-static double trace_clock(const rays_opts *o) { return o->threads == 1 ? cpu_now() : bench_now(); }
+static double trace_clock(const rays_opts *o)
+{
+    return o->threads == 1 ? cpu_now() : bench_now();
+}
 
 static bool mq_build(void *p, double *ms)
 {
     mq_engine_ctx *c = p;
     const rays_opts *o = c->j.o;
-    if (!c->mesh && mq_mesh_create(c->j.g->positions, c->j.g->vertex_count, c->j.g->indices,
-                                   c->j.g->triangle_count, NULL, &c->mesh, NULL) != MQ_OK)
+    if (!c->mesh && mq_mesh_create(c->j.g->positions, c->j.g->vertex_count, c->j.g->indices, c->j.g->triangle_count,
+                                   NULL, &c->mesh, NULL) != MQ_OK)
         return false;
     mq_bvh_def def = mq_default_bvh_def();
     def.quality = o->quality;
@@ -432,8 +393,7 @@ static bool em_build(void *p, double *ms)
     const geometry *g = c->j.g;
     size_t bytes = 0;
     ref_embree_destroy(c->e);
-    c->e = ref_embree_create(g->positions, g->vertex_count, g->indices, g->triangle_count, c->j.o->threads, ms,
-                             &bytes);
+    c->e = ref_embree_create(g->positions, g->vertex_count, g->indices, g->triangle_count, c->j.o->threads, ms, &bytes);
     c->res->bytes_per_tri = (double)bytes / (double)g->triangle_count;
     return c->e != NULL;
 }
@@ -564,12 +524,22 @@ static int run_engines(const rays_opts *o, const geometry *g, const mq_ray *rays
     engine e[2];
     int count = 0;
     mq_engine_ctx mqc = {.j = j};
-    e[count++] = (engine){"meshquery", &mqc, mq_build, mq_trace, o->threads == 1 ? mq_trace_single : NULL,
-                          "throughput_single_ray_api", {0, 0, 0, 0, NULL, NULL, NULL}};
+    e[count++] = (engine){"meshquery",
+                          &mqc,
+                          mq_build,
+                          mq_trace,
+                          o->threads == 1 ? mq_trace_single : NULL,
+                          "throughput_single_ray_api",
+                          {0, 0, 0, 0, NULL, NULL, NULL}};
 #if defined(MQ_HAVE_EMBREE)
     em_engine_ctx emc = {.j = j};
     if (o->embree)
-        e[count++] = (engine){"embree", &emc, em_build, em_trace, o->any ? NULL : em_trace16, "throughput_packet16",
+        e[count++] = (engine){"embree",
+                              &emc,
+                              em_build,
+                              em_trace,
+                              o->any ? NULL : em_trace16,
+                              "throughput_packet16",
                               {0, 0, 0, 0, NULL, NULL, NULL}};
     emc.res = &e[1].res;
 #endif
@@ -619,8 +589,8 @@ static int run(const rays_opts *o)
         if (!strcmp(input, "primary"))
             tile_primary(rays, n);
         if (!o->json)
-            printf("mq-bench rays: %s, %zu triangles; %zu %s rays, %s hit; %u thread(s), median of %u\n",
-                   o->mesh_path, g.triangle_count, n, input, o->any ? "any" : "closest", o->threads, o->reps);
+            printf("mq-bench rays: %s, %zu triangles; %zu %s rays, %s hit; %u thread(s), median of %u\n", o->mesh_path,
+                   g.triangle_count, n, input, o->any ? "any" : "closest", o->threads, o->reps);
         status = run_engines(o, &g, rays, n, input);
     }
     free(rays);

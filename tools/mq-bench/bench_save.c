@@ -27,6 +27,7 @@
 #include <meshquery/meshquery.h>
 
 #include "bench.h"
+#include "subdivide.h"
 
 typedef struct save_opts {
     const char *mesh_path, *dir;
@@ -83,72 +84,6 @@ static int parse_args(int argc, char **argv, save_opts *o, bool *done)
     return 0;
 }
 
-/* ------------------------------------------------------------------------- */
-/* Subdivision (as mq-bench rays --subdivide: a watertight K*K split)         */
-/* ------------------------------------------------------------------------- */
-
-typedef struct geometry {
-    float *positions;
-    uint32_t *indices;
-    size_t vertex_count, triangle_count;
-} geometry;
-
-static void grid_point(const geometry *g, size_t t, unsigned i, unsigned j, unsigned K, float out[3])
-{
-    uint32_t v[3] = {g->indices[3 * t], g->indices[3 * t + 1], g->indices[3 * t + 2]};
-    double w[3] = {(double)(K - i - j), (double)i, (double)j};
-    for (int a = 0; a < 2; a++) /* sort (v, w) by vertex index: shared edges get the same floats */
-        for (int b = 0; b < 2 - a; b++)
-            if (v[b] > v[b + 1]) {
-                uint32_t tv = v[b];
-                v[b] = v[b + 1];
-                v[b + 1] = tv;
-                double tw = w[b];
-                w[b] = w[b + 1];
-                w[b + 1] = tw;
-            }
-    for (int k = 0; k < 3; k++) {
-        double s = 0.0;
-        for (int c = 0; c < 3; c++)
-            s += w[c] * (double)g->positions[3 * (size_t)v[c] + k];
-        out[k] = (float)(s / K);
-    }
-}
-
-static bool subdivide(const geometry *g, unsigned K, geometry *s)
-{
-    size_t per_tri_v = (size_t)(K + 1) * (K + 2) / 2, per_tri_t = (size_t)K * K;
-    *s = (geometry){NULL, NULL, g->triangle_count * per_tri_v, g->triangle_count * per_tri_t};
-    if (s->vertex_count >= UINT32_MAX)
-        return false;
-    s->positions = malloc(s->vertex_count * 3 * sizeof(float) + 1);
-    s->indices = malloc(s->triangle_count * 3 * sizeof(uint32_t) + 1);
-    if (!s->positions || !s->indices) {
-        free(s->positions);
-        free(s->indices);
-        return false;
-    }
-    size_t vi = 0, ti = 0;
-    for (size_t t = 0; t < g->triangle_count; t++) {
-        size_t base = vi;
-        for (unsigned j = 0; j <= K; j++)
-            for (unsigned i = 0; i + j <= K; i++)
-                grid_point(g, t, i, j, K, s->positions + 3 * vi++);
-#define GRID(i, j) ((uint32_t)(base + (size_t)(j) * (2 * K + 3 - (j)) / 2 + (i)))
-        for (unsigned j = 0; j < K; j++)
-            for (unsigned i = 0; i + j < K; i++) {
-                uint32_t *o = s->indices + 3 * ti++;
-                o[0] = GRID(i, j), o[1] = GRID(i + 1, j), o[2] = GRID(i, j + 1);
-                if (i + j + 1 < K) {
-                    o = s->indices + 3 * ti++;
-                    o[0] = GRID(i + 1, j), o[1] = GRID(i + 1, j + 1), o[2] = GRID(i, j + 1);
-                }
-            }
-#undef GRID
-    }
-    return true;
-}
-
 static mq_mesh *load_mesh(const save_opts *o)
 {
     mq_mesh *m = NULL;
@@ -159,10 +94,10 @@ static mq_mesh *load_mesh(const save_opts *o)
     }
     if (o->subdivide <= 1)
         return m;
-    geometry g = {(float *)mq_mesh_positions(m), (uint32_t *)mq_mesh_indices(m), mq_mesh_vertex_count(m),
-                  mq_mesh_triangle_count(m)};
-    geometry s;
-    bool ok = subdivide(&g, o->subdivide, &s);
+    mqt_geometry g = {(float *)mq_mesh_positions(m), (uint32_t *)mq_mesh_indices(m), mq_mesh_vertex_count(m),
+                      mq_mesh_triangle_count(m)};
+    mqt_geometry s;
+    bool ok = mqt_subdivide(&g, o->subdivide, &s);
     mq_mesh_destroy(m);
     m = NULL;
     if (!ok || mq_mesh_create(s.positions, s.vertex_count, s.indices, s.triangle_count, NULL, &m, &d) != MQ_OK)
@@ -201,8 +136,14 @@ static void *bvh_build(const mq_mesh *m, uint32_t threads)
     mq_bvh *b = NULL;
     return mq_bvh_build(m, &def, &b, NULL) == MQ_OK ? b : NULL;
 }
-static void bvh_destroy(void *h) { mq_bvh_destroy(h); }
-static mq_status bvh_save(const void *h, const char *path, mq_diag *d) { return mq_bvh_save(h, path, d); }
+static void bvh_destroy(void *h)
+{
+    mq_bvh_destroy(h);
+}
+static mq_status bvh_save(const void *h, const char *path, mq_diag *d)
+{
+    return mq_bvh_save(h, path, d);
+}
 static mq_status bvh_save_memory(const void *h, void **data, size_t *size, mq_diag *d)
 {
     return mq_bvh_save_memory(h, NULL, data, size, d);
@@ -228,8 +169,14 @@ static void *obb_build(const mq_mesh *m, uint32_t threads)
     mq_obbtree *t = NULL;
     return mq_obbtree_build(m, NULL, &t, NULL) == MQ_OK ? t : NULL;
 }
-static void obb_destroy(void *h) { mq_obbtree_destroy(h); }
-static mq_status obb_save(const void *h, const char *path, mq_diag *d) { return mq_obbtree_save(h, path, d); }
+static void obb_destroy(void *h)
+{
+    mq_obbtree_destroy(h);
+}
+static mq_status obb_save(const void *h, const char *path, mq_diag *d)
+{
+    return mq_obbtree_save(h, path, d);
+}
 static mq_status obb_save_memory(const void *h, void **data, size_t *size, mq_diag *d)
 {
     return mq_obbtree_save_memory(h, NULL, data, size, d);
