@@ -40,7 +40,8 @@ cmake --build "$work/cmake-consumer" > "$work/consumer-build.log" 2>&1 \
 "$work/cmake-consumer/consumer_static" "$mesh" || fail "find_package static consumer"
 # The shared consumer finds the library through its build RPATH (CMake's default).
 "$work/cmake-consumer/consumer_shared" "$mesh" || fail "find_package shared consumer"
-ldd "$work/cmake-consumer/consumer_shared" | grep -q "$libdir/libmeshquery.so" \
+# (grep without -q: under pipefail, -q's early exit can kill ldd with SIGPIPE.)
+ldd "$work/cmake-consumer/consumer_shared" | grep "$libdir/libmeshquery.so" > /dev/null \
     || fail "the shared consumer does not use the installed libmeshquery.so"
 
 # 3. pkg-config: cflags and libs from the installed meshquery.pc (relocatable prefix).
@@ -54,7 +55,7 @@ ${CC:-cc} -std=c11 ${MQ_CONSUMER_FLAGS:-} "$here/consumer/main.c" -o "$work/pc-c
     || fail "compiling with pkg-config --cflags --libs meshquery"
 out=$(LD_LIBRARY_PATH="$libdir" "$work/pc-consumer" "$mesh") || { echo "$out"; fail "pkg-config consumer"; }
 echo "$out"
-echo "$out" | grep -q "library $version" || fail "mq_version() differs from pkg-config --modversion ($version)"
+echo "$out" | grep "library $version" > /dev/null || fail "mq_version() differs from pkg-config --modversion ($version)"
 # shellcheck disable=SC2086
 ${CC:-cc} -std=c11 ${MQ_CONSUMER_FLAGS:-} "$here/consumer/main.c" -o "$work/pc-consumer-static" \
     $(pkg-config --cflags meshquery) "$libdir/libmeshquery.a" $(pkg-config --static --libs-only-l meshquery | sed 's/-lmeshquery//') \
