@@ -13,8 +13,24 @@
 
 #include <meshquery/scene.h>
 
+/*
+ * What a ray reads of each instance it visits (mq_inst_ray_init), packed into
+ * the first two cache lines of the record. A walk visits a few instances per
+ * ray, and over a large mesh's hierarchy their records fall out of the
+ * caches: every line read there is a likely miss (measured: the record's
+ * reads were the hottest instructions of the walk).
+ */
+typedef struct mq_inst_ray_data {
+    double w2l[3][3];            /* to_local's linear part */
+    double origin[3];            /* to_world's translation: the local origin in the world */
+    float box_lo[3], box_hi[3];  /* the local root box, widened for the traced float ray
+                                    (scene_raycast_map.c) and rounded outwards to float */
+    const mq_bvh *bvh;           /* or NULL: an OBB tree instance */
+} mq_inst_ray_data;
+
 /* One committed instance, with everything a query needs precomputed in double. */
 typedef struct mq_instance_rec {
+    _Alignas(64) mq_inst_ray_data ray; /* duplicates of the fields below, for rays */
     const mq_bvh *bvh;         /* exactly one of bvh / obbtree is set */
     const mq_obbtree *obbtree;
     const mq_mesh *mesh;       /* the hierarchy's mesh */

@@ -169,7 +169,6 @@ bool mq_tlas_walk_ray(const mq_scene *s, const mq_dray_prep *prep, double t_lo, 
 
 typedef struct closest_ctx {
     const mq_dray *ray;
-    const mq_dray_prep *prep;
     bool cull;
     double t_hi;        /* best t so far (the caller's tmax before any hit) */
     bool found;
@@ -182,7 +181,7 @@ static bool closest_leaf(const mq_instance_rec *inst, void *user)
 {
     closest_ctx *c = user;
     mq_inst_ray ir;
-    if (!mq_inst_ray_init(&ir, inst, c->ray, c->prep))
+    if (!mq_inst_ray_init(&ir, inst, c->ray))
         return true;
     /* Up to the best t rounded up: an equal world t with a smaller instance id still wins. */
     float hi = c->found ? fminf(ir.tmax, mq_inst_ray_local_ceil(&ir, c->t_hi)) : ir.tmax;
@@ -210,7 +209,6 @@ bool mq_scene_raycast_closest(const mq_scene *s, const mq_dray *ray, const mq_sc
         mq_dray_prep prep;
         mq_dray_prepare(ray, &prep);
         c.ray = ray;
-        c.prep = &prep;
         c.cull = q.cull_back_faces;
         c.t_hi = ray->tmax;
         mq_tlas_walk_ray(s, &prep, ray->tmin, &c.t_hi, q.mask, closest_leaf, &c);
@@ -228,7 +226,6 @@ bool mq_scene_raycast_closest(const mq_scene *s, const mq_dray *ray, const mq_sc
 
 typedef struct any_ctx {
     const mq_dray *ray;
-    const mq_dray_prep *prep;
     bool cull;
 } any_ctx;
 
@@ -236,7 +233,7 @@ static bool any_leaf(const mq_instance_rec *inst, void *user)
 {
     any_ctx *c = user;
     mq_inst_ray ir;
-    return !(mq_inst_ray_init(&ir, inst, c->ray, c->prep) && mq_inst_ray_any(&ir, c->cull));
+    return !(mq_inst_ray_init(&ir, inst, c->ray) && mq_inst_ray_any(&ir, c->cull));
 }
 
 bool mq_scene_raycast_any(const mq_scene *s, const mq_dray *ray, const mq_scene_query *query)
@@ -246,7 +243,7 @@ bool mq_scene_raycast_any(const mq_scene *s, const mq_dray *ray, const mq_scene_
     mq_scene_query q = query ? *query : mq_default_scene_query();
     mq_dray_prep prep;
     mq_dray_prepare(ray, &prep);
-    any_ctx c = {ray, &prep, q.cull_back_faces};
+    any_ctx c = {ray, q.cull_back_faces};
     double t_hi = ray->tmax;
     return !mq_tlas_walk_ray(s, &prep, ray->tmin, &t_hi, q.mask, any_leaf, &c);
 }

@@ -43,7 +43,7 @@ static inline bool mq_ray_key_less(const mq_ray_key *a, const mq_ray_key *b)
  * the instance's world box in [tmin, tmax] or its local form is not a valid
  * float ray (then nothing of the instance can be hit).
  */
-bool mq_inst_ray_init(mq_inst_ray *ir, const mq_instance_rec *inst, const mq_dray *ray, const mq_dray_prep *prep);
+bool mq_inst_ray_init(mq_inst_ray *ir, const mq_instance_rec *inst, const mq_dray *ray);
 
 /* The world t of a local hit at local t, clamped into the caller's [tmin, tmax]. */
 double mq_inst_ray_world_t(const mq_inst_ray *ir, float t_local);

@@ -111,7 +111,6 @@ static bool seen_before(recent_keys *r, const edge_key *key)
 
 typedef struct pass_ctx {
     const mq_dray *ray;
-    const mq_dray_prep *prep;
     bool cull;
     const mq_ray_key *after; /* NULL before the first hit */
     double t_hi;
@@ -125,7 +124,7 @@ static bool pass_leaf(const mq_instance_rec *inst, void *user)
 {
     pass_ctx *c = user;
     mq_inst_ray ir;
-    if (!mq_inst_ray_init(&ir, inst, c->ray, c->prep))
+    if (!mq_inst_ray_init(&ir, inst, c->ray))
         return true;
     float lo = ir.tmin, hi = ir.tmax;
     if (c->after) {
@@ -167,7 +166,6 @@ size_t mq_scene_raycast_each(const mq_scene *s, const mq_dray *ray, const mq_sce
         pass_ctx c;
         memset(&c, 0, sizeof c);
         c.ray = ray;
-        c.prep = &prep;
         c.cull = q.cull_back_faces;
         c.after = has_last ? &last : NULL;
         c.t_hi = ray->tmax;

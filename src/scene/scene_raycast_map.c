@@ -70,40 +70,35 @@ static inline bool fray_is_valid(const mq_ray *r)
     return finite && (r->dir[0] != 0.0f || r->dir[1] != 0.0f || r->dir[2] != 0.0f) && r->tmin <= r->tmax;
 }
 
-bool mq_inst_ray_init(mq_inst_ray *ir, const mq_instance_rec *inst, const mq_dray *ray, const mq_dray_prep *prep)
+bool mq_inst_ray_init(mq_inst_ray *ir, const mq_instance_rec *inst, const mq_dray *ray)
 {
+    /* Only inst->ray is read here (its two cache lines, scene_internal.h). */
+    const mq_inst_ray_data *d = &inst->ray;
     /* The whole ray in the local frame, in double: relative to the instance's
      * origin first, so the large terms of a far placement cancel exactly. */
-    const mq_xform *w2l = &inst->to_local;
     mq_dray_prep lr;
     double o[3];
     for (int k = 0; k < 3; k++)
-        o[k] = ray->origin[k] - inst->to_world.m[k][3];
+        o[k] = ray->origin[k] - d->origin[k];
     for (int r = 0; r < 3; r++) {
-        lr.org[r] = w2l->m[r][0] * o[0] + w2l->m[r][1] * o[1] + w2l->m[r][2] * o[2];
-        lr.dir[r] = w2l->m[r][0] * ray->dir[0] + w2l->m[r][1] * ray->dir[1] + w2l->m[r][2] * ray->dir[2];
+        lr.org[r] = d->w2l[r][0] * o[0] + d->w2l[r][1] * o[1] + d->w2l[r][2] * o[2];
+        lr.dir[r] = d->w2l[r][0] * ray->dir[0] + d->w2l[r][1] * ray->dir[1] + d->w2l[r][2] * ray->dir[2];
         lr.inv[r] = 1.0 / lr.dir[r];
     }
-    /* The advance: where the ray enters the LOCAL root box. It depends only on
-     * the ray relative to the instance (not on where the instance is placed, as
-     * the world box would) and never on a query's shrinking interval, so every
-     * pass of raycast_each traces the same float ray, and a far instance traces
-     * the ray its copy at the origin traces. */
+    /* The advance: where the ray enters the LOCAL root box (widened, see
+     * mq_inst_ray_data). It depends only on the ray relative to the instance
+     * (not on where the instance is placed, as the world box would) and never
+     * on a query's shrinking interval, so every pass of raycast_each traces the
+     * same float ray, and a far instance traces the ray its copy at the origin
+     * traces. The world box is not tested: it contains the mapped local box,
+     * so this clip is the more selective of the two. */
     double lo[3], hi[3];
     for (int k = 0; k < 3; k++) {
-        /* Widened by float rounding: the float ray traced may pass a hair
-         * closer to a corner on the box than the double ray does. */
-        double pad = 1e-6 * (fabs(inst->local_box.min[k]) + fabs(inst->local_box.max[k])) + 1e-30;
-        lo[k] = inst->local_box.min[k] - pad;
-        hi[k] = inst->local_box.max[k] + pad;
+        lo[k] = d->box_lo[k];
+        hi[k] = d->box_hi[k];
     }
     double t0 = ray->tmin, t1 = ray->tmax;
     if (!clip_box(&lr, lo, hi, &t0, &t1))
-        return false;
-    /* And the world box (the local clip is the more selective, so it goes first;
-     * both must pass). */
-    double w0 = ray->tmin, w1 = ray->tmax;
-    if (!clip_box(prep, inst->world_box.min, inst->world_box.max, &w0, &w1))
         return false;
     ir->inst = inst;
     ir->world = ray;
@@ -175,10 +170,11 @@ bool mq_inst_ray_closest(mq_inst_ray *ir, float tmin, float tmax, const mq_inst_
         return false;
     ir->local.tmin = tmin;
     ir->local.tmax = tmax;
-    if (ir->inst->bvh && !opt->after && !(opt->cull_back_faces && ir->inst->mirrored)) {
+    const mq_bvh *bvh = ir->inst->ray.bvh; /* in the line mq_inst_ray_init read */
+    if (bvh && !opt->after && !(opt->cull_back_faces && ir->inst->mirrored)) {
         /* The common case: no filter (see local_query), no query to set up. */
         static const mq_ray_query both = {false, NULL, NULL, NULL}, cull = {true, NULL, NULL, NULL};
-        return mq_bvh_raycast_closest(ir->inst->bvh, &ir->local, opt->cull_back_faces ? &cull : &both, out);
+        return mq_bvh_raycast_closest(bvh, &ir->local, opt->cull_back_faces ? &cull : &both, out);
     }
     filter_ctx f;
     mq_ray_query q;

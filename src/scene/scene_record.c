@@ -175,6 +175,27 @@ static void world_box(mq_instance_rec *rec)
     }
 }
 
+/* The widening of the local root box for rays: the float ray traced may pass
+ * a hair closer to a corner of the box than the double ray does. */
+#define MQ_RAY_BOX_WIDEN 1e-6
+
+/* rec->ray: what a ray reads of the instance (scene_internal.h). */
+static void ray_data(mq_instance_rec *rec)
+{
+    mq_inst_ray_data *d = &rec->ray;
+    for (int r = 0; r < 3; r++) {
+        for (int c = 0; c < 3; c++)
+            d->w2l[r][c] = rec->to_local.m[r][c];
+        d->origin[r] = rec->to_world.m[r][3];
+        double lo = rec->local_box.min[r], hi = rec->local_box.max[r];
+        double pad = MQ_RAY_BOX_WIDEN * (fabs(lo) + fabs(hi)) + 1e-30; /* inf - inf: NaN, an empty box */
+        float flo = (float)(lo - pad), fhi = (float)(hi + pad);
+        d->box_lo[r] = (double)flo > lo - pad ? nextafterf(flo, -INFINITY) : flo;
+        d->box_hi[r] = (double)fhi < hi + pad ? nextafterf(fhi, INFINITY) : fhi;
+    }
+    d->bvh = rec->bvh;
+}
+
 bool mq_instance_rec_init(mq_instance_rec *rec, const mq_instance_def *def, uint32_t id)
 {
     if (!rec || !def || (def->bvh == NULL) == (def->obbtree == NULL))
@@ -218,6 +239,7 @@ bool mq_instance_rec_init(mq_instance_rec *rec, const mq_instance_def *def, uint
     rec->rigid = is_rigid(a, det);
     local_root_box(def, &rec->local_box);
     world_box(rec);
+    ray_data(rec);
     rec->user_id = def->user_id;
     rec->mask = def->mask;
     rec->id = id;

@@ -15,6 +15,21 @@
  * skipped (ties enter: a smaller id may wait).
  */
 
+#ifndef MQ_TLAS_PREFETCH_DEFINED
+#define MQ_TLAS_PREFETCH_DEFINED
+/* Starts loading what visiting child `ref` will read (a node, or the ray
+ * lines of an instance record): the walk goes on with a sibling meanwhile,
+ * and over a large mesh's hierarchy these loads are mostly cache misses. */
+static inline void tlas_prefetch(const mq_scene *s, uint32_t ref)
+{
+    const char *p = ref & MQ_TLAS_LEAF_BIT ? (const char *)&s->recs[ref & ~MQ_TLAS_LEAF_BIT].ray
+                                           : (const char *)&s->nodes[ref];
+    size_t bytes = ref & MQ_TLAS_LEAF_BIT ? sizeof(mq_inst_ray_data) : sizeof(mq_tlas_node);
+    for (size_t off = 0; off < bytes; off += 64)
+        __builtin_prefetch(p + off);
+}
+#endif
+
 typedef struct tlas_walk_entry {
     uint32_t ref;
     float dist;
@@ -25,7 +40,6 @@ static bool TLAS_WALK_NAME(const mq_scene *s, const mq_tlas_ray *r, double t_lo,
 {
     tlas_vray v;
     tlas_vray_init(r, &v);
-    const bool all_bits = mask == UINT32_MAX;
     const float tmin = mq_float_floor_of(t_lo);
     float tmax = mq_float_ceil_of(*t_hi);
     tlas_walk_entry stack[MQ_TLAS_STACK];
@@ -33,18 +47,18 @@ static bool TLAS_WALK_NAME(const mq_scene *s, const mq_tlas_ray *r, double t_lo,
     uint32_t ref = 0;
     for (;;) {
         if (ref & MQ_TLAS_LEAF_BIT) {
-            const mq_instance_rec *inst = &s->recs[ref & ~MQ_TLAS_LEAF_BIT];
-            if ((inst->mask & mask) && !leaf(inst, user))
+            /* The mask was checked in the parent (a leaf slot's mask is its
+             * instance's): the record is not read here, only by `leaf`. */
+            if (!leaf(&s->recs[ref & ~MQ_TLAS_LEAF_BIT], user))
                 return false;
             tmax = mq_float_ceil_of(*t_hi);
         } else {
             const mq_tlas_node *n = &s->nodes[ref];
             _Alignas(32) float dist[MQ_TLAS_WIDTH];
-            /* With every query bit set, the masks only prune subtrees of
-             * mask-0 instances: skip that test (the leaf checks the mask;
-             * empty slots never pass the box test). */
-            unsigned live = all_bits ? (1u << MQ_TLAS_WIDTH) - 1 : TLAS_WALK_LIVE(n, mask);
+            unsigned live = TLAS_WALK_LIVE(n, mask);
             unsigned hit = live ? TLAS_WALK_HITS(n, r, &v, tmin, tmax, live, dist) : 0;
+            for (unsigned h = hit; h; h &= h - 1)
+                tlas_prefetch(s, n->child[__builtin_ctz(h)]);
             if (hit) {
                 int i = __builtin_ctz(hit);
                 hit &= hit - 1;
