@@ -42,6 +42,31 @@ pick_format pick_format_for(const char *out_path, const char *forced);
  * hits of one ray in --all mode (0 for the closest). Returns false on a write error. */
 bool pick_write_hit(pick_writer *w, size_t ray_index, size_t rank, const mq_hit *hit, uint32_t instance);
 
+/*
+ * The text of a source's JSON / CSV records that is the same for every hit, escaped once
+ * instead of once per hit: the file (and instance), and each group, object and material
+ * name with its key. Piece k is chars[cut[k], cut[k + 1]); piece 0 is the file, then the
+ * names, kind by kind, name id order (first_name[kind] is the piece of a kind's name 0).
+ */
+typedef struct pick_source_text {
+    char *chars;
+    size_t *cut;
+    uint32_t first_name[3]; /* indexed by mq_name_kind */
+} pick_source_text;
+
+/* The texts of w's sources 0..count-1 for w's format (JSON or CSV); NULL when out of memory. */
+pick_source_text *pick_source_texts_new(const pick_writer *w, uint32_t count);
+void pick_source_texts_free(pick_source_text *texts, uint32_t count);
+
+/*
+ * The records of rays first..first+count-1, exactly as pick_write_hit(w, i, 0, hit, instance)
+ * would write them (JSON or CSV; a miss where hits[i].triangle == MQ_NO_TRIANGLE; instances
+ * NULL: all 0), with texts from pick_source_texts_new (covering every instance used). Write
+ * errors show in w->text->failed.
+ */
+void pick_write_hit_records(pick_writer *w, const pick_source_text *texts, const mq_hit *hits,
+                            const uint32_t *instances, size_t first, size_t count);
+
 /* One any-hit answer. */
 bool pick_write_occlusion(pick_writer *w, size_t ray_index, bool occluded);
 
