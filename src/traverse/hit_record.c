@@ -11,7 +11,10 @@
  * after its decision (primitives/ray_triangle.c: t from the plane,
  * t = n.(v0 - o) / n.d, (u, v) from the hit point, the nearest edge point when
  * it falls outside), and t is clamped into the caller's [tmin, tmax]. One
- * double computation per reported hit (per candidate with a filter).
+ * double computation per reported hit (per candidate with a filter). The
+ * batch's packets do the same computation for 4 hits at once in AVX
+ * registers (packet8_avx2.c, packet_hits: the same double operations in the
+ * same order, so the same bits) and finish each with mq_hit_fill.
  */
 #include "traverse/hit_record.h"
 
@@ -107,14 +110,18 @@ void mq_hit_set_t(const mq_ray *ray, float t, mq_hit *out)
 
 void mq_hit_from_best(const mq_trace *q, const mq_best *b, mq_hit *out)
 {
-    const mq_ray *ray = q->user_ray;
-    const float inv = q->bvh->inv_scale;
+    mq_hit_from_lane(q->bvh, q->user_ray, q->ray.t_shift, b, out);
+}
+
+void mq_hit_from_lane(const mq_bvh *bvh, const mq_ray *ray, int t_shift, const mq_best *b, mq_hit *out)
+{
+    const float inv = bvh->inv_scale;
     const mq_tri_block *blk = b->block;
     float v[3][3];
     for (int c = 0; c < 3; c++)
         for (int k = 0; k < 3; k++)
             v[c][k] = blk->v[c][k][b->lane] * inv;
-    float t = q->ray.t_shift ? ldexpf(b->t, q->ray.t_shift) : b->t;
+    float t = t_shift ? ldexpf(b->t, t_shift) : b->t;
     out->u = b->u;
     out->v = b->v;
     double td, n[3], nn;
@@ -124,13 +131,24 @@ void mq_hit_from_best(const mq_trace *q, const mq_best *b, mq_hit *out)
         float tf = (float)td;
         t = tf < ray->tmin ? ray->tmin : tf > ray->tmax ? ray->tmax : tf;
     }
-    mq_hit_set_t(ray, t, out);
     /* = mq_hit_unit_normal(v0, v1, v2), from the same n and |n|^2 */
     double len = sqrt(nn);
+    float normal[3];
     for (int k = 0; k < 3; k++)
-        out->normal[k] = len > 0.0 ? (float)(n[k] / len) : 0.0f;
+        normal[k] = len > 0.0 ? (float)(n[k] / len) : 0.0f;
+    mq_hit_fill(bvh, ray, b, t, out->u, out->v, normal, out);
+}
+
+void mq_hit_fill(const mq_bvh *bvh, const mq_ray *ray, const mq_best *b, float t, float u, float v,
+                 const float normal[3], mq_hit *out)
+{
+    mq_hit_set_t(ray, t, out);
+    out->u = u;
+    out->v = v;
+    for (int k = 0; k < 3; k++)
+        out->normal[k] = normal[k];
     out->back_face = b->back_face;
     out->triangle = b->id;
-    out->face = mq_mesh_face_index(q->bvh->mesh, b->id);
-    mq_hit_mesh_attributes(q->bvh->mesh, out);
+    out->face = mq_mesh_face_index(bvh->mesh, b->id);
+    mq_hit_mesh_attributes(bvh->mesh, out);
 }

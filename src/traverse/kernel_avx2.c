@@ -87,4 +87,10 @@ static inline unsigned kernel_leaf_hits(const mq_tri_block *blk, const kernel_ra
 
 #include "traverse/traverse_loop.h"
 
-const mq_kernels mq_kernels_avx2 = {kernel_closest, kernel_any, kernel_stream, mq_packet8_closest_avx2, "avx2"};
+const mq_kernels mq_kernels_avx2 = {.closest = kernel_closest,
+                                     .any = kernel_any,
+                                     .stream = kernel_stream,
+                                     .packet8 = mq_packet8_closest_avx2,
+                                     .packet8_rays = mq_packet8_rays_avx2,
+                                     .prepare8 = mq_trace_prepare8_avx2,
+                                     .name = "avx2"};

@@ -49,4 +49,5 @@ static inline unsigned kernel_leaf_hits(const mq_tri_block *blk, const kernel_ra
 
 #include "traverse/traverse_loop.h"
 
-const mq_kernels mq_kernels_scalar = {kernel_closest, kernel_any, kernel_stream, NULL, "scalar"};
+const mq_kernels mq_kernels_scalar = {
+    .closest = kernel_closest, .any = kernel_any, .stream = kernel_stream, .name = "scalar"}; /* no packets */

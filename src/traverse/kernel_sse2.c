@@ -75,7 +75,8 @@ static inline unsigned kernel_leaf_hits(const mq_tri_block *blk, const kernel_ra
 
 #include "traverse/traverse_loop.h"
 
-const mq_kernels mq_kernels_sse2 = {kernel_closest, kernel_any, kernel_stream, NULL, "sse2"};
+const mq_kernels mq_kernels_sse2 = {
+    .closest = kernel_closest, .any = kernel_any, .stream = kernel_stream, .name = "sse2"}; /* no packets */
 
 #else
 typedef int mq_kernel_sse2_unused; /* ISO C forbids an empty translation unit */

@@ -17,23 +17,6 @@
 #include "build/vec4f.h"
 #include "traverse/trace.h"
 
-/* Directions whose largest component lies outside [2^-16 D, 2^16 D] are
- * rescaled, D = the scaled origin's largest |component| clamped to
- * [2^-64, 2^64] (the mesh's is below 1, bvh_internal.h). The lower clamp is
- * not 1: T ~ |v - o|^3 / D, so D = 1 made T underflow for triangles 1e-12 of
- * the mesh's magnitude from the origin (a mesh with a far outlier vertex hit
- * the wrong triangle); with 2^-64 they are safe down to ~2^-58. The leaf test's
- * Z = (v - o)_z / dir_z then stays within 2^17 of the points' distances to
- * the origin, and its T = U Z0 + V Z1 + W Z2 (U, V, W ~ D^2) stays finite for
- * origins up to ~2^53 times the mesh's magnitude away (the float range). */
-#define MQ_DIR_WINDOW_EXP 16u
-#define MQ_DIR_D_MIN 0x1p-64f
-#define MQ_DIR_D_MAX 0x1p64f
-/* Components below 2^-90 of the largest are zeroed: their reciprocal could
- * overflow, which would break the slab test's error bound. */
-#define MQ_DIR_NEGLIGIBLE 0x1p-90f
-#define MQ_DIR_NEGLIGIBLE_EXP 90u
-
 #define MQ_EXP_MASK 0x7F800000u
 #define MQ_ABS_MASK 0x7FFFFFFFu
 

@@ -15,6 +15,24 @@
 
 #include "build/bvh_internal.h"
 
+/* How mq_trace_prepare treats directions (ray_prep.c; prep8_avx2.h checks
+ * the same for 8 rays at once). Directions whose largest component lies
+ * outside [2^-16 D, 2^16 D] are rescaled, D = the scaled origin's largest |component| clamped to
+ * [2^-64, 2^64] (the mesh's is below 1, bvh_internal.h). The lower clamp is
+ * not 1: T ~ |v - o|^3 / D, so D = 1 made T underflow for triangles 1e-12 of
+ * the mesh's magnitude from the origin (a mesh with a far outlier vertex hit
+ * the wrong triangle); with 2^-64 they are safe down to ~2^-58. The leaf test's
+ * Z = (v - o)_z / dir_z then stays within 2^17 of the points' distances to
+ * the origin, and its T = U Z0 + V Z1 + W Z2 (U, V, W ~ D^2) stays finite for
+ * origins up to ~2^53 times the mesh's magnitude away (the float range). */
+#define MQ_DIR_WINDOW_EXP 16u
+#define MQ_DIR_D_MIN 0x1p-64f
+#define MQ_DIR_D_MAX 0x1p64f
+/* Components below 2^-90 of the largest are zeroed: their reciprocal could
+ * overflow, which would break the slab test's error bound. */
+#define MQ_DIR_NEGLIGIBLE 0x1p-90f
+#define MQ_DIR_NEGLIGIBLE_EXP 90u
+
 /* Per-ray constants shared by every kernel. */
 typedef struct mq_ray_prep {
     float org[3];     /* the caller's origin times the BVH's 2^scale_exp (bvh_internal.h) */
@@ -97,6 +115,20 @@ typedef struct mq_kernels {
      * the ISA has none. */
     void (*packet8)(const mq_trace *const *q, mq_best **best, size_t packets, bool interleave,
                     mq_trace_counts *counts);
+    /* Closest hits straight from the caller's rays (no filter, no lower
+     * bound): each group g of 8 consecutive rays, rays[8g..8g+7], that can be
+     * traced as a packet with its rays prepared exactly as mq_trace_prepare
+     * would is traced (several in flight when `interleave`) and its hit
+     * records written to hits[8g..8g+7], left[g] = false; other groups get
+     * left[g] = true and nothing written. Returns the number of hits written.
+     * NULL when the ISA has none. */
+    size_t (*packet8_rays)(const mq_bvh *bvh, const mq_ray *rays, size_t groups, bool cull, bool interleave,
+                           mq_hit *hits, bool *left, mq_trace_counts *counts);
+    /* mq_trace_prepare of rays[l] into *q[l] for 8 rays at once, for the lanes
+     * it returns (bit l): those valid and on the common path (no direction
+     * rescaling); the others are not written. NULL when the ISA has none. */
+    unsigned (*prepare8)(mq_trace *const q[8], const mq_bvh *bvh, const mq_ray *const rays[8],
+                         const mq_ray_query *query);
     const char *name;
 } mq_kernels;
 
@@ -134,6 +166,10 @@ extern const mq_kernels mq_kernels_sse2;
 extern const mq_kernels mq_kernels_avx2;
 void mq_packet8_closest_avx2(const mq_trace *const *q, mq_best **best, size_t packets, bool interleave,
                              mq_trace_counts *counts);
+unsigned mq_trace_prepare8_avx2(mq_trace *const q[8], const mq_bvh *bvh, const mq_ray *const rays[8],
+                                const mq_ray_query *query);
+size_t mq_packet8_rays_avx2(const mq_bvh *bvh, const mq_ray *rays, size_t groups, bool cull, bool interleave,
+                            mq_hit *hits, bool *left, mq_trace_counts *counts);
 #endif
 
 /* Called for a candidate when the query has a filter: builds the hit and asks it. */

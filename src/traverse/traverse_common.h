@@ -14,6 +14,19 @@
 #define MQ_IZE_UP (1.0f + 0x1p-21f)
 #define MQ_IZE_REL 0x1p-21f
 
+/*
+ * The farthest entry distance a node may have and still hold a hit at t or
+ * before: t widened by the same bound. Every node cull against an upper t (the
+ * best hit so far, or the ray's tmax) goes through it, in the node test and
+ * when a pushed entry is popped. A computed entry distance can exceed the true
+ * one by a few ulp, and a hit lying on the node's entry face (boxes flat along
+ * the ray, a triangle in the face's plane) has a float t within a few ulp of
+ * it, possibly below: comparing the raw values culled such nodes, and with
+ * them a triangle tied at exactly the best t with a smaller id (the tie rule
+ * then failed). Correct for either sign of t; +inf stays +inf.
+ */
+static inline float mq_node_tmax(float t) { return t + __builtin_fabsf(t) * MQ_IZE_REL; }
+
 typedef struct mq_stack_entry {
     uint32_t ref;
     float dist; /* entry distance of the child's box */

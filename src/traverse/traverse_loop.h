@@ -17,9 +17,12 @@
  * and then includes this file, which defines kernel_closest, kernel_any and
  * kernel_stream. The loops: a fixed stack of (child, entry distance);
  * closest-hit descends into the nearest hit child and pushes the others
- * nearest-last; entries farther than the best hit so far are dropped when
- * popped. Any-hit does no ordering and stops at the first accepted hit. The
- * stream runs several queries' loops interleaved, one step each in turn.
+ * nearest-last; entries farther than the best hit so far (widened by
+ * mq_node_tmax, so that a node holding a tie with a smaller id is entered) are
+ * dropped when popped. Node tests take the widened t as their upper bound, the
+ * leaf tests the exact one. Any-hit does no ordering and stops at the first
+ * accepted hit. The stream runs several queries' loops interleaved, one step
+ * each in turn.
  */
 /* No include guard on purpose: a template, included once by each kernel file. */
 
@@ -90,16 +93,17 @@ static inline __attribute__((always_inline)) bool kernel_closest_impl(const mq_t
     mq_leaf_hits lh;
     uint64_t nodes = 0, leaves = 0, blocks = 0;
     int sp = 0;
+    float cut = mq_node_tmax(best.t); /* nodes entered beyond it cannot hold a winner */
     stack[sp++] = (mq_stack_entry){q->bvh->root, tmin};
     while (sp > 0) {
         mq_stack_entry e = stack[--sp];
-        if (e.dist > best.t)
+        if (e.dist > cut)
             continue;
         uint32_t ref = e.ref;
         while (!mq_ref_is_leaf(ref)) {
             const mq_node8 *n = mq_arena_node(arena, ref);
             nodes++;
-            unsigned mask = kernel_node_hits(n, &kr, tmin, best.t, &dist, neg);
+            unsigned mask = kernel_node_hits(n, &kr, tmin, cut, &dist, neg);
             if (!mask)
                 goto next;
             ref = push_ordered(arena, n, mask, &dist, stack, &sp);
@@ -109,8 +113,10 @@ static inline __attribute__((always_inline)) bool kernel_closest_impl(const mq_t
         for (uint32_t b = mq_ref_block_count(ref); b > 0; b--, blk++) {
             blocks++;
             unsigned m = kernel_leaf_hits(blk, &kr, q, tmin, best.t, &lh);
-            if (m)
+            if (m) {
                 mq_resolve_closest(q, blk, m, &lh, &best);
+                cut = mq_node_tmax(best.t);
+            }
         }
     next:;
     }
@@ -127,7 +133,7 @@ static inline __attribute__((always_inline)) bool kernel_any_impl(const mq_trace
     const void *arena = q->bvh->arena;
     kernel_ray kr;
     kernel_ray_init(q, &kr);
-    const float tmin = mq_trace_tmin(q), tmax = q->ray.tmax;
+    const float tmin = mq_trace_tmin(q), tmax = q->ray.tmax, cut = mq_node_tmax(tmax);
     mq_stack_entry stack[MQ_TRAVERSAL_STACK];
     kernel_dists dist;
     mq_leaf_hits lh;
@@ -140,7 +146,7 @@ static inline __attribute__((always_inline)) bool kernel_any_impl(const mq_trace
         while (!mq_ref_is_leaf(ref)) {
             const mq_node8 *n = mq_arena_node(arena, ref);
             nodes++;
-            unsigned mask = kernel_node_hits(n, &kr, tmin, tmax, &dist, neg);
+            unsigned mask = kernel_node_hits(n, &kr, tmin, cut, &dist, neg);
             if (!mask)
                 goto next;
             ref = mq_push_any(arena, n, mask, stack, &sp);
@@ -191,6 +197,7 @@ typedef struct stream_lane {
     size_t index;  /* of the query in the stream */
     mq_best best;
     float tmin;
+    float cut;     /* mq_node_tmax of best.t (closest) or of tmax (any) */
     uint32_t cur;  /* next node or leaf to visit */
     int sp;
     bool hit;      /* any-hit answer */
@@ -198,13 +205,15 @@ typedef struct stream_lane {
     kernel_ray kr;
 } stream_lane;
 
-static inline void lane_start(stream_lane *l, const mq_trace *q, size_t index, const mq_best *best)
+static inline void lane_start(stream_lane *l, const mq_trace *q, size_t index, const mq_best *best,
+                              const bool any_hit)
 {
     l->q = &q[index];
     l->index = index;
     l->best = best[index];
     kernel_ray_init(l->q, &l->kr);
     l->tmin = mq_trace_tmin(l->q);
+    l->cut = mq_node_tmax(any_hit ? l->q->ray.tmax : l->best.t);
     l->cur = l->q->bvh->root;
     l->sp = 0;
     l->hit = false;
@@ -215,7 +224,7 @@ static inline bool lane_pop(stream_lane *l, const bool any_hit)
 {
     while (l->sp > 0) {
         mq_stack_entry e = l->stack[--l->sp];
-        if (any_hit || e.dist <= l->best.t) {
+        if (any_hit || e.dist <= l->cut) {
             l->cur = e.ref;
             return true;
         }
@@ -233,7 +242,7 @@ static inline __attribute__((always_inline)) bool lane_step(stream_lane *l, cons
         const mq_node8 *n = mq_arena_node(arena, ref);
         kernel_dists dist;
         counts->nodes++;
-        unsigned mask = kernel_node_hits(n, &l->kr, l->tmin, tmax, &dist, false);
+        unsigned mask = kernel_node_hits(n, &l->kr, l->tmin, l->cut, &dist, false);
         if (mask) {
             l->cur = any_hit ? mq_push_any(arena, n, mask, l->stack, &l->sp)
                              : push_ordered(arena, n, mask, &dist, l->stack, &l->sp);
@@ -252,6 +261,7 @@ static inline __attribute__((always_inline)) bool lane_step(stream_lane *l, cons
         if (!any_hit) {
             mq_resolve_closest(l->q, blk, m, &lh, &l->best);
             tmax = l->best.t;
+            l->cut = mq_node_tmax(tmax);
         } else if (mq_resolve_any(l->q, blk, m, &lh)) {
             l->hit = true;
             return false;
@@ -269,7 +279,7 @@ static inline bool lane_next(stream_lane *l, const mq_trace *q, mq_best *best, b
         best[l->index] = l->best;
     if (*next >= n)
         return false;
-    lane_start(l, q, (*next)++, best);
+    lane_start(l, q, (*next)++, best, hit != NULL);
     return true;
 }
 
@@ -292,7 +302,7 @@ static inline __attribute__((always_inline)) void stream_impl(const mq_trace *q,
         lanes[i].stack = stacks[i];
         live[i] = next < n;
         if (live[i]) {
-            lane_start(&lanes[i], q, next++, best);
+            lane_start(&lanes[i], q, next++, best, any_hit);
             alive++;
         }
     }
