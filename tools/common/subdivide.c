@@ -2,6 +2,8 @@
 
 #include <stdlib.h>
 
+#include <meshquery/mesh.h>
+
 static void grid_point(const mqt_geometry *g, size_t t, unsigned i, unsigned j, unsigned K, float out[3])
 {
     uint32_t v[3] = {g->indices[3 * t], g->indices[3 * t + 1], g->indices[3 * t + 2]};
@@ -59,4 +61,21 @@ bool mqt_subdivide(const mqt_geometry *g, unsigned K, mqt_geometry *s)
 #undef GRID
     }
     return true;
+}
+
+bool mqt_subdivide_mesh(mq_mesh **mesh, unsigned K)
+{
+    if (K <= 1)
+        return true;
+    const mq_mesh *m = *mesh;
+    mqt_geometry g = {(float *)mq_mesh_positions(m), (uint32_t *)mq_mesh_indices(m), mq_mesh_vertex_count(m),
+                      mq_mesh_triangle_count(m)},
+                 s;
+    bool ok = mqt_subdivide(&g, K, &s);
+    mq_mesh_destroy(*mesh);
+    *mesh = NULL;
+    ok = ok && mq_mesh_create(s.positions, s.vertex_count, s.indices, s.triangle_count, NULL, mesh, NULL) == MQ_OK;
+    free(s.positions);
+    free(s.indices);
+    return ok;
 }

@@ -23,4 +23,14 @@ typedef struct mqt_geometry {
  */
 bool mqt_subdivide(const mqt_geometry *g, unsigned K, mqt_geometry *out);
 
+struct mq_mesh;
+
+/*
+ * Replaces *mesh by its K*K subdivision (mqt_subdivide) as a new mesh of
+ * positions and triangles only (the OBJ metadata does not survive); K <= 1
+ * leaves it as it is. Returns false when out of memory or too large, with
+ * *mesh destroyed and NULL.
+ */
+bool mqt_subdivide_mesh(struct mq_mesh **mesh, unsigned K);
+
 #endif

@@ -6,16 +6,32 @@
  *
  *   mq-bench collide MESH.obj [--other OTHER.obj] [--xforms IN.xforms | --generate N]
  *                    [--hierarchy aabb|obb] [--fit dito|pca|aabb] [--leaf N] [--reps R] [--seed S]
- *                    [--no-fcl] [--json]
+ *                    [--subdivide K] [--no-fcl] [--json]
  *
  * Transforms come from an .xforms file (../shared/FORMATS.md: tx ty tz qw qx
  * qy qz per line) or are generated (N, default 200): a uniform rotation, and
  * the second mesh's bounds centre placed at the first's plus an offset
  * uniform in [-0.3 D, 0.3 D] per axis, so that most placements intersect.
+ * --subdivide K splits every triangle of both meshes into K*K
+ * (stanford-bunny.obj --subdivide 6: 2.5M triangles each). The placements stay
+ * as they are, relative to the shapes: the surfaces, and so their intersection
+ * curves, are the same, crossed by K times more (K times smaller) triangles per
+ * unit of length, so all-pairs lists about K times more pairs per placement
+ * (not K*K) and yes/no answers as before.
  * Timing as in `mq-bench overlap`: in turns, median of --reps (at least 3),
- * process CPU time. Pair sets are compared transform by transform: FCL tests
- * triangle pairs in double with its own tolerances, meshquery with
- * mq_overlap_triangle_triangle on float corners, so touching pairs may differ.
+ * process CPU time; builds (meshquery's OBB tree, FCL's OBB and OBBRSS
+ * models: beginModel / addSubModel / endModel) --reps times in turns, median
+ * wall time, with FCL's time over meshquery's (build_speedup_vs_*), and
+ * queries with meshquery's throughput over each reference's (speedup_vs_*).
+ * When OTHER is MESH (the default) both sides share one mesh and one tree
+ * (one model per FCL bounding volume, placed through its own object). FCL's
+ * placed object is kept and moved per query, as FCL is used (one made per
+ * query recomputed the model's local AABB over every vertex: 80% of FCL's
+ * yes/no time on the bunny), and all-pairs stores every pair on both sides
+ * (meshquery into an array grown to the largest answer, FCL in its result).
+ * Pair sets are compared transform by transform: FCL tests triangle pairs in
+ * double with its own tolerances, meshquery with mq_overlap_triangle_triangle
+ * on float corners, so touching pairs may differ.
  */
 #include <math.h>
 #include <stdio.h>
@@ -30,6 +46,7 @@
 #include "bench.h"
 #include "generate.h"
 #include "queryfile.h"
+#include "subdivide.h"
 #if defined(MQ_HAVE_FCL)
 #include "ref_fcl.h"
 #endif
@@ -43,13 +60,14 @@ typedef struct collide_opts {
     unsigned leaf, reps;
     uint64_t seed;
     bool fcl, json;
+    unsigned subdivide; /* K: every triangle of both meshes split into K*K; 1: as loaded */
 } collide_opts;
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: mq-bench collide MESH.obj [--other OTHER.obj] [--xforms IN.xforms | --generate N]\n"
                "                        [--hierarchy aabb|obb] [--fit dito|pca|aabb] [--leaf N] [--reps R] [--seed S]\n"
-               "                        [--no-fcl] [--json]\n");
+               "                        [--subdivide K] [--no-fcl] [--json]\n");
 }
 
 static bool parse_value(collide_opts *o, const char *a, const char *v)
@@ -76,6 +94,8 @@ static bool parse_value(collide_opts *o, const char *a, const char *v)
         o->reps = (unsigned)strtoul(v, NULL, 10);
     else if (!strcmp(a, "--seed"))
         o->seed = strtoull(v, NULL, 0);
+    else if (!strcmp(a, "--subdivide"))
+        o->subdivide = (unsigned)strtoul(v, NULL, 10);
     else
         return false;
     return true;
@@ -84,7 +104,8 @@ static bool parse_value(collide_opts *o, const char *a, const char *v)
 /* 0: go on; 1: --help printed; 2: usage error. */
 static int parse_args(int argc, char **argv, collide_opts *o)
 {
-    *o = (collide_opts){.generate = 200, .fit = MQ_OBB_FIT_DITO, .leaf = 4, .reps = 5, .seed = 1, .fcl = true};
+    *o = (collide_opts){.generate = 200, .fit = MQ_OBB_FIT_DITO, .leaf = 4, .reps = 5, .seed = 1, .fcl = true,
+                         .subdivide = 1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -110,6 +131,7 @@ static int parse_args(int argc, char **argv, collide_opts *o)
     }
     o->other_path = o->other_path ? o->other_path : o->mesh_path;
     o->reps = o->reps < 3 ? 3 : o->reps;
+    o->subdivide = o->subdivide < 1 ? 1 : o->subdivide;
     return 0;
 }
 
@@ -123,11 +145,15 @@ typedef struct placed_mesh {
     double diagonal;
 } placed_mesh;
 
-static bool load(const char *path, placed_mesh *pm)
+static bool load(const char *path, unsigned K, placed_mesh *pm)
 {
     mq_diag d;
     if (mq_obj_load(path, NULL, &pm->mesh, NULL, &d) != MQ_OK) {
         fprintf(stderr, "mq-bench collide: %s: %s\n", path, d.message);
+        return false;
+    }
+    if (!mqt_subdivide_mesh(&pm->mesh, K)) {
+        fprintf(stderr, "mq-bench collide: cannot subdivide %s by %u\n", path, K);
         return false;
     }
     const float *p = mq_mesh_positions(pm->mesh);
@@ -229,15 +255,33 @@ typedef struct pair_buf {
     size_t capacity;
 } pair_buf;
 
-/* Every transform once; returns the CPU seconds, the pair total in *pairs. */
-static double run_all(const engine *e, const xform_list *l, bool all, pair_buf *buf, size_t *pairs)
+/* Every transform once; returns the CPU seconds, the pair total in *pairs and
+ * the largest answer of one transform in *largest. */
+static double run_all(const engine *e, const xform_list *l, bool all, pair_buf *buf, size_t *pairs, size_t *largest)
 {
     double t0 = cpu_now();
-    size_t total = 0;
-    for (size_t i = 0; i < l->count; i++)
-        total += e->run(e->a, e->b, &l->x[i], all, buf->p, buf->capacity);
+    size_t total = 0, most = 0;
+    for (size_t i = 0; i < l->count; i++) {
+        size_t n = e->run(e->a, e->b, &l->x[i], all, buf->p, buf->capacity);
+        total += n;
+        most = n > most ? n : most;
+    }
     *pairs = total;
+    *largest = most;
     return cpu_now() - t0;
+}
+
+/* Room for the largest answer: the timed runs store every pair, as FCL's result does. */
+static bool reserve_pairs(pair_buf *buf, size_t n)
+{
+    if (n <= buf->capacity)
+        return true;
+    mq_tri_pair *p = realloc(buf->p, n * sizeof *p);
+    if (!p)
+        return false;
+    buf->p = p;
+    buf->capacity = n;
+    return true;
 }
 
 static int cmp_pair(const void *x, const void *y)
@@ -268,9 +312,9 @@ static void report(const collide_opts *o, const char *engine, const char *mode, 
                    const char *unit)
 {
     if (o->json)
-        printf("{\"bench\":\"collide\",\"engine\":\"%s\",\"mesh\":\"%s\",\"other\":\"%s\",\"input\":\"%s\","
-               "\"mode\":\"%s\",\"threads\":1,\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\"}\n",
-               engine, base_name(o->mesh_path), base_name(o->other_path),
+        printf("{\"bench\":\"collide\",\"engine\":\"%s\",\"mesh\":\"%s\",\"other\":\"%s\",\"subdivide\":%u,"
+               "\"input\":\"%s\",\"mode\":\"%s\",\"threads\":1,\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\"}\n",
+               engine, base_name(o->mesh_path), base_name(o->other_path), o->subdivide,
                o->xforms_path ? base_name(o->xforms_path) : "generated", mode, metric, value, unit);
     else
         printf("  %-12s %-10s %-20s %12.4f %s\n", engine, mode, metric, value, unit);
@@ -305,87 +349,151 @@ static void compare(const collide_opts *o, const engine *mine, const engine *ref
 static void bench_mode(const collide_opts *o, const engine *engines, int count, const xform_list *l, bool all,
                        pair_buf *buf)
 {
-    double times[3][64];
-    size_t pairs[3];
+    double times[3][64], t[3];
+    size_t pairs[3], largest;
     unsigned reps = o->reps > 64 ? 64 : o->reps;
-    for (int e = 0; e < count; e++)
-        run_all(&engines[e], l, all, buf, &pairs[e]); /* warm-up */
+    for (int e = 0; e < count; e++) { /* warm-up */
+        run_all(&engines[e], l, all, buf, &pairs[e], &largest);
+        if (!reserve_pairs(buf, largest))
+            return;
+    }
     for (unsigned r = 0; r < reps; r++)
         for (int e = 0; e < count; e++)
-            times[e][r] = run_all(&engines[e], l, all, buf, &pairs[e]);
+            times[e][r] = run_all(&engines[e], l, all, buf, &pairs[e], &largest);
     const char *mode = all ? "all-pairs" : "yes-no";
     for (int e = 0; e < count; e++) {
-        double t = bench_median(times[e], reps);
-        report(o, engines[e].name, mode, "throughput", (double)l->count / t * 1e-3, "Kqueries/s");
-        report(o, engines[e].name, mode, "us_per_query", t / (double)l->count * 1e6, "us");
+        t[e] = bench_median(times[e], reps);
+        report(o, engines[e].name, mode, "throughput", (double)l->count / t[e] * 1e-3, "Kqueries/s");
+        report(o, engines[e].name, mode, "us_per_query", t[e] / (double)l->count * 1e6, "us");
         report(o, engines[e].name, mode, all ? "pairs_per_query" : "hit_fraction",
                (double)pairs[e] / (double)l->count, all ? "pairs" : "");
     }
+    for (int e = 1; e < count; e++) {
+        char metric[64];
+        snprintf(metric, sizeof metric, "speedup_vs_%s", engines[e].name);
+        report(o, "meshquery", mode, metric, t[e] / t[0], "x");
+    }
 }
 
-static mq_obbtree *build_tree(const collide_opts *o, const mq_mesh *m, const char *label)
+/* Both sides' hierarchies; side 1 is side 0's when OTHER is MESH. */
+typedef struct built {
+    mq_obbtree *tree[2];
+    void *fcl[2][2]; /* ref_fcl *, [bounding volume][side] */
+    bool shared;
+} built;
+
+static const char *const fcl_names[2] = {"fcl-obb", "fcl-obbrss"};
+
+/* One OBB tree build (replacing *t); wall ms, < 0 on failure. */
+static double build_tree(const collide_opts *o, const mq_mesh *m, mq_obbtree **t)
 {
     mq_obbtree_def def = mq_default_obbtree_def();
     def.fit = o->fit;
     def.max_leaf_size = o->leaf;
-    mq_obbtree *t = NULL;
     mq_diag d;
+    mq_obbtree_destroy(*t);
+    *t = NULL;
     double t0 = bench_now();
-    if (mq_obbtree_build(m, &def, &t, &d) != MQ_OK) {
+    if (mq_obbtree_build(m, &def, t, &d) != MQ_OK) {
         fprintf(stderr, "mq-bench collide: build failed: %s\n", d.message);
-        return NULL;
+        return -1.0;
     }
-    report(o, "meshquery", label, "build_ms", (bench_now() - t0) * 1e3, "ms");
-    return t;
+    return (bench_now() - t0) * 1e3;
 }
 
-#if defined(MQ_HAVE_FCL)
-static int add_fcl(const collide_opts *o, const placed_mesh *pa, const placed_mesh *pb, engine *engines,
-                   ref_fcl **refs)
+/* One FCL model build (replacing *f); its build ms, < 0 when FCL is absent or fails. */
+static double build_fcl(const mq_mesh *m, int bv, void **f)
 {
-    static const char *const names[2] = {"fcl-obb", "fcl-obbrss"};
-    int n = 0;
-    for (int bv = 0; bv < 2; bv++) {
-        double ms_a, ms_b;
-        const mq_mesh *ma = pa->mesh, *mb = pb->mesh;
-        refs[2 * bv] = ref_fcl_create(mq_mesh_positions(ma), mq_mesh_vertex_count(ma), mq_mesh_indices(ma),
-                                      mq_mesh_triangle_count(ma), (ref_fcl_bv)bv, &ms_a);
-        refs[2 * bv + 1] = ref_fcl_create(mq_mesh_positions(mb), mq_mesh_vertex_count(mb), mq_mesh_indices(mb),
-                                          mq_mesh_triangle_count(mb), (ref_fcl_bv)bv, &ms_b);
-        if (!refs[2 * bv] || !refs[2 * bv + 1])
-            continue;
-        report(o, names[bv], "mesh", "build_ms", ms_a, "ms");
-        engines[n++] = (engine){names[bv], refs[2 * bv], refs[2 * bv + 1], run_fcl};
-    }
-    return n;
-}
+#if defined(MQ_HAVE_FCL)
+    double ms = -1.0;
+    ref_fcl_destroy(*f);
+    *f = ref_fcl_create(mq_mesh_positions(m), mq_mesh_vertex_count(m), mq_mesh_indices(m), mq_mesh_triangle_count(m),
+                        (ref_fcl_bv)bv, &ms);
+    return *f ? ms : -1.0;
+#else
+    (void)m, (void)bv, (void)f;
+    return -1.0;
 #endif
+}
+
+static void free_built(built *h)
+{
+    int sides = h->shared ? 1 : 2;
+    for (int s = 0; s < sides; s++) {
+        mq_obbtree_destroy(h->tree[s]);
+#if defined(MQ_HAVE_FCL)
+        ref_fcl_destroy(h->fcl[0][s]);
+        ref_fcl_destroy(h->fcl[1][s]);
+#endif
+    }
+}
+
+static void report_builds(const collide_opts *o, double ms[3][64], unsigned reps, const bool fcl[2])
+{
+    double ours = bench_median(ms[0], reps);
+    report(o, "meshquery", "mesh", "build_ms", ours, "ms");
+    for (int bv = 0; bv < 2; bv++)
+        if (fcl[bv])
+            report(o, fcl_names[bv], "mesh", "build_ms", bench_median(ms[1 + bv], reps), "ms");
+    for (int bv = 0; bv < 2; bv++)
+        if (fcl[bv]) {
+            char metric[64];
+            snprintf(metric, sizeof metric, "build_speedup_vs_%s", fcl_names[bv]);
+            report(o, "meshquery", "mesh", metric, bench_median(ms[1 + bv], reps) / ours, "x");
+        }
+}
+
+/* Side 0 built --reps times in turns (meshquery, FCL OBB, FCL OBBRSS), medians
+ * reported; side 1 is side 0's or built once. */
+static bool build_all(const collide_opts *o, const placed_mesh *pa, const placed_mesh *pb, built *h)
+{
+    double ms[3][64];
+    unsigned reps = o->reps > 64 ? 64 : o->reps;
+    bool fcl[2] = {o->fcl, o->fcl};
+    for (unsigned r = 0; r < reps; r++) {
+        if ((ms[0][r] = build_tree(o, pa->mesh, &h->tree[0])) < 0.0)
+            return false;
+        for (int bv = 0; bv < 2; bv++)
+            if (fcl[bv])
+                fcl[bv] = (ms[1 + bv][r] = build_fcl(pa->mesh, bv, &h->fcl[bv][0])) >= 0.0;
+    }
+    report_builds(o, ms, reps, fcl);
+    if (h->shared) {
+        h->tree[1] = h->tree[0];
+        h->fcl[0][1] = h->fcl[0][0], h->fcl[1][1] = h->fcl[1][0];
+        return true;
+    }
+    double other = build_tree(o, pb->mesh, &h->tree[1]);
+    if (other < 0.0)
+        return false;
+    report(o, "meshquery", "other", "build_ms", other, "ms");
+    for (int bv = 0; bv < 2; bv++)
+        if (fcl[bv] && build_fcl(pb->mesh, bv, &h->fcl[bv][1]) < 0.0)
+            return false;
+    return true;
+}
 
 static int run(const collide_opts *o, placed_mesh *pa, placed_mesh *pb, const xform_list *l)
 {
-    mq_obbtree *ta = build_tree(o, pa->mesh, "mesh"), *tb = ta ? build_tree(o, pb->mesh, "other") : NULL;
-    if (!tb) {
-        mq_obbtree_destroy(ta);
+    built h = {{NULL, NULL}, {{NULL, NULL}, {NULL, NULL}}, pa->mesh == pb->mesh};
+    if (!build_all(o, pa, pb, &h)) {
+        free_built(&h);
         return 1;
     }
-    engine engines[3] = {{"meshquery", ta, tb, run_obbtree}};
+    engine engines[3] = {{"meshquery", h.tree[0], h.tree[1], run_obbtree}};
     int count = 1;
 #if defined(MQ_HAVE_FCL)
-    ref_fcl *refs[4] = {NULL, NULL, NULL, NULL};
-    if (o->fcl)
-        count += add_fcl(o, pa, pb, engines + 1, refs);
+    for (int bv = 0; bv < 2; bv++)
+        if (h.fcl[bv][0] && h.fcl[bv][1])
+            engines[count++] = (engine){fcl_names[bv], h.fcl[bv][0], h.fcl[bv][1], run_fcl};
 #endif
     pair_buf buf = {NULL, 0};
     bench_mode(o, engines, count, l, false, &buf);
     bench_mode(o, engines, count, l, true, &buf);
     for (int e = 1; e < count; e++)
         compare(o, &engines[0], &engines[e], l);
-#if defined(MQ_HAVE_FCL)
-    for (int i = 0; i < 4; i++)
-        ref_fcl_destroy(refs[i]);
-#endif
-    mq_obbtree_destroy(ta);
-    mq_obbtree_destroy(tb);
+    free(buf.p);
+    free_built(&h);
     return 0;
 }
 
@@ -397,7 +505,12 @@ int bench_collide_main(int argc, char **argv)
         return st == 1 ? 0 : st;
     placed_mesh pa = {0}, pb = {0};
     xform_list l = {NULL, 0, 0};
-    bool ok = load(o.mesh_path, &pa) && load(o.other_path, &pb);
+    bool same = !strcmp(o.mesh_path, o.other_path); /* one mesh for both sides */
+    bool ok = load(o.mesh_path, o.subdivide, &pa);
+    if (ok && same)
+        pb = pa;
+    else if (ok)
+        ok = load(o.other_path, o.subdivide, &pb);
     if (ok && o.xforms_path) {
         ok = read_xforms(o.xforms_path, &l);
     } else if (ok) {
@@ -414,6 +527,7 @@ int bench_collide_main(int argc, char **argv)
     st = ok ? run(&o, &pa, &pb, &l) : 1;
     free(l.x);
     mq_mesh_destroy(pa.mesh);
-    mq_mesh_destroy(pb.mesh);
+    if (!same)
+        mq_mesh_destroy(pb.mesh);
     return st;
 }

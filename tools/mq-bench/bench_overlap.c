@@ -6,21 +6,48 @@
  * triangles and queries in one process.
  *
  *   mq-bench overlap MESH.obj [--queries IN.queries | --generate N] [--shape all|sphere|capsule|obb|aabb]
- *                    [--hierarchy aabb|obb] [--fit dito|pca|aabb] [--leaf N] [--reps R] [--seed S]
- *                    [--no-fcl] [--no-bullet] [--casts N] [--json]
+ *                    [--hierarchy aabb|obb] [--fit dito|pca|aabb] [--leaf N] [--reps R] [--build-reps R]
+ *                    [--seed S] [--subdivide K [--shrink nearest|centre]] [--no-fcl] [--no-bullet] [--bullet-scale S]
+ *                    [--casts N] [--json]
  *
  * Queries come from a .queries file (../shared/FORMATS.md) or are generated
  * (N per shape, default 10000): centres uniform in the mesh's bounds, sizes
- * log-uniform in [0.002 D, 0.05 D], capsule segments up to 0.1 D, uniform
- * rotations. Every engine lists the overlapping triangles of every query
+ * log-uniform in [0.002 D, 0.05 D] (D the bounds' diagonal), capsule segments
+ * up to 0.1 D, uniform rotations.
+ *
+ * --subdivide K splits every triangle into K*K first (stanford-bunny.obj
+ * --subdivide 6: 2.5M triangles): the same surface, with triangles K times
+ * smaller. The queries generated as for the original mesh would then overlap
+ * K*K times more triangles each; instead every one is shrunk by K about the
+ * surface point nearest its centre (x -> p + (x - p) / K: sizes / K, the
+ * centre K times nearer the surface). A query then touches the surface when
+ * the original did, and where it does covers 1/(K*K) of the area, i.e. as
+ * many triangles as the original (the surface is locally flat at that scale):
+ * the large-mesh run asks the same kind of query of a deeper tree. With
+ * --shrink centre queries shrink about their own centres instead: as many
+ * triangles per touching query, but a small shape at a uniform centre
+ * touches the surface about K times less often (hit_fraction says how often).
+ * Sphere casts keep their paths, with radii / K.
+ *
+ * Every engine lists the overlapping triangles of every query
  * (ids into a buffer); the query loops run --reps times (at least 3, the median
  * counts) in turns, engine after engine, and are timed in process CPU time so
  * that other load on a shared machine does not count. Builds are timed in wall
- * time. Answers are compared query by query: FCL decides shape–triangle
- * overlap with GJK (libccd) in double and a tolerance, meshquery with exact
- * primitive tests, so sets may differ by triangles that (nearly) touch.
+ * time, --build-reps (default --reps) times in turns (meshquery, FCL's OBB,
+ * FCL's OBBRSS): the medians and FCL's time over meshquery's
+ * (build_speedup_vs_*: >= 1 means meshquery builds no slower). FCL's build is
+ * beginModel / addSubModel / endModel on double vertices already converted.
+ * Query throughput is also given as meshquery's over each reference's
+ * (speedup_vs_*). Answers are compared query by query: FCL decides
+ * shape–triangle overlap with GJK (libccd) in double and a tolerance,
+ * meshquery with exact primitive tests, so sets may differ by triangles that
+ * (nearly) touch; each triangle only one side reports is measured in double
+ * (see "Differences" below) and the counts printed.
  * With Bullet (MQ_HAVE_BULLET) its contactTest on a btBvhTriangleMeshShape is
- * a further engine ("bullet").
+ * a further engine ("bullet"), in a world scaled by a power of two to suit
+ * Bullet's absolute tolerances (ref_bullet.h: without it, the bunny's deep
+ * box and capsule contacts get lost); --bullet-scale S sets the scale
+ * (1: unscaled, to see that).
  *
  * Sphere casts (--casts N, default 10000; 0: none): spheres as above moved
  * towards a random mesh vertex (tmax 1.5, so most hit), through
@@ -29,10 +56,12 @@
  * the casts that disagree on hit/miss and the median and largest
  * |t difference| * |dir| relative to the mesh's diagonal. Casts starting in
  * contact (meshquery: t = 0; Bullet's sweep ignores them) are counted apart.
- * Bullet's times come out EARLIER than the exact ones by up to a few percent
- * of the sweep: its conservative advancement stops once the sphere is within
- * its contact tolerance (checked with mq_bvh_closest_point: at meshquery's t
- * the distance is r to float rounding, at Bullet's it is still > r).
+ * Bullet's times come out EARLIER than the exact ones: its conservative
+ * advancement stops once the sphere is within its contact tolerance (checked
+ * with mq_bvh_closest_point: at meshquery's t the distance is r to float
+ * rounding, at Bullet's it is still > r). In its scaled world the median
+ * difference is below 1e-4 D and a few casts stop up to a few percent of D
+ * early (unscaled, on the bunny: median 0.004 D, up to 0.5 D).
  */
 #include <math.h>
 #include <stdio.h>
@@ -47,6 +76,7 @@
 #include "bench.h"
 #include "generate.h"
 #include "queryfile.h"
+#include "subdivide.h"
 #if defined(MQ_HAVE_FCL)
 #include "ref_fcl.h"
 #endif
@@ -75,19 +105,24 @@ typedef struct overlap_opts {
     size_t generate;
     mq_obb_fit fit;
     unsigned leaf, reps;
+    unsigned build_reps; /* builds per hierarchy; 0: --reps */
     uint64_t seed;
     bool fcl, json;
     bool bvh; /* --hierarchy aabb: the AABB BVH instead of the OBB tree */
     bool bullet;
     size_t casts;
+    unsigned subdivide; /* K: every triangle split into K*K; 1: the mesh as loaded */
+    double bullet_scale; /* Bullet's world scale (ref_bullet.h); 0: automatic */
+    bool shrink_centre;  /* --shrink centre: --subdivide shrinks queries about their centres */
 } overlap_opts;
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: mq-bench overlap MESH.obj [--queries IN.queries | --generate N]\n"
                "                        [--shape all|sphere|capsule|obb|aabb] [--hierarchy aabb|obb]\n"
-               "                        [--fit dito|pca|aabb] [--leaf N] [--reps R] [--seed S] [--no-fcl]\n"
-               "                        [--no-bullet] [--casts N] [--json]\n");
+               "                        [--fit dito|pca|aabb] [--leaf N] [--reps R] [--build-reps R] [--seed S]\n"
+               "                        [--subdivide K [--shrink nearest|centre]]\n"
+               "                        [--no-fcl] [--no-bullet] [--bullet-scale S] [--casts N] [--json]\n");
 }
 
 static bool parse_fit(const char *s, mq_obb_fit *fit)
@@ -128,10 +163,18 @@ static bool parse_value(overlap_opts *o, const char *a, const char *v)
         o->leaf = (unsigned)strtoul(v, NULL, 10);
     else if (!strcmp(a, "--reps"))
         o->reps = (unsigned)strtoul(v, NULL, 10);
+    else if (!strcmp(a, "--build-reps"))
+        o->build_reps = (unsigned)strtoul(v, NULL, 10);
     else if (!strcmp(a, "--seed"))
         o->seed = strtoull(v, NULL, 0);
     else if (!strcmp(a, "--casts"))
         o->casts = strtoull(v, NULL, 10);
+    else if (!strcmp(a, "--subdivide"))
+        o->subdivide = (unsigned)strtoul(v, NULL, 10);
+    else if (!strcmp(a, "--bullet-scale"))
+        o->bullet_scale = strtod(v, NULL);
+    else if (!strcmp(a, "--shrink") && (!strcmp(v, "centre") || !strcmp(v, "nearest")))
+        o->shrink_centre = !strcmp(v, "centre");
     else
         return false;
     return true;
@@ -141,7 +184,7 @@ static bool parse_value(overlap_opts *o, const char *a, const char *v)
 static int parse_args(int argc, char **argv, overlap_opts *o)
 {
     *o = (overlap_opts){.shape = "all", .generate = 10000, .fit = MQ_OBB_FIT_DITO, .leaf = 4, .reps = 5,
-                        .seed = 1, .fcl = true, .bullet = true, .casts = 10000};
+                        .seed = 1, .fcl = true, .bullet = true, .casts = 10000, .subdivide = 1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -168,6 +211,7 @@ static int parse_args(int argc, char **argv, overlap_opts *o)
         return 2;
     }
     o->reps = o->reps < 3 ? 3 : o->reps;
+    o->subdivide = o->subdivide < 1 ? 1 : o->subdivide;
     return 0;
 }
 
@@ -245,6 +289,7 @@ static bool read_queries(const char *path, query_list *l)
 typedef struct bounds {
     mq_aabb box;
     double diagonal;
+    double unit; /* the diagonal / K: cast radii scale with it (see the top) */
 } bounds;
 
 static void random_point(mqt_rng *r, const bounds *b, vec3 out)
@@ -253,9 +298,9 @@ static void random_point(mqt_rng *r, const bounds *b, vec3 out)
         out[k] = (float)(b->box.min[k] + (b->box.max[k] - b->box.min[k]) * mqt_rng_unit(r));
 }
 
-static float random_size(mqt_rng *r, const bounds *b)
+static float random_size(mqt_rng *r, double unit)
 {
-    return (float)(b->diagonal * exp(log(0.002) + (log(0.05) - log(0.002)) * mqt_rng_unit(r)));
+    return (float)(unit * exp(log(0.002) + (log(0.05) - log(0.002)) * mqt_rng_unit(r)));
 }
 
 /* Uniform rotation (Shoemake), cglm order x, y, z, w. */
@@ -276,16 +321,16 @@ static void random_query(mqt_rng *r, const bounds *b, shape_kind kind, query *q)
     q->kind = kind;
     random_point(r, b, c);
     if (kind == SHAPE_SPHERE) {
-        q->s = (mq_sphere){{c[0], c[1], c[2]}, random_size(r, b)};
+        q->s = (mq_sphere){{c[0], c[1], c[2]}, random_size(r, b->diagonal)};
     } else if (kind == SHAPE_CAPSULE) {
         double z = 2.0 * mqt_rng_unit(r) - 1.0, phi = 6.283185307179586 * mqt_rng_unit(r), s = sqrt(1.0 - z * z);
         double len = 0.1 * b->diagonal * mqt_rng_unit(r), d[3] = {s * cos(phi), s * sin(phi), z};
         q->c = (mq_capsule){{c[0], c[1], c[2]},
                             {(float)(c[0] + len * d[0]), (float)(c[1] + len * d[1]), (float)(c[2] + len * d[2])},
-                            random_size(r, b)};
+                            random_size(r, b->diagonal)};
     } else {
         for (int k = 0; k < 3; k++)
-            h[k] = random_size(r, b);
+            h[k] = random_size(r, b->diagonal);
         if (kind == SHAPE_OBB) {
             random_quat(r, rot);
             mq_obb_from_quat(c, h, rot, &q->o);
@@ -307,6 +352,63 @@ static bool generate_queries(const bounds *b, size_t per_shape, uint64_t seed, q
                 return false;
         }
     return true;
+}
+
+/* The point generated queries shrink about (see the top): the surface point
+ * nearest the query's centre, or with --shrink centre the centre itself. */
+static void shrink_point(const overlap_opts *o, const void *tree, const void *bvh, const vec3 c, vec3 p)
+{
+    mq_point_hit hit;
+    bool found = !o->shrink_centre && (tree ? mq_obbtree_closest_point(tree, c, INFINITY, &hit)
+                                            : mq_bvh_closest_point(bvh, c, INFINITY, &hit));
+    for (int k = 0; k < 3; k++)
+        p[k] = found ? hit.point[k] : c[k];
+}
+
+/* x <- p + (x - p) / K */
+static void shrink_vec(vec3 x, const vec3 p, float K)
+{
+    for (int k = 0; k < 3; k++)
+        x[k] = p[k] + (x[k] - p[k]) / K;
+}
+
+static void shrink_query(query *q, const vec3 p, float K)
+{
+    if (q->kind == SHAPE_SPHERE) {
+        shrink_vec(q->s.center, p, K);
+        q->s.radius /= K;
+    } else if (q->kind == SHAPE_CAPSULE) {
+        shrink_vec(q->c.a, p, K);
+        shrink_vec(q->c.b, p, K);
+        q->c.radius /= K;
+    } else if (q->kind == SHAPE_OBB) {
+        shrink_vec(q->o.center, p, K);
+        for (int k = 0; k < 3; k++)
+            q->o.half[k] /= K;
+    } else {
+        shrink_vec(q->a.min, p, K);
+        shrink_vec(q->a.max, p, K);
+    }
+}
+
+static void query_centre(const query *q, vec3 c)
+{
+    for (int k = 0; k < 3; k++)
+        c[k] = q->kind == SHAPE_SPHERE    ? q->s.center[k]
+               : q->kind == SHAPE_CAPSULE ? 0.5f * (q->c.a[k] + q->c.b[k])
+               : q->kind == SHAPE_OBB     ? q->o.center[k]
+                                          : 0.5f * (q->a.min[k] + q->a.max[k]);
+}
+
+/* --subdivide K: every generated query shrunk by K (see the top). */
+static void shrink_queries(const overlap_opts *o, const void *tree, const void *bvh, query_list *l)
+{
+    for (size_t i = 0; i < l->count; i++) {
+        vec3 c, p;
+        query_centre(&l->q[i], c);
+        shrink_point(o, tree, bvh, c, p);
+        shrink_query(&l->q[i], p, (float)o->subdivide);
+    }
 }
 
 /* ------------------------------------------------------------------------- */
@@ -459,10 +561,10 @@ static void report(const overlap_opts *o, const char *engine, const char *shape,
                    const char *unit)
 {
     if (o->json)
-        printf("{\"bench\":\"overlap\",\"engine\":\"%s\",\"mesh\":\"%s\",\"input\":\"%s\",\"shape\":\"%s\","
-               "\"threads\":1,\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\"}\n",
-               engine, base_name(o->mesh_path), o->queries_path ? base_name(o->queries_path) : "generated", shape,
-               metric, value, unit);
+        printf("{\"bench\":\"overlap\",\"engine\":\"%s\",\"mesh\":\"%s\",\"subdivide\":%u,\"input\":\"%s\","
+               "\"shape\":\"%s\",\"threads\":1,\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\"}\n",
+               engine, base_name(o->mesh_path), o->subdivide,
+               o->queries_path ? base_name(o->queries_path) : "generated", shape, metric, value, unit);
     else
         printf("  %-12s %-8s %-20s %12.4f %s\n", engine, shape, metric, value, unit);
 }
@@ -471,33 +573,6 @@ static int cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     return (x > y) - (x < y);
-}
-
-/* Query by query: how many differ, and the triangles only one side reports. */
-static void compare_answers(const overlap_opts *o, const char *name, size_t queries, answers *mine, answers *ref,
-                            const char *shape)
-{
-    size_t differ = 0, only_mine = 0, only_ref = 0;
-    for (size_t i = 0; i < queries; i++) {
-        uint32_t *a = mine->ids + mine->start[i], *b = ref->ids + ref->start[i];
-        size_t na = mine->start[i + 1] - mine->start[i], nb = ref->start[i + 1] - ref->start[i], x = 0, y = 0;
-        qsort(a, na, sizeof *a, cmp_u32);
-        qsort(b, nb, sizeof *b, cmp_u32);
-        size_t before = only_mine + only_ref;
-        while (x < na || y < nb) {
-            if (y == nb || (x < na && a[x] < b[y]))
-                only_mine++, x++;
-            else if (x == na || b[y] < a[x])
-                only_ref++, y++;
-            else
-                x++, y++;
-        }
-        differ += only_mine + only_ref > before;
-    }
-    if (!o->json)
-        printf("  %-12s %-8s %zu of %zu queries answer differently: "
-               "%zu triangles only meshquery reports, %zu only %s\n",
-               name, shape, differ, queries, only_mine, only_ref, name);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -511,7 +586,273 @@ typedef struct bench_state {
     int engine_count;
     uint32_t *scratch;
     size_t scratch_cap;
+    const mq_mesh *mesh;
+    double diagonal;
 } bench_state;
+
+/* ------------------------------------------------------------------------- */
+/* Differences, measured in double                                           */
+/* ------------------------------------------------------------------------- */
+
+/* Where two engines disagree on a triangle, its signed separation from the
+ * shape, in double on the float inputs: > 0 the distance between them (the
+ * engine that reports it errs, or its tolerance admits it), <= 0 they overlap
+ * (the engine that misses it errs). Sphere and capsule: the exact distance
+ * minus the radius. Boxes: the largest gap over the 13 separating axes, the
+ * distance itself or a lower bound of it when > 0, minus the penetration along
+ * the shallowest axis when <= 0. */
+
+static void d3_sub(const double *a, const double *b, double *o)
+{
+    for (int k = 0; k < 3; k++)
+        o[k] = a[k] - b[k];
+}
+static double d3_dot(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static void d3_cross(const double *a, const double *b, double *o)
+{
+    o[0] = a[1] * b[2] - a[2] * b[1];
+    o[1] = a[2] * b[0] - a[0] * b[2];
+    o[2] = a[0] * b[1] - a[1] * b[0];
+}
+static void d3_from(const float *f, double *o)
+{
+    for (int k = 0; k < 3; k++)
+        o[k] = f[k];
+}
+static double d3_dist2(const double *a, const double *b)
+{
+    double d[3];
+    d3_sub(a, b, d);
+    return d3_dot(d, d);
+}
+static double clamp01(double x) { return x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x; }
+
+/* Squared distance from p to triangle t (Ericson, Real-Time Collision Detection, §5.1.5). */
+static double point_triangle_d2(const double *p, double t[3][3])
+{
+    double ab[3], ac[3], ap[3], bp[3], cp[3], q[3];
+    d3_sub(t[1], t[0], ab), d3_sub(t[2], t[0], ac), d3_sub(p, t[0], ap);
+    double d1 = d3_dot(ab, ap), d2 = d3_dot(ac, ap);
+    if (d1 <= 0 && d2 <= 0)
+        return d3_dist2(p, t[0]);
+    d3_sub(p, t[1], bp);
+    double d3 = d3_dot(ab, bp), d4 = d3_dot(ac, bp);
+    if (d3 >= 0 && d4 <= d3)
+        return d3_dist2(p, t[1]);
+    double vc = d1 * d4 - d3 * d2;
+    if (vc <= 0 && d1 >= 0 && d3 <= 0) {
+        double v = d1 / (d1 - d3);
+        for (int k = 0; k < 3; k++)
+            q[k] = t[0][k] + v * ab[k];
+        return d3_dist2(p, q);
+    }
+    d3_sub(p, t[2], cp);
+    double d5 = d3_dot(ab, cp), d6 = d3_dot(ac, cp);
+    if (d6 >= 0 && d5 <= d6)
+        return d3_dist2(p, t[2]);
+    double vb = d5 * d2 - d1 * d6;
+    if (vb <= 0 && d2 >= 0 && d6 <= 0) {
+        double w = d2 / (d2 - d6);
+        for (int k = 0; k < 3; k++)
+            q[k] = t[0][k] + w * ac[k];
+        return d3_dist2(p, q);
+    }
+    double va = d3 * d6 - d5 * d4;
+    if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) {
+        double w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        for (int k = 0; k < 3; k++)
+            q[k] = t[1][k] + w * (t[2][k] - t[1][k]);
+        return d3_dist2(p, q);
+    }
+    double den = 1.0 / (va + vb + vc), v = vb * den, w = vc * den;
+    for (int k = 0; k < 3; k++)
+        q[k] = t[0][k] + ab[k] * v + ac[k] * w;
+    return d3_dist2(p, q);
+}
+
+/* Squared distance between segments p0p1 and q0q1 (Ericson §5.1.9). */
+static double segment_segment_d2(const double *p0, const double *p1, const double *q0, const double *q1)
+{
+    double d1[3], d2[3], r[3], a, e, f, s, t;
+    d3_sub(p1, p0, d1), d3_sub(q1, q0, d2), d3_sub(p0, q0, r);
+    a = d3_dot(d1, d1), e = d3_dot(d2, d2), f = d3_dot(d2, r);
+    if (a <= 0 && e <= 0)
+        return d3_dist2(p0, q0);
+    if (a <= 0) {
+        s = 0, t = clamp01(f / e);
+    } else {
+        double c = d3_dot(d1, r);
+        if (e <= 0) {
+            t = 0, s = clamp01(-c / a);
+        } else {
+            double b = d3_dot(d1, d2), den = a * e - b * b;
+            s = den > 0 ? clamp01((b * f - c * e) / den) : 0.0;
+            t = (b * s + f) / e;
+            if (t < 0)
+                t = 0, s = clamp01(-c / a);
+            else if (t > 1)
+                t = 1, s = clamp01((b - c) / a);
+        }
+    }
+    double x[3], y[3];
+    for (int k = 0; k < 3; k++)
+        x[k] = p0[k] + d1[k] * s, y[k] = q0[k] + d2[k] * t;
+    return d3_dist2(x, y);
+}
+
+/* Whether segment ab crosses triangle t (signed volumes, in double). */
+static bool segment_crosses_triangle(const double *a, const double *b, double t[3][3])
+{
+    double e1[3], e2[3], n[3], da[3], db[3];
+    d3_sub(t[1], t[0], e1), d3_sub(t[2], t[0], e2), d3_cross(e1, e2, n);
+    d3_sub(a, t[0], da), d3_sub(b, t[0], db);
+    double sa = d3_dot(n, da), sb = d3_dot(n, db);
+    if ((sa > 0 && sb > 0) || (sa < 0 && sb < 0) || sa == sb)
+        return false;
+    double x[3], s = sa / (sa - sb);
+    for (int k = 0; k < 3; k++)
+        x[k] = a[k] + s * (b[k] - a[k]);
+    for (int i = 0; i < 3; i++) { /* x on the inner side of every edge */
+        double e[3], xe[3], c[3];
+        d3_sub(t[(i + 1) % 3], t[i], e), d3_sub(x, t[i], xe), d3_cross(e, xe, c);
+        if (d3_dot(c, n) < 0)
+            return false;
+    }
+    return true;
+}
+
+static double segment_triangle_dist(const double *a, const double *b, double t[3][3])
+{
+    if (segment_crosses_triangle(a, b, t))
+        return 0.0;
+    double d2 = fmin(point_triangle_d2(a, t), point_triangle_d2(b, t));
+    for (int i = 0; i < 3; i++)
+        d2 = fmin(d2, segment_segment_d2(a, b, t[i], t[(i + 1) % 3]));
+    return sqrt(d2);
+}
+
+/* Gap between the box (centre c, axes u, half h) and triangle t along axis l (any length). */
+static double axis_gap(const double *c, double u[3][3], const double *h, double t[3][3], const double *l)
+{
+    double len = sqrt(d3_dot(l, l));
+    if (!(len > 1e-300))
+        return -INFINITY;
+    double lo = INFINITY, hi = -INFINITY, r = 0.0;
+    for (int i = 0; i < 3; i++) {
+        double p[3];
+        d3_sub(t[i], c, p);
+        lo = fmin(lo, d3_dot(p, l)), hi = fmax(hi, d3_dot(p, l));
+        r += h[i] * fabs(d3_dot(u[i], l));
+    }
+    return fmax(lo - r, -r - hi) / len;
+}
+
+static double box_triangle_separation(const double *c, double u[3][3], const double *h, double t[3][3])
+{
+    double e[3][3], n[3], gap = -INFINITY;
+    for (int i = 0; i < 3; i++)
+        d3_sub(t[(i + 1) % 3], t[i], e[i]);
+    d3_cross(e[0], e[1], n);
+    gap = fmax(gap, axis_gap(c, u, h, t, n));
+    for (int i = 0; i < 3; i++) {
+        gap = fmax(gap, axis_gap(c, u, h, t, u[i]));
+        for (int j = 0; j < 3; j++) {
+            double l[3];
+            d3_cross(u[i], e[j], l);
+            gap = fmax(gap, axis_gap(c, u, h, t, l));
+        }
+    }
+    return gap;
+}
+
+static double query_triangle_separation(const query *q, const mq_triangle *tri)
+{
+    double t[3][3], a[3], b[3], h[3], u[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    for (int i = 0; i < 3; i++)
+        d3_from(tri->v[i], t[i]);
+    switch (q->kind) {
+    case SHAPE_SPHERE:
+        d3_from(q->s.center, a);
+        return sqrt(point_triangle_d2(a, t)) - q->s.radius;
+    case SHAPE_CAPSULE:
+        d3_from(q->c.a, a), d3_from(q->c.b, b);
+        return segment_triangle_dist(a, b, t) - q->c.radius;
+    case SHAPE_OBB:
+        d3_from(q->o.center, a), d3_from(q->o.half, h);
+        for (int i = 0; i < 3; i++)
+            d3_from(q->o.axes[i], u[i]);
+        return box_triangle_separation(a, u, h, t);
+    default:
+        for (int k = 0; k < 3; k++) /* centre and half extents exactly as the float box's */
+            a[k] = 0.5 * ((double)q->a.min[k] + q->a.max[k]), h[k] = 0.5 * ((double)q->a.max[k] - q->a.min[k]);
+        return box_triangle_separation(a, u, h, t);
+    }
+}
+
+/* The double-precision separations of the triangles one side alone reports. */
+typedef struct sep_stats {
+    size_t overlap, apart;    /* separation <= 0, > 0 */
+    double deepest, farthest; /* the smallest and largest separation */
+} sep_stats;
+
+static void add_separation(sep_stats *st, const mq_mesh *mesh, const query *q, uint32_t tri)
+{
+    mq_triangle t;
+    mq_mesh_get_triangle(mesh, tri, &t);
+    double sep = query_triangle_separation(q, &t);
+    if (sep <= 0.0)
+        st->overlap++;
+    else
+        st->apart++;
+    st->deepest = fmin(st->deepest, sep);
+    st->farthest = fmax(st->farthest, sep);
+}
+
+static void print_separations(const char *who, size_t count, const sep_stats *st, double diagonal)
+{
+    printf(" %zu only %s (%zu overlap in double", count, who, st->overlap);
+    if (st->overlap)
+        printf(", down to %.2g D", st->deepest / diagonal);
+    printf("; %zu apart", st->apart);
+    if (st->apart)
+        printf(", by up to %.2g D", st->farthest / diagonal);
+    printf(")");
+}
+
+/* Query by query: how many differ, and the triangles only one side reports,
+ * with their separation from the shape in double (see above) in units of the
+ * mesh's diagonal D. */
+static void compare_answers(const bench_state *s, const char *name, shape_kind kind, size_t queries, answers *mine,
+                            answers *ref)
+{
+    size_t differ = 0, only_mine = 0, only_ref = 0, qi = 0;
+    sep_stats sm = {0, 0, INFINITY, -INFINITY}, sr = sm;
+    for (size_t i = 0; i < queries; i++, qi++) {
+        while (s->queries->q[qi].kind != kind)
+            qi++;
+        const query *q = &s->queries->q[qi];
+        uint32_t *a = mine->ids + mine->start[i], *b = ref->ids + ref->start[i];
+        size_t na = mine->start[i + 1] - mine->start[i], nb = ref->start[i + 1] - ref->start[i], x = 0, y = 0;
+        qsort(a, na, sizeof *a, cmp_u32);
+        qsort(b, nb, sizeof *b, cmp_u32);
+        size_t before = only_mine + only_ref;
+        while (x < na || y < nb) {
+            if (y == nb || (x < na && a[x] < b[y]))
+                only_mine++, add_separation(&sm, s->mesh, q, a[x++]);
+            else if (x == na || b[y] < a[x])
+                only_ref++, add_separation(&sr, s->mesh, q, b[y++]);
+            else
+                x++, y++;
+        }
+        differ += only_mine + only_ref > before;
+    }
+    if (s->o->json)
+        return;
+    printf("  %-12s %-8s %zu of %zu queries answer differently; triangles:", name, shape_names[kind], differ, queries);
+    print_separations("meshquery reports", only_mine, &sm, s->diagonal);
+    print_separations(name, only_ref, &sr, s->diagonal);
+    printf("\n");
+}
 
 static size_t count_kind(const query_list *l, shape_kind kind)
 {
@@ -519,6 +860,15 @@ static size_t count_kind(const query_list *l, shape_kind kind)
     for (size_t i = 0; i < l->count; i++)
         n += l->q[i].kind == kind;
     return n;
+}
+
+/* The fraction of the n queries that overlap at least one triangle. */
+static double hit_fraction(const answers *a, size_t n)
+{
+    size_t hits = 0;
+    for (size_t i = 0; i < n; i++)
+        hits += a->start[i + 1] > a->start[i];
+    return (double)hits / (double)n;
 }
 
 static void bench_shape(bench_state *s, shape_kind kind)
@@ -536,13 +886,21 @@ static void bench_shape(bench_state *s, shape_kind kind)
     for (unsigned r = 0; r < reps; r++) /* in turns: machine load hits every engine alike */
         for (int e = 0; e < s->engine_count; e++)
             times[e][r] = run_all(&s->engines[e], s->queries, kind, s->scratch, s->scratch_cap, NULL);
+    double t[4];
     for (int e = 0; e < s->engine_count; e++) {
-        double t = bench_median(times[e], reps);
-        report(s->o, s->engines[e].name, shape_names[kind], "throughput", (double)n / t * 1e-3, "Kqueries/s");
+        t[e] = bench_median(times[e], reps);
+        report(s->o, s->engines[e].name, shape_names[kind], "throughput", (double)n / t[e] * 1e-3, "Kqueries/s");
         report(s->o, s->engines[e].name, shape_names[kind], "overlaps_per_query",
                (double)rec[e].start[n] / (double)n, "triangles");
-        if (e > 0)
-            compare_answers(s->o, s->engines[e].name, n, &rec[0], &rec[e], shape_names[kind]);
+        if (e == 0)
+            report(s->o, s->engines[e].name, shape_names[kind], "hit_fraction", hit_fraction(&rec[0], n), "queries");
+        else
+            compare_answers(s, s->engines[e].name, kind, n, &rec[0], &rec[e]);
+    }
+    for (int e = 1; e < s->engine_count; e++) {
+        char metric[64];
+        snprintf(metric, sizeof metric, "speedup_vs_%s", s->engines[e].name);
+        report(s->o, "meshquery", shape_names[kind], metric, t[e] / t[0], "x");
     }
     for (int e = 0; e < s->engine_count; e++) {
         free(rec[e].start);
@@ -550,11 +908,15 @@ static void bench_shape(bench_state *s, shape_kind kind)
     }
 }
 
-static bool load(const char *path, mq_mesh **mesh, bounds *b)
+static bool load(const char *path, unsigned K, mq_mesh **mesh, bounds *b)
 {
     mq_diag d;
     if (mq_obj_load(path, NULL, mesh, NULL, &d) != MQ_OK) {
         fprintf(stderr, "mq-bench overlap: %s: %s\n", path, d.message);
+        return false;
+    }
+    if (!mqt_subdivide_mesh(mesh, K)) {
+        fprintf(stderr, "mq-bench overlap: cannot subdivide %s by %u\n", path, K);
         return false;
     }
     const float *p = mq_mesh_positions(*mesh);
@@ -569,75 +931,111 @@ static bool load(const char *path, mq_mesh **mesh, bounds *b)
     for (int k = 0; k < 3; k++)
         d2 += ((double)b->box.max[k] - b->box.min[k]) * ((double)b->box.max[k] - b->box.min[k]);
     b->diagonal = sqrt(d2);
+    b->unit = b->diagonal / K;
     return true;
 }
 
-/* Median wall-clock build time of --reps builds; keeps the last tree. */
-static mq_obbtree *build_tree(const overlap_opts *o, const mq_mesh *mesh)
+/* The hierarchies under test: meshquery's (one of the two) and FCL's models. */
+typedef struct built {
+    mq_obbtree *tree;
+    mq_bvh *bvh;
+    void *fcl[2]; /* ref_fcl *: REF_FCL_OBB, REF_FCL_OBBRSS */
+} built;
+
+static const char *const fcl_names[2] = {"fcl-obb", "fcl-obbrss"};
+
+/* One build of meshquery's hierarchy into h (replacing the last); wall ms, < 0 on failure. */
+static double build_ours(const overlap_opts *o, const mq_mesh *mesh, built *h)
 {
-    mq_obbtree_def def = mq_default_obbtree_def();
-    def.fit = o->fit;
-    def.max_leaf_size = o->leaf;
-    double ms[64];
-    unsigned reps = o->reps > 64 ? 64 : o->reps;
-    mq_obbtree *t = NULL;
-    for (unsigned r = 0; r < reps; r++) {
-        mq_obbtree_destroy(t);
-        mq_diag d;
-        double t0 = bench_now();
-        if (mq_obbtree_build(mesh, &def, &t, &d) != MQ_OK) {
-            fprintf(stderr, "mq-bench overlap: build failed: %s\n", d.message);
-            return NULL;
-        }
-        ms[r] = (bench_now() - t0) * 1e3;
+    mq_diag d;
+    mq_status st;
+    mq_obbtree_destroy(h->tree);
+    mq_bvh_destroy(h->bvh);
+    h->tree = NULL, h->bvh = NULL;
+    double t0 = bench_now();
+    if (o->bvh) {
+        mq_bvh_def def = mq_default_bvh_def();
+        def.max_leaf_size = o->leaf;
+        def.threads = 1;
+        st = mq_bvh_build(mesh, &def, &h->bvh, &d);
+    } else {
+        mq_obbtree_def def = mq_default_obbtree_def();
+        def.fit = o->fit;
+        def.max_leaf_size = o->leaf;
+        st = mq_obbtree_build(mesh, &def, &h->tree, &d);
     }
-    report(o, "meshquery", "-", "build_ms", bench_median(ms, reps), "ms");
-    report(o, "meshquery", "-", "bytes_per_triangle",
-           (double)mq_obbtree_byte_count(t) / (double)mq_mesh_triangle_count(mesh), "B");
-    report(o, "meshquery", "-", "total_box_volume", mq_obbtree_total_volume(t), "units^3");
-    return t;
+    double ms = (bench_now() - t0) * 1e3;
+    if (st != MQ_OK) {
+        fprintf(stderr, "mq-bench overlap: build failed: %s\n", d.message);
+        return -1.0;
+    }
+    return ms;
 }
 
-/* The BVH, built like build_tree (median of --reps builds, one thread). */
-static mq_bvh *build_bvh(const overlap_opts *o, const mq_mesh *mesh)
+/* One build of FCL's model `bv` into h (replacing the last); its build ms, < 0 when FCL is absent or fails. */
+static double build_fcl(const mq_mesh *mesh, int bv, built *h)
 {
-    mq_bvh_def def = mq_default_bvh_def();
-    def.max_leaf_size = o->leaf;
-    def.threads = 1;
-    double ms[64];
-    unsigned reps = o->reps > 64 ? 64 : o->reps;
-    mq_bvh *t = NULL;
-    for (unsigned r = 0; r < reps; r++) {
-        mq_bvh_destroy(t);
-        mq_diag d;
-        double t0 = bench_now();
-        if (mq_bvh_build(mesh, &def, &t, &d) != MQ_OK) {
-            fprintf(stderr, "mq-bench overlap: build failed: %s\n", d.message);
-            return NULL;
-        }
-        ms[r] = (bench_now() - t0) * 1e3;
-    }
-    report(o, "meshquery", "-", "build_ms", bench_median(ms, reps), "ms");
-    report(o, "meshquery", "-", "bytes_per_triangle",
-           (double)mq_bvh_byte_count(t) / (double)mq_mesh_triangle_count(mesh), "B");
-    return t;
-}
-
 #if defined(MQ_HAVE_FCL)
-static void add_fcl(bench_state *s, const mq_mesh *mesh, ref_fcl **refs)
-{
-    static const char *const names[2] = {"fcl-obb", "fcl-obbrss"};
-    for (int bv = 0; bv < 2; bv++) {
-        double ms;
-        refs[bv] = ref_fcl_create(mq_mesh_positions(mesh), mq_mesh_vertex_count(mesh), mq_mesh_indices(mesh),
-                                  mq_mesh_triangle_count(mesh), (ref_fcl_bv)bv, &ms);
-        if (!refs[bv])
-            continue;
-        report(s->o, names[bv], "-", "build_ms", ms, "ms");
-        s->engines[s->engine_count++] = (engine){names[bv], refs[bv], run_fcl};
-    }
-}
+    double ms = -1.0;
+    ref_fcl_destroy(h->fcl[bv]);
+    h->fcl[bv] = ref_fcl_create(mq_mesh_positions(mesh), mq_mesh_vertex_count(mesh), mq_mesh_indices(mesh),
+                                mq_mesh_triangle_count(mesh), (ref_fcl_bv)bv, &ms);
+    return h->fcl[bv] ? ms : -1.0;
+#else
+    (void)mesh, (void)bv, (void)h;
+    return -1.0;
 #endif
+}
+
+static void free_built(built *h)
+{
+    mq_obbtree_destroy(h->tree);
+    mq_bvh_destroy(h->bvh);
+#if defined(MQ_HAVE_FCL)
+    ref_fcl_destroy(h->fcl[0]);
+    ref_fcl_destroy(h->fcl[1]);
+#endif
+}
+
+static void report_sizes(const overlap_opts *o, const mq_mesh *mesh, const built *h)
+{
+    double tris = (double)mq_mesh_triangle_count(mesh);
+    size_t bytes = h->tree ? mq_obbtree_byte_count(h->tree) : mq_bvh_byte_count(h->bvh);
+    report(o, "meshquery", "-", "bytes_per_triangle", (double)bytes / tris, "B");
+    if (h->tree) /* what a faster build must not let grow: the boxes queries descend through */
+        report(o, "meshquery", "-", "total_box_volume", mq_obbtree_total_volume(h->tree), "units^3");
+}
+
+/* --reps builds of each hierarchy in turns (meshquery, FCL OBB, FCL OBBRSS), so
+ * that load on a shared machine hits them alike; the medians, and FCL's time
+ * over meshquery's. The last build of each is kept in h. */
+static bool build_all(const overlap_opts *o, const mq_mesh *mesh, built *h)
+{
+    double ms[3][64];
+    unsigned reps = o->build_reps ? o->build_reps : o->reps;
+    reps = reps > 64 ? 64 : reps;
+    bool fcl[2] = {o->fcl, o->fcl};
+    for (unsigned r = 0; r < reps; r++) {
+        if ((ms[0][r] = build_ours(o, mesh, h)) < 0.0)
+            return false;
+        for (int bv = 0; bv < 2; bv++)
+            if (fcl[bv])
+                fcl[bv] = (ms[1 + bv][r] = build_fcl(mesh, bv, h)) >= 0.0;
+    }
+    double ours = bench_median(ms[0], reps);
+    report(o, "meshquery", "-", "build_ms", ours, "ms");
+    for (int bv = 0; bv < 2; bv++)
+        if (fcl[bv])
+            report(o, fcl_names[bv], "-", "build_ms", bench_median(ms[1 + bv], reps), "ms");
+    for (int bv = 0; bv < 2; bv++)
+        if (fcl[bv]) {
+            char metric[64];
+            snprintf(metric, sizeof metric, "build_speedup_vs_%s", fcl_names[bv]);
+            report(o, "meshquery", "-", metric, bench_median(ms[1 + bv], reps) / ours, "x");
+        }
+    report_sizes(o, mesh, h);
+    return true;
+}
 
 /* ------------------------------------------------------------------------- */
 /* Sphere casts                                                              */
@@ -712,7 +1110,7 @@ static void bench_casts(const overlap_opts *o, const mq_mesh *mesh, const bounds
     size_t nv = mq_mesh_vertex_count(mesh);
     for (size_t i = 0; i < n; i++) {
         random_point(&r, b, c[i].s.center);
-        c[i].s.radius = random_size(&r, b);
+        c[i].s.radius = random_size(&r, b->unit);
         size_t v = (size_t)(mqt_rng_unit(&r) * (double)nv) % (nv ? nv : 1);
         for (int k = 0; k < 3; k++)
             c[i].dir[k] = nv ? p[3 * v + (size_t)k] - c[i].s.center[k] : 1.0f;
@@ -769,28 +1167,31 @@ int bench_overlap_main(int argc, char **argv)
     mq_mesh *mesh = NULL;
     bounds b;
     query_list queries = {NULL, 0, 0};
-    if (!load(o.mesh_path, &mesh, &b))
+    if (!load(o.mesh_path, o.subdivide, &mesh, &b))
         return 1;
     bool ok = o.queries_path ? read_queries(o.queries_path, &queries)
                              : generate_queries(&b, o.generate, o.seed, &queries);
     if (ok && !o.json)
         printf("mq-bench overlap %s: %zu triangles, %zu queries\n", o.mesh_path, mq_mesh_triangle_count(mesh),
                queries.count);
-    mq_obbtree *tree = ok && !o.bvh ? build_tree(&o, mesh) : NULL;
-    mq_bvh *bvh = ok && o.bvh ? build_bvh(&o, mesh) : NULL;
-    if (!tree && !bvh) {
+    built h = {NULL, NULL, {NULL, NULL}};
+    if (!ok || !build_all(&o, mesh, &h)) {
+        free_built(&h);
         free(queries.q);
         mq_mesh_destroy(mesh);
         return 1;
     }
-    bench_state s = {&o, &queries, {{"meshquery", tree, run_obbtree}}, 1, NULL, mq_mesh_triangle_count(mesh) + 1};
-    if (bvh)
-        s.engines[0] = (engine){"meshquery", bvh, run_bvh};
+    if (!o.queries_path && o.subdivide > 1)
+        shrink_queries(&o, h.tree, h.bvh, &queries);
+    bench_state s = {&o, &queries, {{"meshquery", h.tree, run_obbtree}}, 1, NULL, mq_mesh_triangle_count(mesh) + 1,
+                     mesh, b.diagonal};
+    if (h.bvh)
+        s.engines[0] = (engine){"meshquery", h.bvh, run_bvh};
     s.scratch = malloc(s.scratch_cap * sizeof *s.scratch);
 #if defined(MQ_HAVE_FCL)
-    ref_fcl *refs[2] = {NULL, NULL};
-    if (o.fcl)
-        add_fcl(&s, mesh, refs);
+    for (int bv = 0; bv < 2; bv++)
+        if (h.fcl[bv])
+            s.engines[s.engine_count++] = (engine){fcl_names[bv], h.fcl[bv], run_fcl};
 #endif
     void *bullet = NULL;
 #if defined(MQ_HAVE_BULLET)
@@ -798,9 +1199,10 @@ int bench_overlap_main(int argc, char **argv)
     if (o.bullet) {
         double ms;
         rb = ref_bullet_create(mq_mesh_positions(mesh), mq_mesh_vertex_count(mesh), mq_mesh_indices(mesh),
-                               mq_mesh_triangle_count(mesh), &ms);
+                               mq_mesh_triangle_count(mesh), o.bullet_scale, &ms);
         if (rb) {
             report(&o, "bullet", "-", "build_ms", ms, "ms");
+            report(&o, "bullet", "-", "world_scale", ref_bullet_scale(rb), "x");
             s.engines[s.engine_count++] = (engine){"bullet", rb, run_bullet};
             bullet = rb;
         }
@@ -809,18 +1211,13 @@ int bench_overlap_main(int argc, char **argv)
     for (int kind = 0; kind < SHAPE_KINDS; kind++)
         bench_shape(&s, (shape_kind)kind);
     if (o.casts)
-        bench_casts(&o, mesh, &b, bvh, tree, bullet);
-#if defined(MQ_HAVE_FCL)
-    ref_fcl_destroy(refs[0]);
-    ref_fcl_destroy(refs[1]);
-#endif
+        bench_casts(&o, mesh, &b, h.bvh, h.tree, bullet);
 #if defined(MQ_HAVE_BULLET)
     ref_bullet_destroy(rb);
 #endif
     free(s.scratch);
     free(queries.q);
-    mq_obbtree_destroy(tree);
-    mq_bvh_destroy(bvh);
+    free_built(&h);
     mq_mesh_destroy(mesh);
     return 0;
 }

@@ -17,9 +17,15 @@
 #include <BulletCollision/CollisionShapes/btTriangleIndexVertexArray.h>
 #include <LinearMath/btScalar.h>
 
+// btQuantizedBvh packs a leaf's triangle index into 21 bits beside a 10-bit
+// part id (MAX_NUM_PARTS_IN_BITS): a part of more than 2^21 triangles
+// overflows and crashes a query. Larger meshes go in parts of this many.
+static const size_t part_triangles = size_t(1) << 20;
+
 struct ref_bullet {
-    std::vector<btScalar> vertices;
+    std::vector<btScalar> vertices; // the mesh's, times scale
     std::vector<int> indices;
+    btScalar scale = 1;
     btTriangleIndexVertexArray *array = nullptr;
     btBvhTriangleMeshShape *shape = nullptr;
     btCollisionObject *object = nullptr;
@@ -30,18 +36,55 @@ struct ref_bullet {
     std::vector<uint32_t> found; // scratch of one query
 };
 
+// The power of two (exact in float) that makes the mean triangle edge about
+// half a unit: see "scale" in ref_bullet.h.
+static double automatic_scale(const float *p, const uint32_t *idx, size_t triangles)
+{
+    double sum = 0.0;
+    for (size_t t = 0; t < triangles; t++)
+        for (int k = 0; k < 3; k++) {
+            const float *a = p + 3 * size_t(idx[3 * t + k]), *b = p + 3 * size_t(idx[3 * t + (k + 1) % 3]);
+            double d2 = 0.0;
+            for (int c = 0; c < 3; c++)
+                d2 += (double(a[c]) - b[c]) * (double(a[c]) - b[c]);
+            sum += std::sqrt(d2);
+        }
+    double mean = sum / double(3 * triangles);
+    if (!(mean > 0.0) || !std::isfinite(mean))
+        return 1.0;
+    return std::exp2(std::min(40.0, std::max(-40.0, std::round(std::log2(0.5 / mean)))));
+}
+
+// The triangles in parts of at most part_triangles, all over the one vertex array.
+static btTriangleIndexVertexArray *make_array(ref_bullet *b, size_t triangle_count, size_t vertex_count)
+{
+    auto *array = new btTriangleIndexVertexArray();
+    for (size_t first = 0; first < triangle_count; first += part_triangles) {
+        btIndexedMesh part;
+        part.m_numTriangles = static_cast<int>(std::min(part_triangles, triangle_count - first));
+        part.m_triangleIndexBase = reinterpret_cast<const unsigned char *>(b->indices.data() + 3 * first);
+        part.m_triangleIndexStride = 3 * sizeof(int);
+        part.m_numVertices = static_cast<int>(vertex_count);
+        part.m_vertexBase = reinterpret_cast<const unsigned char *>(b->vertices.data());
+        part.m_vertexStride = 3 * sizeof(btScalar);
+        array->addIndexedMesh(part, PHY_INTEGER);
+    }
+    return array;
+}
+
 extern "C" ref_bullet *ref_bullet_create(const float *positions, size_t vertex_count, const uint32_t *indices,
-                                         size_t triangle_count, double *build_ms)
+                                         size_t triangle_count, double scale, double *build_ms)
 {
     if (triangle_count == 0)
         return nullptr;
     auto *b = new ref_bullet;
-    b->vertices.assign(positions, positions + 3 * vertex_count);
+    b->scale = btScalar(scale > 0.0 ? scale : automatic_scale(positions, indices, triangle_count));
+    b->vertices.resize(3 * vertex_count);
+    for (size_t i = 0; i < 3 * vertex_count; i++)
+        b->vertices[i] = positions[i] * b->scale;
     b->indices.assign(indices, indices + 3 * triangle_count);
     auto start = std::chrono::steady_clock::now();
-    b->array = new btTriangleIndexVertexArray(static_cast<int>(triangle_count), b->indices.data(), 3 * sizeof(int),
-                                              static_cast<int>(vertex_count), b->vertices.data(),
-                                              3 * sizeof(btScalar));
+    b->array = make_array(b, triangle_count, vertex_count);
     b->shape = new btBvhTriangleMeshShape(b->array, true, true);
     auto end = std::chrono::steady_clock::now();
     if (build_ms)
@@ -56,6 +99,8 @@ extern "C" ref_bullet *ref_bullet_create(const float *positions, size_t vertex_c
     b->world->updateAabbs();
     return b;
 }
+
+extern "C" double ref_bullet_scale(const ref_bullet *b) { return b->scale; }
 
 extern "C" void ref_bullet_destroy(ref_bullet *b)
 {
@@ -72,26 +117,35 @@ extern "C" void ref_bullet_destroy(ref_bullet *b)
     delete b;
 }
 
+// The mesh's triangle id of (part, index within the part).
+static uint32_t triangle_id(int part, int index)
+{
+    return static_cast<uint32_t>(size_t(part) * part_triangles + size_t(index));
+}
+
 namespace {
 struct Collect : btCollisionWorld::ContactResultCallback {
     const btCollisionObject *mesh;
     std::vector<uint32_t> *out;
-    btScalar addSingleResult(btManifoldPoint &cp, const btCollisionObjectWrapper *w0, int, int index0,
-                             const btCollisionObjectWrapper *, int, int index1) override
+    btScalar addSingleResult(btManifoldPoint &cp, const btCollisionObjectWrapper *w0, int part0, int index0,
+                             const btCollisionObjectWrapper *, int part1, int index1) override
     {
+        bool first = w0->getCollisionObject() == mesh;
         if (cp.getDistance() <= 0)
-            out->push_back(static_cast<uint32_t>(w0->getCollisionObject() == mesh ? index0 : index1));
+            out->push_back(triangle_id(first ? part0 : part1, first ? index0 : index1));
         return 0;
     }
 };
 
 struct SweepClosest : btCollisionWorld::ClosestConvexResultCallback {
-    int triangle = -1;
+    int part = -1, triangle = -1;
     SweepClosest(const btVector3 &from, const btVector3 &to) : ClosestConvexResultCallback(from, to) {}
     btScalar addSingleResult(btCollisionWorld::LocalConvexResult &r, bool normal_in_world) override
     {
-        if (r.m_hitFraction <= m_closestHitFraction)
+        if (r.m_hitFraction <= m_closestHitFraction) {
+            part = r.m_localShapeInfo ? r.m_localShapeInfo->m_shapePart : -1;
             triangle = r.m_localShapeInfo ? r.m_localShapeInfo->m_triangleIndex : -1;
+        }
         return ClosestConvexResultCallback::addSingleResult(r, normal_in_world);
     }
 };
@@ -115,23 +169,24 @@ static size_t contact(ref_bullet *b, btCollisionShape *shape, const btTransform 
     return b->found.size();
 }
 
-static btVector3 vec(const float *p) { return btVector3(p[0], p[1], p[2]); }
+// A point or length of the caller's, in the scaled Bullet world.
+static btVector3 vec(const ref_bullet *b, const float *p) { return btVector3(p[0], p[1], p[2]) * b->scale; }
 
 extern "C" size_t ref_bullet_overlap_sphere(ref_bullet *b, const mq_sphere *s, uint32_t *out, size_t capacity)
 {
-    btSphereShape sphere(s->radius);
+    btSphereShape sphere(s->radius * b->scale);
     btTransform pose;
     pose.setIdentity();
-    pose.setOrigin(vec(s->center));
+    pose.setOrigin(vec(b, s->center));
     return contact(b, &sphere, pose, out, capacity);
 }
 
 // Bullet's capsule lies along local y, centred: rotate y onto b - a.
 extern "C" size_t ref_bullet_overlap_capsule(ref_bullet *b, const mq_capsule *c, uint32_t *out, size_t capacity)
 {
-    btVector3 a = vec(c->a), d = vec(c->b) - a;
+    btVector3 a = vec(b, c->a), d = vec(b, c->b) - a;
     btScalar len = d.length();
-    btCapsuleShape capsule(c->radius, len);
+    btCapsuleShape capsule(c->radius * b->scale, len);
     btTransform pose;
     pose.setIdentity();
     if (len > 0) {
@@ -149,9 +204,9 @@ extern "C" size_t ref_bullet_overlap_capsule(ref_bullet *b, const mq_capsule *c,
 static size_t box(ref_bullet *b, const float *center, const float *half, const btMatrix3x3 &rot, uint32_t *out,
                   size_t capacity)
 {
-    btBoxShape shape(vec(half));
+    btBoxShape shape(vec(b, half));
     shape.setMargin(0); // the box's own size, no rounded margin
-    btTransform pose(rot, vec(center));
+    btTransform pose(rot, vec(b, center));
     return contact(b, &shape, pose, out, capacity);
 }
 
@@ -176,8 +231,8 @@ extern "C" size_t ref_bullet_overlap_aabb(ref_bullet *b, const mq_aabb *a, uint3
 extern "C" bool ref_bullet_sphere_cast(ref_bullet *b, const mq_sphere *s, const float dir[3], float tmax, float *t,
                                        uint32_t *triangle)
 {
-    btSphereShape sphere(s->radius);
-    btVector3 from = vec(s->center), to = from + btScalar(tmax) * vec(dir);
+    btSphereShape sphere(s->radius * b->scale);
+    btVector3 from = vec(b, s->center), to = from + btScalar(tmax) * vec(b, dir);
     btTransform a, e;
     a.setIdentity();
     e.setIdentity();
@@ -187,8 +242,8 @@ extern "C" bool ref_bullet_sphere_cast(ref_bullet *b, const mq_sphere *s, const 
     b->world->convexSweepTest(&sphere, a, e, cb);
     if (!cb.hasHit())
         return false;
-    *t = cb.m_closestHitFraction * tmax;
-    *triangle = cb.triangle < 0 ? UINT32_MAX : static_cast<uint32_t>(cb.triangle);
+    *t = cb.m_closestHitFraction * tmax; // a fraction of the sweep: the scale cancels
+    *triangle = cb.triangle < 0 ? UINT32_MAX : triangle_id(cb.part, cb.triangle);
     return true;
 }
 

@@ -7,10 +7,26 @@
  * interface and is compiled only when CMake found Bullet (MQ_HAVE_BULLET).
  *
  * Semantics differ from meshquery's: contactTest runs Bullet's narrow phase
- * (GJK/EPA or its sphere/box–triangle special cases) with zero collision
- * margin on the query shapes and keeps contacts at distance <= 0, and
+ * (its sphere–triangle special case, GJK/EPA for capsules and boxes) with
+ * zero collision margin on the boxes and keeps contacts at distance <= 0, and
  * convexSweepTest is conservative advancement with Bullet's tolerances, so
  * answers may differ on (nearly) touching triangles; mq-bench counts those.
+ *
+ * Scale: Bullet's narrow phase has absolute tolerances (GJK/EPA's 1e-4,
+ * gGjkEpaPenetrationTolerance 1e-3, the contact breaking threshold), made for
+ * features of about 0.05 to 10 units; its manual's advice for other sizes is
+ * to scale the world. Unscaled, the 0.25-unit bunny (mean edge 0.0015) loses
+ * most deep contacts: for a triangle well inside a box or a capsule, GJK stops
+ * on a degenerate simplex and EPA (where it runs) fails, so a positive
+ * distance comes out, which is then dropped as "no contact" or, beyond the
+ * contact breaking threshold, not reported at all (2/3 of the triangles in
+ * boxes and 1/6 of those in capsules were missing; every one of them overlaps
+ * the shape in double, down to 0.04 of the bunny's size). So the Bullet world
+ * is the caller's times a power of two (exact in float): by default the one
+ * that brings the mesh's mean triangle edge nearest half a unit (the bunny:
+ * 256; its 6*6 subdivision: 2048); answers then agree with meshquery's but for
+ * a few touching triangles and, for boxes, a few deep misses that no scale
+ * cures (mq-bench overlap prints both kinds, measured in double).
  */
 #ifndef MQ_BENCH_REF_BULLET_H
 #define MQ_BENCH_REF_BULLET_H
@@ -27,9 +43,14 @@ extern "C" {
 
 typedef struct ref_bullet ref_bullet;
 
-/* Builds the triangle mesh shape (copies the data) and reports the build's wall time. NULL on failure. */
+/* Builds the triangle mesh shape (copies the data, times `scale`; 0: the
+ * automatic power of two above) and reports the build's wall time. Meshes of
+ * more than 2^20 triangles go in several parts (the quantized BVH holds 2^21
+ * per part). NULL on failure. */
 ref_bullet *ref_bullet_create(const float *positions, size_t vertex_count, const uint32_t *indices,
-                              size_t triangle_count, double *build_ms);
+                              size_t triangle_count, double scale, double *build_ms);
+/* The scale of the Bullet world (see above). */
+double ref_bullet_scale(const ref_bullet *b);
 void ref_bullet_destroy(ref_bullet *b);
 
 /* Every triangle contactTest finds touching the shape: writes up to `capacity` ids (distinct), returns the total. */

@@ -26,7 +26,8 @@ typedef struct ref_fcl ref_fcl;
 typedef enum ref_fcl_bv { REF_FCL_OBB = 0, REF_FCL_OBBRSS = 1 } ref_fcl_bv;
 
 /* Builds a BVHModel over the triangles (FCL's default split rule) and reports
- * the build's wall time. NULL on failure. */
+ * the build's wall time (beginModel / addSubModel / endModel; converting the
+ * floats to FCL's doubles before is not counted). NULL on failure. */
 ref_fcl *ref_fcl_create(const float *positions, size_t vertex_count, const uint32_t *indices,
                         size_t triangle_count, ref_fcl_bv bv, double *build_ms);
 void ref_fcl_destroy(ref_fcl *f);
