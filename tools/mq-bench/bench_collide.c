@@ -6,7 +6,7 @@
  *
  *   mq-bench collide MESH.obj [--other OTHER.obj] [--xforms IN.xforms | --generate N]
  *                    [--hierarchy aabb|obb] [--fit dito|pca|aabb] [--leaf N] [--reps R] [--seed S]
- *                    [--subdivide K] [--no-fcl] [--json]
+ *                    [--subdivide K] [--no-fcl] [--fcl-scale S] [--json]
  *
  * Transforms come from an .xforms file (../shared/FORMATS.md: tx ty tz qw qx
  * qy qz per line) or are generated (N, default 200): a uniform rotation, and
@@ -29,9 +29,17 @@
  * query recomputed the model's local AABB over every vertex: 80% of FCL's
  * yes/no time on the bunny), and all-pairs stores every pair on both sides
  * (meshquery into an array grown to the largest answer, FCL in its result).
- * Pair sets are compared transform by transform: FCL tests triangle pairs in
- * double with its own tolerances, meshquery with mq_overlap_triangle_triangle
- * on float corners, so touching pairs may differ.
+ * Pair sets are compared transform by transform, and every pair only one side
+ * reports is classified in double (see "Differences" below). FCL maps B's
+ * corners in double and tests pairs with a 17-axis separating axis test in
+ * double without tolerances (Intersect<S>::intersect_Triangle, no contact
+ * data; its getEpsilon() 1e-5 and getNearZeroThreshold() 1e-7 serve other
+ * tests); meshquery maps them in float (mq_rigid_apply) and decides exactly.
+ * So pairs that touch within float rounding of B's placement may differ:
+ * FCL's answer is the exact placement's, meshquery's the float placement's.
+ * --fcl-scale S gives FCL the meshes scaled by S (0: the power of two that
+ * makes the mean edge about half a unit, as Bullet's in `mq-bench overlap`;
+ * default 1), to check that its answers do not depend on the mesh's size.
  */
 #include <math.h>
 #include <stdio.h>
@@ -61,13 +69,14 @@ typedef struct collide_opts {
     uint64_t seed;
     bool fcl, json;
     unsigned subdivide; /* K: every triangle of both meshes split into K*K; 1: as loaded */
+    double fcl_scale;   /* FCL's world scale (ref_fcl_create_scaled); 0: automatic */
 } collide_opts;
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: mq-bench collide MESH.obj [--other OTHER.obj] [--xforms IN.xforms | --generate N]\n"
                "                        [--hierarchy aabb|obb] [--fit dito|pca|aabb] [--leaf N] [--reps R] [--seed S]\n"
-               "                        [--subdivide K] [--no-fcl] [--json]\n");
+               "                        [--subdivide K] [--no-fcl] [--fcl-scale S] [--json]\n");
 }
 
 static bool parse_value(collide_opts *o, const char *a, const char *v)
@@ -96,6 +105,8 @@ static bool parse_value(collide_opts *o, const char *a, const char *v)
         o->seed = strtoull(v, NULL, 0);
     else if (!strcmp(a, "--subdivide"))
         o->subdivide = (unsigned)strtoul(v, NULL, 10);
+    else if (!strcmp(a, "--fcl-scale"))
+        o->fcl_scale = strtod(v, NULL);
     else
         return false;
     return true;
@@ -105,7 +116,7 @@ static bool parse_value(collide_opts *o, const char *a, const char *v)
 static int parse_args(int argc, char **argv, collide_opts *o)
 {
     *o = (collide_opts){.generate = 200, .fit = MQ_OBB_FIT_DITO, .leaf = 4, .reps = 5, .seed = 1, .fcl = true,
-                         .subdivide = 1};
+                         .subdivide = 1, .fcl_scale = 1.0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -320,10 +331,255 @@ static void report(const collide_opts *o, const char *engine, const char *mode, 
         printf("  %-12s %-10s %-20s %12.4f %s\n", engine, mode, metric, value, unit);
 }
 
-/* Transform by transform: pair sets that differ, and pairs only one side reports. */
-static void compare(const collide_opts *o, const engine *mine, const engine *ref, const xform_list *l)
+/* ------------------------------------------------------------------------- */
+/* Differences, measured in double                                           */
+/* ------------------------------------------------------------------------- */
+
+/* A pair only one side reports is judged on the exact placement: B's corners
+ * mapped in double with the quaternion normalised in double (what FCL
+ * computes, up to double rounding), and the signed separation of the two
+ * triangles there: > 0 their distance (whoever reports them errs), <= 0 minus
+ * their penetration depth (whoever misses them errs). meshquery's contract is
+ * on B's corners mapped by mq_rigid_apply in float, so each pair is also
+ * tested there with mq_overlap_triangle_triangle: a pair that meshquery alone
+ * reports and that is apart only by float rounding (<= 1e-6 D) is meshquery
+ * keeping its contract, not a miss of FCL's. The distance helpers are those
+ * of bench_overlap.c. */
+
+static void d3_sub(const double *a, const double *b, double *o)
+{
+    for (int k = 0; k < 3; k++)
+        o[k] = a[k] - b[k];
+}
+static double d3_dot(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static void d3_cross(const double *a, const double *b, double *o)
+{
+    o[0] = a[1] * b[2] - a[2] * b[1];
+    o[1] = a[2] * b[0] - a[0] * b[2];
+    o[2] = a[0] * b[1] - a[1] * b[0];
+}
+static double d3_dist2(const double *a, const double *b)
+{
+    double d[3];
+    d3_sub(a, b, d);
+    return d3_dot(d, d);
+}
+static double clamp01(double x) { return x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x; }
+
+/* Squared distance from p to triangle t (Ericson, Real-Time Collision Detection, §5.1.5). */
+static double point_triangle_d2(const double *p, double t[3][3])
+{
+    double ab[3], ac[3], ap[3], bp[3], cp[3], q[3];
+    d3_sub(t[1], t[0], ab), d3_sub(t[2], t[0], ac), d3_sub(p, t[0], ap);
+    double d1 = d3_dot(ab, ap), d2 = d3_dot(ac, ap);
+    if (d1 <= 0 && d2 <= 0)
+        return d3_dist2(p, t[0]);
+    d3_sub(p, t[1], bp);
+    double d3 = d3_dot(ab, bp), d4 = d3_dot(ac, bp);
+    if (d3 >= 0 && d4 <= d3)
+        return d3_dist2(p, t[1]);
+    double vc = d1 * d4 - d3 * d2;
+    if (vc <= 0 && d1 >= 0 && d3 <= 0) {
+        double v = d1 / (d1 - d3);
+        for (int k = 0; k < 3; k++)
+            q[k] = t[0][k] + v * ab[k];
+        return d3_dist2(p, q);
+    }
+    d3_sub(p, t[2], cp);
+    double d5 = d3_dot(ab, cp), d6 = d3_dot(ac, cp);
+    if (d6 >= 0 && d5 <= d6)
+        return d3_dist2(p, t[2]);
+    double vb = d5 * d2 - d1 * d6;
+    if (vb <= 0 && d2 >= 0 && d6 <= 0) {
+        double w = d2 / (d2 - d6);
+        for (int k = 0; k < 3; k++)
+            q[k] = t[0][k] + w * ac[k];
+        return d3_dist2(p, q);
+    }
+    double va = d3 * d6 - d5 * d4;
+    if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) {
+        double w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        for (int k = 0; k < 3; k++)
+            q[k] = t[1][k] + w * (t[2][k] - t[1][k]);
+        return d3_dist2(p, q);
+    }
+    double den = 1.0 / (va + vb + vc), v = vb * den, w = vc * den;
+    for (int k = 0; k < 3; k++)
+        q[k] = t[0][k] + ab[k] * v + ac[k] * w;
+    return d3_dist2(p, q);
+}
+
+/* Squared distance between segments p0p1 and q0q1 (Ericson §5.1.9). */
+static double segment_segment_d2(const double *p0, const double *p1, const double *q0, const double *q1)
+{
+    double d1[3], d2[3], r[3], a, e, f, s, t;
+    d3_sub(p1, p0, d1), d3_sub(q1, q0, d2), d3_sub(p0, q0, r);
+    a = d3_dot(d1, d1), e = d3_dot(d2, d2), f = d3_dot(d2, r);
+    if (a <= 0 && e <= 0)
+        return d3_dist2(p0, q0);
+    if (a <= 0) {
+        s = 0, t = clamp01(f / e);
+    } else {
+        double c = d3_dot(d1, r);
+        if (e <= 0) {
+            t = 0, s = clamp01(-c / a);
+        } else {
+            double b = d3_dot(d1, d2), den = a * e - b * b;
+            s = den > 0 ? clamp01((b * f - c * e) / den) : 0.0;
+            t = (b * s + f) / e;
+            if (t < 0)
+                t = 0, s = clamp01(-c / a);
+            else if (t > 1)
+                t = 1, s = clamp01((b - c) / a);
+        }
+    }
+    double x[3], y[3];
+    for (int k = 0; k < 3; k++)
+        x[k] = p0[k] + d1[k] * s, y[k] = q0[k] + d2[k] * t;
+    return d3_dist2(x, y);
+}
+
+/* Whether segment ab crosses triangle t (signed volumes, in double). */
+static bool segment_crosses_triangle(const double *a, const double *b, double t[3][3])
+{
+    double e1[3], e2[3], n[3], da[3], db[3];
+    d3_sub(t[1], t[0], e1), d3_sub(t[2], t[0], e2), d3_cross(e1, e2, n);
+    d3_sub(a, t[0], da), d3_sub(b, t[0], db);
+    double sa = d3_dot(n, da), sb = d3_dot(n, db);
+    if ((sa > 0 && sb > 0) || (sa < 0 && sb < 0) || sa == sb)
+        return false;
+    double x[3], s = sa / (sa - sb);
+    for (int k = 0; k < 3; k++)
+        x[k] = a[k] + s * (b[k] - a[k]);
+    for (int i = 0; i < 3; i++) { /* x on the inner side of every edge */
+        double e[3], xe[3], c[3];
+        d3_sub(t[(i + 1) % 3], t[i], e), d3_sub(x, t[i], xe), d3_cross(e, xe, c);
+        if (d3_dot(c, n) < 0)
+            return false;
+    }
+    return true;
+}
+
+static double segment_triangle_d2(const double *a, const double *b, double t[3][3])
+{
+    if (segment_crosses_triangle(a, b, t))
+        return 0.0;
+    double d2 = fmin(point_triangle_d2(a, t), point_triangle_d2(b, t));
+    for (int i = 0; i < 3; i++)
+        d2 = fmin(d2, segment_segment_d2(a, b, t[i], t[(i + 1) % 3]));
+    return d2;
+}
+
+/* Distance between triangles: 0 when they meet, else attained on an edge of one. */
+static double triangle_distance(double p[3][3], double q[3][3])
+{
+    double d2 = INFINITY;
+    for (int i = 0; i < 3; i++) {
+        d2 = fmin(d2, segment_triangle_d2(p[i], p[(i + 1) % 3], q));
+        d2 = fmin(d2, segment_triangle_d2(q[i], q[(i + 1) % 3], p));
+    }
+    return sqrt(d2);
+}
+
+/* The overlap of the two triangles' projections on axis l (< 0: a gap), per unit
+ * of length; INFINITY for an axis too short to have a direction (parallel edges). */
+static double axis_overlap(double p[3][3], double q[3][3], const double *l, double scale2)
+{
+    double len2 = d3_dot(l, l);
+    if (!(len2 > 1e-24 * scale2))
+        return INFINITY;
+    double lp = INFINITY, hp = -INFINITY, lq = INFINITY, hq = -INFINITY;
+    for (int i = 0; i < 3; i++) {
+        lp = fmin(lp, d3_dot(p[i], l)), hp = fmax(hp, d3_dot(p[i], l));
+        lq = fmin(lq, d3_dot(q[i], l)), hq = fmax(hq, d3_dot(q[i], l));
+    }
+    return fmin(hp - lq, hq - lp) / sqrt(len2);
+}
+
+/* Penetration depth of meeting triangles: the smallest overlap over the 17
+ * axes FCL's test uses (both normals, the 9 edge-edge cross products, the 6
+ * in-plane edge normals), each a translation that separates them. */
+static double triangle_depth(double p[3][3], double q[3][3])
+{
+    double e[3][3], f[3][3], n[3], m[3], l[3], depth = INFINITY;
+    for (int i = 0; i < 3; i++)
+        d3_sub(p[(i + 1) % 3], p[i], e[i]), d3_sub(q[(i + 1) % 3], q[i], f[i]);
+    d3_cross(e[0], e[1], n), d3_cross(f[0], f[1], m);
+    double se = d3_dot(e[0], e[0]), sf = d3_dot(f[0], f[0]);
+    depth = fmin(depth, axis_overlap(p, q, n, se * se));
+    depth = fmin(depth, axis_overlap(p, q, m, sf * sf));
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++)
+            d3_cross(e[i], f[j], l), depth = fmin(depth, axis_overlap(p, q, l, se * sf));
+        d3_cross(e[i], n, l), depth = fmin(depth, axis_overlap(p, q, l, se * se * se));
+        d3_cross(f[i], m, l), depth = fmin(depth, axis_overlap(p, q, l, sf * sf * sf));
+    }
+    return depth;
+}
+
+/* B's point placed exactly (up to double rounding): the quaternion normalised
+ * in double, v + 2w (u x v) + 2 u x (u x v). */
+static void place_double(const mq_rigid *x, const float *v, double *out)
+{
+    const float *r = x->rotation;
+    double n = sqrt((double)r[0] * r[0] + (double)r[1] * r[1] + (double)r[2] * r[2] + (double)r[3] * r[3]);
+    double u[3] = {r[0] / n, r[1] / n, r[2] / n}, w = r[3] / n, p[3] = {v[0], v[1], v[2]}, t[3], t2[3];
+    d3_cross(u, p, t);
+    d3_cross(u, t, t2);
+    for (int k = 0; k < 3; k++)
+        out[k] = p[k] + 2.0 * w * t[k] + 2.0 * t2[k] + x->translation[k];
+}
+
+/* Pairs one side alone reports, by their signed separation at the exact placement. */
+typedef struct diff_stats {
+    size_t meet;              /* separation <= 0: they intersect */
+    size_t near, far;         /* apart by <= 1e-6 D (float rounding), by more */
+    size_t float_meet;        /* intersect with B mapped in float (meshquery's contract) */
+    double deepest, farthest; /* largest depth, largest distance */
+} diff_stats;
+
+static void classify_pair(diff_stats *st, const placed_mesh *pa, const placed_mesh *pb, const mq_rigid *x,
+                          mq_tri_pair pair)
+{
+    mq_triangle ta, tb, tf;
+    double p[3][3], q[3][3];
+    mq_mesh_get_triangle(pa->mesh, pair.a, &ta);
+    mq_mesh_get_triangle(pb->mesh, pair.b, &tb);
+    for (int i = 0; i < 3; i++) {
+        for (int k = 0; k < 3; k++)
+            p[i][k] = ta.v[i][k];
+        place_double(x, tb.v[i], q[i]);
+        mq_rigid_apply(x, tb.v[i], tf.v[i]);
+    }
+    st->float_meet += mq_overlap_triangle_triangle(&ta, &tf);
+    double dist = triangle_distance(p, q), D = fmax(pa->diagonal, pb->diagonal);
+    if (dist > 0.0) {
+        st->near += dist <= 1e-6 * D, st->far += dist > 1e-6 * D;
+        st->farthest = fmax(st->farthest, dist);
+    } else {
+        st->meet++;
+        st->deepest = fmax(st->deepest, triangle_depth(p, q));
+    }
+}
+
+static void print_diff(const char *who, size_t count, const diff_stats *st, double D)
+{
+    printf("    only %-10s %8zu pairs: %zu intersect", who, count, st->meet);
+    if (st->meet)
+        printf(" (depth up to %.2g D)", st->deepest / D);
+    printf(", %zu apart <= 1e-6 D, %zu apart farther", st->near, st->far);
+    if (st->near + st->far)
+        printf(" (up to %.2g D)", st->farthest / D);
+    printf("; with B mapped in float %zu intersect\n", st->float_meet);
+}
+
+/* Transform by transform: pair sets that differ, and pairs only one side
+ * reports, classified in double (see above). */
+static void compare(const collide_opts *o, const engine *mine, const engine *ref, const xform_list *l,
+                    const placed_mesh *pa, const placed_mesh *pb)
 {
     size_t differ = 0, only_mine = 0, only_ref = 0;
+    diff_stats sm = {0, 0, 0, 0, 0.0, 0.0}, sr = sm;
     for (size_t i = 0; i < l->count; i++) {
         mq_tri_pair *a, *b;
         size_t na = sorted_pairs(mine, &l->x[i], &a), nb = sorted_pairs(ref, &l->x[i], &b), x = 0, y = 0;
@@ -331,9 +587,9 @@ static void compare(const collide_opts *o, const engine *mine, const engine *ref
         while (x < na || y < nb) {
             int c = x == na ? 1 : y == nb ? -1 : cmp_pair(&a[x], &b[y]);
             if (c < 0)
-                only_mine++, x++;
+                only_mine++, classify_pair(&sm, pa, pb, &l->x[i], a[x++]);
             else if (c > 0)
-                only_ref++, y++;
+                only_ref++, classify_pair(&sr, pa, pb, &l->x[i], b[y++]);
             else
                 x++, y++;
         }
@@ -341,9 +597,13 @@ static void compare(const collide_opts *o, const engine *mine, const engine *ref
         free(a);
         free(b);
     }
-    if (!o->json)
-        printf("  %-12s %zu of %zu transforms give other pairs: %zu pairs only meshquery reports, %zu only %s\n",
-               ref->name, differ, l->count, only_mine, only_ref, ref->name);
+    if (o->json)
+        return;
+    double D = fmax(pa->diagonal, pb->diagonal);
+    printf("  %-12s %zu of %zu transforms give other pairs; at the exact placement (D = %.4g):\n", ref->name, differ,
+           l->count, D);
+    print_diff("meshquery", only_mine, &sm, D);
+    print_diff(ref->name, only_ref, &sr, D);
 }
 
 static void bench_mode(const collide_opts *o, const engine *engines, int count, const xform_list *l, bool all,
@@ -402,16 +662,16 @@ static double build_tree(const collide_opts *o, const mq_mesh *m, mq_obbtree **t
 }
 
 /* One FCL model build (replacing *f); its build ms, < 0 when FCL is absent or fails. */
-static double build_fcl(const mq_mesh *m, int bv, void **f)
+static double build_fcl(const mq_mesh *m, int bv, double scale, void **f)
 {
 #if defined(MQ_HAVE_FCL)
     double ms = -1.0;
     ref_fcl_destroy(*f);
-    *f = ref_fcl_create(mq_mesh_positions(m), mq_mesh_vertex_count(m), mq_mesh_indices(m), mq_mesh_triangle_count(m),
-                        (ref_fcl_bv)bv, &ms);
+    *f = ref_fcl_create_scaled(mq_mesh_positions(m), mq_mesh_vertex_count(m), mq_mesh_indices(m),
+                               mq_mesh_triangle_count(m), (ref_fcl_bv)bv, scale, &ms);
     return *f ? ms : -1.0;
 #else
-    (void)m, (void)bv, (void)f;
+    (void)m, (void)bv, (void)scale, (void)f;
     return -1.0;
 #endif
 }
@@ -443,6 +703,18 @@ static void report_builds(const collide_opts *o, double ms[3][64], unsigned reps
         }
 }
 
+/* FCL's world scale (the automatic one resolved), that side 1 must share; 1 without FCL. */
+static double fcl_world_scale(const built *h, int side)
+{
+#if defined(MQ_HAVE_FCL)
+    for (int bv = 0; bv < 2; bv++)
+        if (h->fcl[bv][side])
+            return ref_fcl_scale(h->fcl[bv][side]);
+#endif
+    (void)h, (void)side;
+    return 1.0;
+}
+
 /* Side 0 built --reps times in turns (meshquery, FCL OBB, FCL OBBRSS), medians
  * reported; side 1 is side 0's or built once. */
 static bool build_all(const collide_opts *o, const placed_mesh *pa, const placed_mesh *pb, built *h)
@@ -455,9 +727,11 @@ static bool build_all(const collide_opts *o, const placed_mesh *pa, const placed
             return false;
         for (int bv = 0; bv < 2; bv++)
             if (fcl[bv])
-                fcl[bv] = (ms[1 + bv][r] = build_fcl(pa->mesh, bv, &h->fcl[bv][0])) >= 0.0;
+                fcl[bv] = (ms[1 + bv][r] = build_fcl(pa->mesh, bv, o->fcl_scale, &h->fcl[bv][0])) >= 0.0;
     }
     report_builds(o, ms, reps, fcl);
+    if (fcl[0] || fcl[1])
+        report(o, "fcl", "mesh", "world_scale", fcl_world_scale(h, 0), "x");
     if (h->shared) {
         h->tree[1] = h->tree[0];
         h->fcl[0][1] = h->fcl[0][0], h->fcl[1][1] = h->fcl[1][0];
@@ -468,7 +742,7 @@ static bool build_all(const collide_opts *o, const placed_mesh *pa, const placed
         return false;
     report(o, "meshquery", "other", "build_ms", other, "ms");
     for (int bv = 0; bv < 2; bv++)
-        if (fcl[bv] && build_fcl(pb->mesh, bv, &h->fcl[bv][1]) < 0.0)
+        if (fcl[bv] && build_fcl(pb->mesh, bv, fcl_world_scale(h, 0), &h->fcl[bv][1]) < 0.0)
             return false;
     return true;
 }
@@ -491,7 +765,7 @@ static int run(const collide_opts *o, placed_mesh *pa, placed_mesh *pb, const xf
     bench_mode(o, engines, count, l, false, &buf);
     bench_mode(o, engines, count, l, true, &buf);
     for (int e = 1; e < count; e++)
-        compare(o, &engines[0], &engines[e], l);
+        compare(o, &engines[0], &engines[e], l, pa, pb);
     free(buf.p);
     free_built(&h);
     return 0;

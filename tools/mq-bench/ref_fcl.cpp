@@ -2,6 +2,7 @@
 // as FCL is used in practice; the triangles are the mesh's floats widened.
 #include "ref_fcl.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -22,7 +23,27 @@ struct ref_fcl {
     std::shared_ptr<fcl::CollisionGeometryd> model;
     fcl::CollisionObjectd *object = nullptr; // the mesh at the identity
     fcl::CollisionObjectd *moved = nullptr;  // the mesh as the placed "b" of ref_fcl_collide
+    double scale = 1.0;                      // FCL's world over the caller's (ref_fcl_create_scaled)
 };
+
+// The power of two (exact in float and double) that makes the mean triangle
+// edge about half a unit, as ref_bullet.cpp's automatic scale.
+static double automatic_scale(const float *p, const uint32_t *idx, size_t triangles)
+{
+    double sum = 0.0;
+    for (size_t t = 0; t < triangles; t++)
+        for (int k = 0; k < 3; k++) {
+            const float *a = p + 3 * size_t(idx[3 * t + k]), *b = p + 3 * size_t(idx[3 * t + (k + 1) % 3]);
+            double d2 = 0.0;
+            for (int c = 0; c < 3; c++)
+                d2 += (double(a[c]) - b[c]) * (double(a[c]) - b[c]);
+            sum += std::sqrt(d2);
+        }
+    double mean = sum / double(3 * triangles);
+    if (!(mean > 0.0) || !std::isfinite(mean))
+        return 1.0;
+    return std::exp2(std::min(40.0, std::max(-40.0, std::round(std::log2(0.5 / mean)))));
+}
 
 // The build proper (what mq-bench compares with mq_obbtree_build): beginModel,
 // addSubModel, endModel, timed into *ms. The CollisionObject made afterwards
@@ -43,13 +64,22 @@ static std::shared_ptr<fcl::CollisionGeometryd> build_model(const std::vector<fc
 extern "C" ref_fcl *ref_fcl_create(const float *positions, size_t vertex_count, const uint32_t *indices,
                                    size_t triangle_count, ref_fcl_bv bv, double *build_ms)
 {
+    return ref_fcl_create_scaled(positions, vertex_count, indices, triangle_count, bv, 1.0, build_ms);
+}
+
+extern "C" ref_fcl *ref_fcl_create_scaled(const float *positions, size_t vertex_count, const uint32_t *indices,
+                                          size_t triangle_count, ref_fcl_bv bv, double scale, double *build_ms)
+{
+    if (scale == 0.0)
+        scale = automatic_scale(positions, indices, triangle_count);
     std::vector<fcl::Vector3d> v(vertex_count);
     std::vector<fcl::Triangle> t(triangle_count);
     for (size_t i = 0; i < vertex_count; i++)
-        v[i] = fcl::Vector3d(positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]);
+        v[i] = scale * fcl::Vector3d(positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]);
     for (size_t i = 0; i < triangle_count; i++)
         t[i] = fcl::Triangle(indices[3 * i], indices[3 * i + 1], indices[3 * i + 2]);
     auto *f = new ref_fcl;
+    f->scale = scale;
     double ms;
     f->model = bv == REF_FCL_OBB ? build_model<fcl::OBBd>(v, t, &ms) : build_model<fcl::OBBRSSd>(v, t, &ms);
     if (build_ms)
@@ -58,6 +88,8 @@ extern "C" ref_fcl *ref_fcl_create(const float *positions, size_t vertex_count, 
     f->moved = new fcl::CollisionObjectd(f->model);
     return f;
 }
+
+extern "C" double ref_fcl_scale(const ref_fcl *f) { return f->scale; }
 
 extern "C" void ref_fcl_destroy(ref_fcl *f)
 {
@@ -131,7 +163,7 @@ extern "C" size_t ref_fcl_collide(ref_fcl *a, ref_fcl *b, const mq_rigid *xf, bo
     rot.normalize();
     fcl::Transform3d pose = fcl::Transform3d::Identity();
     pose.linear() = rot.toRotationMatrix();
-    pose.translation() = vec(xf->translation);
+    pose.translation() = b->scale * vec(xf->translation);
     // A kept object moved per query, as FCL is used: constructing one per
     // query would recompute the model's local AABB over every vertex each time.
     // Its own object, so that a and b may be the same model.

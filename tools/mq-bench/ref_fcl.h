@@ -30,6 +30,15 @@ typedef enum ref_fcl_bv { REF_FCL_OBB = 0, REF_FCL_OBBRSS = 1 } ref_fcl_bv;
  * floats to FCL's doubles before is not counted). NULL on failure. */
 ref_fcl *ref_fcl_create(const float *positions, size_t vertex_count, const uint32_t *indices,
                         size_t triangle_count, ref_fcl_bv bv, double *build_ms);
+/* The same in a world scaled by `scale` (vertices and, in ref_fcl_collide,
+ * translations multiplied by it; ids and yes/no answers are scale-free): 1 is
+ * ref_fcl_create, 0 the power of two (exact in float and double) that makes
+ * the mean triangle edge about half a unit, as ref_bullet.h's default. It
+ * tests whether FCL's answers depend on the mesh's absolute size; both sides
+ * of ref_fcl_collide must share one scale. */
+ref_fcl *ref_fcl_create_scaled(const float *positions, size_t vertex_count, const uint32_t *indices,
+                               size_t triangle_count, ref_fcl_bv bv, double scale, double *build_ms);
+double ref_fcl_scale(const ref_fcl *f);
 void ref_fcl_destroy(ref_fcl *f);
 
 /* Every triangle FCL finds overlapping the shape (fcl::collide, no contact
