@@ -43,7 +43,7 @@ typedef struct mq_instance_rec {
     bool mirrored;             /* det A < 0 */
     bool rigid;                /* A orthonormal with det +1 (within 1e-12): local-frame shape
                                   queries and mq_obbtree_collide apply directly */
-    mq_daabb world_box;        /* world box of the mapped local root box (conservative) */
+    mq_daabb world_box;        /* world box of the mapped top boxes of the hierarchy (conservative) */
     mq_aabb local_box;         /* the hierarchy's root box in its mesh frame */
     uint64_t user_id;
     uint32_t mask;
@@ -56,6 +56,10 @@ typedef struct mq_instance_rec {
  * is rejected (not exactly one hierarchy, a transform rejected as scene.h says).
  */
 bool mq_instance_rec_init(mq_instance_rec *rec, const mq_instance_def *def, uint32_t id);
+
+/* Sets rec->world_box from rec's hierarchy, to_world and local_box
+ * (instance_bounds.c): conservative, and much tighter than the mapped root box. */
+void mq_instance_world_box(mq_instance_rec *rec);
 
 /*
  * Visits the committed instances whose world box overlaps `box` and whose
@@ -88,7 +92,9 @@ const mq_instance_rec *mq_scene_record(const mq_scene *s, uint32_t id);
  * a conservative filter: every walk decides at the leaves with the instance's
  * double world box (mq_instance_rec.world_box). Nodes are stored in preorder
  * (children after their parent), so a refit is one backward sweep. Unused
- * child slots have lo = +inf, hi = -inf, mask 0 and child MQ_TLAS_EMPTY.
+ * child slots have lo = +inf, hi = -inf, mask 0 and child MQ_TLAS_EMPTY; a
+ * used slot whose mask is 0 has the same empty box (it matches no query), so
+ * a query with every mask bit set need not read the masks.
  */
 #define MQ_TLAS_WIDTH 8
 typedef struct mq_tlas_node {

@@ -9,9 +9,6 @@
 #include "build/bvh_internal.h"
 #include "scene/scene_internal.h"
 
-/* Relative widening of world boxes: far above the few-ulp error of mapping a corner in double. */
-#define MQ_BOX_WIDEN 1e-12
-
 /*
  * Largest eigenvalue of a symmetric positive semi-definite 3x3 matrix
  * (Smith 1961, trigonometric form). It is the well-conditioned end of the
@@ -139,42 +136,6 @@ static void local_root_box(const mq_instance_def *def, mq_aabb *out)
     }
 }
 
-static bool box_is_empty(const mq_aabb *b)
-{
-    for (int k = 0; k < 3; k++)
-        if (!(b->min[k] <= b->max[k]))
-            return true;
-    return false;
-}
-
-/* The world box of the 8 mapped corners, widened outwards so it is conservative. */
-static void world_box(mq_instance_rec *rec)
-{
-    if (box_is_empty(&rec->local_box)) {
-        for (int k = 0; k < 3; k++) {
-            rec->world_box.min[k] = INFINITY;
-            rec->world_box.max[k] = -INFINITY;
-        }
-        return;
-    }
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (int c = 0; c < 8; c++) {
-        double p[3], w[3];
-        for (int k = 0; k < 3; k++)
-            p[k] = (c >> k) & 1 ? rec->local_box.max[k] : rec->local_box.min[k];
-        mq_xform_apply_point(&rec->to_world, p, w);
-        for (int k = 0; k < 3; k++) {
-            lo[k] = fmin(lo[k], w[k]);
-            hi[k] = fmax(hi[k], w[k]);
-        }
-    }
-    for (int k = 0; k < 3; k++) {
-        double pad = MQ_BOX_WIDEN * (fabs(lo[k]) + fabs(hi[k]) + (hi[k] - lo[k])) + DBL_MIN;
-        rec->world_box.min[k] = lo[k] - pad;
-        rec->world_box.max[k] = hi[k] + pad;
-    }
-}
-
 /* The widening of the local root box for rays: the float ray traced may pass
  * a hair closer to a corner of the box than the double ray does. */
 #define MQ_RAY_BOX_WIDEN 1e-6
@@ -238,7 +199,7 @@ bool mq_instance_rec_init(mq_instance_rec *rec, const mq_instance_def *def, uint
     rec->mirrored = det < 0.0;
     rec->rigid = is_rigid(a, det);
     local_root_box(def, &rec->local_box);
-    world_box(rec);
+    mq_instance_world_box(rec);
     ray_data(rec);
     rec->user_id = def->user_id;
     rec->mask = def->mask;

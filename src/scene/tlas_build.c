@@ -205,12 +205,16 @@ static void slot_clear(mq_tlas_node *w, int i)
     w->mask[i] = 0;
 }
 
-static void slot_set_box(mq_tlas_node *w, int i, const double lo[3], const double hi[3])
+/* Sets a slot's box and mask. A slot whose mask is 0 matches no query: its
+ * box is left empty, so no walk ever enters it and a query with every mask
+ * bit set needs no mask test (scene_internal.h). */
+static void slot_set(mq_tlas_node *w, int i, const double lo[3], const double hi[3], uint32_t mask)
 {
     for (int k = 0; k < 3; k++) {
-        w->lo[k][i] = mq_tlas_round_lo(lo[k]);
-        w->hi[k][i] = mq_tlas_round_hi(hi[k]);
+        w->lo[k][i] = mask ? mq_tlas_round_lo(lo[k]) : INFINITY;
+        w->hi[k][i] = mask ? mq_tlas_round_hi(hi[k]) : -INFINITY;
     }
+    w->mask[i] = mask;
 }
 
 typedef struct collapse_ctx {
@@ -262,9 +266,8 @@ static uint32_t collapse(collapse_ctx *c, uint32_t b)
         slot_clear(w, i);
     for (int i = 0; i < n; i++) {
         const bin_node *k = &c->bin[kids[i]];
-        slot_set_box(w, i, k->lo, k->hi);
+        slot_set(w, i, k->lo, k->hi, k->mask);
         w->child[i] = ref[i];
-        w->mask[i] = k->mask;
     }
     return index;
 }
@@ -300,8 +303,7 @@ void mq_tlas_refit(const mq_instance_rec *recs, mq_tlas_node *nodes, uint32_t no
                 continue;
             if (ref & MQ_TLAS_LEAF_BIT) {
                 const mq_instance_rec *r = &recs[ref & ~MQ_TLAS_LEAF_BIT];
-                slot_set_box(w, j, r->world_box.min, r->world_box.max);
-                w->mask[j] = r->mask;
+                slot_set(w, j, r->world_box.min, r->world_box.max, r->mask);
                 continue;
             }
             const mq_tlas_node *c = &nodes[ref];

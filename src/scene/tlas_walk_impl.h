@@ -55,7 +55,8 @@ static bool TLAS_WALK_NAME(const mq_scene *s, const mq_tlas_ray *r, double t_lo,
         } else {
             const mq_tlas_node *n = &s->nodes[ref];
             _Alignas(32) float dist[MQ_TLAS_WIDTH];
-            unsigned live = TLAS_WALK_LIVE(n, mask);
+            /* Slots of mask 0 have empty boxes (scene_internal.h): all bits set needs no mask test. */
+            unsigned live = mask == UINT32_MAX ? (1u << MQ_TLAS_WIDTH) - 1 : TLAS_WALK_LIVE(n, mask);
             unsigned hit = live ? TLAS_WALK_HITS(n, r, &v, tmin, tmax, live, dist) : 0;
             for (unsigned h = hit; h; h &= h - 1)
                 tlas_prefetch(s, n->child[__builtin_ctz(h)]);
