@@ -9,19 +9,15 @@
 #include "build/top_boxes.h"
 
 /* Child slot `i` of a node, in mesh units: exact (a power-of-two scale, in double). */
-static mq_top_box bvh_slot_box(const mq_bvh *b, const mq_node8 *n, int i)
+static void bvh_slot_box(const mq_bvh *b, const mq_node8 *n, int i, mq_top_box *out)
 {
-    mq_top_box box;
     double s = (double)b->inv_scale;
-    box.aligned = true;
+    out->aligned = true; /* axes left unset */
     for (int k = 0; k < 3; k++) {
         double lo = (double)n->bounds[2 * k][i] * s, hi = (double)n->bounds[2 * k + 1][i] * s;
-        box.center[k] = 0.5 * (lo + hi); /* exact: floats summed in double, halved */
-        box.half[k] = 0.5 * (hi - lo);
-        for (int j = 0; j < 3; j++)
-            box.axes[k][j] = k == j ? 1.0 : 0.0;
+        out->center[k] = 0.5 * (lo + hi); /* exact: floats summed in double, halved */
+        out->half[k] = 0.5 * (hi - lo);
     }
-    return box;
 }
 
 size_t mq_bvh_top_boxes(const mq_bvh *b, mq_top_box *out, size_t cap)
@@ -35,8 +31,6 @@ size_t mq_bvh_top_boxes(const mq_bvh *b, mq_top_box *out, size_t cap)
             double lo = b->root_box[2 * k], hi = b->root_box[2 * k + 1];
             out[0].center[k] = 0.5 * (lo + hi);
             out[0].half[k] = 0.5 * (hi - lo);
-            for (int j = 0; j < 3; j++)
-                out[0].axes[k][j] = k == j ? 1.0 : 0.0;
         }
         return 1;
     }
@@ -59,9 +53,9 @@ size_t mq_bvh_top_boxes(const mq_bvh *b, mq_top_box *out, size_t cap)
         if (c && n + grand + slots <= cap) {
             for (int j = 0; j < MQ_BVH_WIDTH; j++)
                 if (c->child[j] != MQ_REF_EMPTY)
-                    out[n++] = bvh_slot_box(b, c, j);
+                    bvh_slot_box(b, c, j, &out[n++]);
         } else if (n < cap) {
-            out[n++] = bvh_slot_box(b, root, i);
+            bvh_slot_box(b, root, i, &out[n++]);
         }
     }
     return n;

@@ -17,8 +17,8 @@
 /* At most this many boxes are returned (two levels of an 8-wide BVH). */
 #define MQ_TOP_BOXES_MAX 64
 
-/* { p : |axes[i] . (p - center)| <= half[i] }: axes are (nearly) unit rows,
- * exactly the identity when `aligned` (BVH boxes). */
+/* { p : |axes[i] . (p - center)| <= half[i] }: axes are (nearly) unit rows;
+ * when `aligned` (BVH boxes) they are the identity and left unset. */
 typedef struct mq_top_box {
     double center[3], half[3];
     double axes[3][3];

@@ -40,52 +40,53 @@ static bool axes_inverse(const double m[3][3], double inv[3][3])
     return true;
 }
 
+/* The world box of a local box { center + e : |e_i| <= half_i along the
+ * columns of `edges` }, grown into [lo, hi], widened for the rounding. */
+static void grow(const mq_xform *xf, const double center[3], const double half[3], double (*edges)[3],
+                 double lo[3], double hi[3])
+{
+    for (int k = 0; k < 3; k++) {
+        double c = xf->m[k][3], mag = fabs(xf->m[k][3]), h = 0.0;
+        for (int j = 0; j < 3; j++) {
+            c += xf->m[k][j] * center[j];
+            mag += fabs(xf->m[k][j] * center[j]);
+        }
+        for (int i = 0; i < 3; i++) {
+            double e = edges ? xf->m[k][0] * edges[0][i] + xf->m[k][1] * edges[1][i] + xf->m[k][2] * edges[2][i]
+                             : xf->m[k][i];
+            h += fabs(e) * half[i];
+        }
+        double pad = MQ_BOX_WIDEN * (mag + 2.0 * h) + DBL_MIN;
+        double l = c - h - pad, u = c + h + pad;
+        lo[k] = l < lo[k] ? l : lo[k];
+        hi[k] = u > hi[k] ? u : hi[k];
+    }
+}
+
 /* Grows [lo, hi] by the world image of one box; false if its axes are degenerate. */
 static bool grow_by_box(const mq_xform *xf, const mq_top_box *b, double lo[3], double hi[3])
 {
-    double edges[3][3]; /* column i: local direction of the box's axis i */
     if (b->aligned) {
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++)
-                edges[i][j] = i == j ? 1.0 : 0.0;
-    } else if (!axes_inverse(b->axes, edges)) {
+        grow(xf, b->center, b->half, NULL, lo, hi);
+        return true;
+    }
+    double edges[3][3]; /* column i: local direction of the box's axis i */
+    if (!axes_inverse(b->axes, edges))
         return false;
-    }
-    for (int k = 0; k < 3; k++) {
-        double c = xf->m[k][3], mag = fabs(xf->m[k][3]), half = 0.0;
-        for (int j = 0; j < 3; j++) {
-            c += xf->m[k][j] * b->center[j];
-            mag += fabs(xf->m[k][j] * b->center[j]);
-        }
-        for (int i = 0; i < 3; i++) {
-            double e = xf->m[k][0] * edges[0][i] + xf->m[k][1] * edges[1][i] + xf->m[k][2] * edges[2][i];
-            half += fabs(e) * b->half[i];
-        }
-        double pad = MQ_BOX_WIDEN * (mag + 2.0 * half) + DBL_MIN;
-        lo[k] = fmin(lo[k], c - half - pad);
-        hi[k] = fmax(hi[k], c + half + pad);
-    }
+    grow(xf, b->center, b->half, edges, lo, hi);
     return true;
 }
 
-/* The box of the 8 mapped corners of the local root box, widened outwards. */
-static void corners_box(const mq_instance_rec *rec, double lo[3], double hi[3])
+/* The world box of the local root box (the box of its 8 mapped corners). */
+static void root_box(const mq_instance_rec *rec, double lo[3], double hi[3])
 {
-    for (int c = 0; c < 8; c++) {
-        double p[3], w[3];
-        for (int k = 0; k < 3; k++)
-            p[k] = (c >> k) & 1 ? rec->local_box.max[k] : rec->local_box.min[k];
-        mq_xform_apply_point(&rec->to_world, p, w);
-        for (int k = 0; k < 3; k++) {
-            lo[k] = fmin(lo[k], w[k]);
-            hi[k] = fmax(hi[k], w[k]);
-        }
-    }
+    double c[3], h[3];
     for (int k = 0; k < 3; k++) {
-        double pad = MQ_BOX_WIDEN * (fabs(lo[k]) + fabs(hi[k]) + (hi[k] - lo[k])) + DBL_MIN;
-        lo[k] -= pad;
-        hi[k] += pad;
+        double l = rec->local_box.min[k], u = rec->local_box.max[k];
+        c[k] = 0.5 * (l + u); /* exact: floats in double */
+        h[k] = 0.5 * (u - l);
     }
+    grow(&rec->to_world, c, h, NULL, lo, hi);
 }
 
 void mq_instance_world_box(mq_instance_rec *rec)
@@ -101,9 +102,9 @@ void mq_instance_world_box(mq_instance_rec *rec)
      * child boxes may stick out of the root's box, and then the root's wins. */
     double clo[3] = {INFINITY, INFINITY, INFINITY}, chi[3] = {-INFINITY, -INFINITY, -INFINITY};
     if (n > 0)
-        corners_box(rec, clo, chi);
+        root_box(rec, clo, chi);
     for (int k = 0; k < 3; k++) {
-        rec->world_box.min[k] = ok ? fmax(lo[k], clo[k]) : clo[k];
-        rec->world_box.max[k] = ok ? fmin(hi[k], chi[k]) : chi[k];
+        rec->world_box.min[k] = ok && lo[k] > clo[k] ? lo[k] : clo[k];
+        rec->world_box.max[k] = ok && hi[k] < chi[k] ? hi[k] : chi[k];
     }
 }

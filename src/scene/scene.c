@@ -185,6 +185,20 @@ static mq_status commit_rebuild(mq_scene *s, mq_diag *diag)
     copy_staged(s, recs);
     uint32_t count = n ? mq_tlas_build(recs, n, nodes, scratch) : 0;
     mq_free(a, scratch, n * sizeof *scratch);
+    /* The build used the upper half as scratch, and a wide tree has about
+     * n / 6 nodes: keep an exact copy rather than 512 bytes per instance. */
+    if (count > 0 && count < node_cap) {
+        mq_tlas_node *fit = mq_alloc(a, count * sizeof *fit, MQ_CACHE_LINE);
+        if (!fit) {
+            mq_free(a, recs, rec_cap * sizeof *recs);
+            mq_free(a, nodes, node_cap * sizeof *nodes);
+            return mq_diag_set(diag, MQ_ERR_OUT_OF_MEMORY, NULL, 0, 0, "out of memory committing a scene");
+        }
+        memcpy(fit, nodes, count * sizeof *fit);
+        mq_free(a, nodes, node_cap * sizeof *nodes);
+        nodes = fit;
+        node_cap = count;
+    }
 
     mq_free(a, s->recs, s->rec_cap * sizeof *s->recs);
     mq_free(a, s->nodes, s->node_cap * sizeof *s->nodes);
