@@ -175,7 +175,7 @@ static mq_status commit_rebuild(mq_scene *s, mq_diag *diag)
     size_t rec_cap = n, node_cap = n ? 2 * (size_t)n : 0;
     mq_instance_rec *recs = n ? mq_alloc(a, rec_cap * sizeof *recs, MQ_CACHE_LINE) : NULL;
     mq_tlas_node *nodes = n ? mq_alloc(a, node_cap * sizeof *nodes, MQ_CACHE_LINE) : NULL;
-    uint32_t *scratch = n ? mq_alloc(a, n * sizeof *scratch, 16) : NULL;
+    mq_tlas_prim *scratch = n ? mq_alloc(a, n * sizeof *scratch, 16) : NULL;
     if (n && (!recs || !nodes || !scratch)) {
         mq_free(a, recs, rec_cap * sizeof *recs);
         mq_free(a, nodes, node_cap * sizeof *nodes);

@@ -159,9 +159,13 @@ void mq_mat3d_apply(const double m[3][3], const double v[3], double out[3]);
  * Builds the committed top-level hierarchy over recs[0..slots) (live records
  * with a non-empty world box) into `nodes` (capacity 2*slots, at least 1; the
  * upper half is used as scratch for a binary build, then collapsed);
- * `scratch` holds `slots` uint32_t. @return the node count (<= slots).
+ * `scratch` holds `slots` prims. @return the node count (<= slots).
  */
-uint32_t mq_tlas_build(const mq_instance_rec *recs, uint32_t slots, mq_tlas_node *nodes, uint32_t *scratch);
+typedef struct mq_tlas_prim {
+    double lo[3], hi[3]; /* the instance's world box */
+    uint32_t id, mask;
+} mq_tlas_prim;
+uint32_t mq_tlas_build(const mq_instance_rec *recs, uint32_t slots, mq_tlas_node *nodes, mq_tlas_prim *scratch);
 
 /* Recomputes every node's box and mask from the (changed) records; same topology. */
 void mq_tlas_refit(const mq_instance_rec *recs, mq_tlas_node *nodes, uint32_t node_count);

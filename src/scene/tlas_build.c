@@ -41,9 +41,8 @@ float mq_tlas_round_hi(double x)
 }
 
 typedef struct build_ctx {
-    const mq_instance_rec *recs;
     bin_node *nodes;
-    uint32_t *ids; /* instance ids, partitioned in place */
+    mq_tlas_prim *prims; /* the instances' boxes, partitioned in place */
     uint32_t count;
 } build_ctx;
 
@@ -76,13 +75,13 @@ static double half_area(const double lo[3], const double hi[3])
     return d[0] * d[1] + d[1] * d[2] + d[2] * d[0];
 }
 
-static double centroid(const mq_instance_rec *r, int axis)
+static double centroid(const mq_tlas_prim *p, int axis)
 {
-    return 0.5 * (r->world_box.min[axis] + r->world_box.max[axis]);
+    return 0.5 * (p->lo[axis] + p->hi[axis]);
 }
 
 /*
- * The split position of ids[begin, end): SAH over BINS bins of the widest
+ * The split position of prims[begin, end): SAH over BINS bins of the widest
  * centroid axis; begin + half when the centroids coincide, the depth is too
  * large, or no bin boundary separates them.
  */
@@ -94,7 +93,7 @@ static uint32_t split(build_ctx *c, uint32_t begin, uint32_t end, uint32_t depth
     double clo[3] = {INFINITY, INFINITY, INFINITY}, chi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (uint32_t i = begin; i < end; i++) {
         for (int k = 0; k < 3; k++) {
-            double x = centroid(&c->recs[c->ids[i]], k);
+            double x = centroid(&c->prims[i], k);
             clo[k] = x < clo[k] ? x : clo[k];
             chi[k] = x > chi[k] ? x : chi[k];
         }
@@ -113,11 +112,11 @@ static uint32_t split(build_ctx *c, uint32_t begin, uint32_t end, uint32_t depth
     for (int b = 0; b < BINS; b++)
         box_clear(blo[b], bhi[b]);
     for (uint32_t i = begin; i < end; i++) {
-        const mq_instance_rec *r = &c->recs[c->ids[i]];
+        const mq_tlas_prim *r = &c->prims[i];
         int b = (int)((centroid(r, axis) - clo[axis]) * scale);
         b = b < 0 ? 0 : (b >= BINS ? BINS - 1 : b);
         count[b]++;
-        box_grow(blo[b], bhi[b], r->world_box.min, r->world_box.max);
+        box_grow(blo[b], bhi[b], r->lo, r->hi);
     }
     /* Sweep from the right for the right-hand costs, then from the left. */
     double right_cost[BINS];
@@ -149,15 +148,15 @@ static uint32_t split(build_ctx *c, uint32_t begin, uint32_t end, uint32_t depth
     /* Partition: bins below `best` to the left. */
     uint32_t i = begin, j = end;
     while (i < j) {
-        const mq_instance_rec *r = &c->recs[c->ids[i]];
+        const mq_tlas_prim *r = &c->prims[i];
         int b = (int)((centroid(r, axis) - clo[axis]) * scale);
         b = b < 0 ? 0 : (b >= BINS ? BINS - 1 : b);
         if (b < best) {
             i++;
         } else {
-            uint32_t t = c->ids[i];
-            c->ids[i] = c->ids[--j];
-            c->ids[j] = t;
+            mq_tlas_prim t = c->prims[i];
+            c->prims[i] = c->prims[--j];
+            c->prims[j] = t;
         }
     }
     return (i == begin || i == end) ? mid : i;
@@ -168,10 +167,10 @@ static uint32_t build(build_ctx *c, uint32_t begin, uint32_t end, uint32_t depth
     uint32_t index = c->count++;
     bin_node *node = &c->nodes[index];
     if (end - begin == 1) {
-        const mq_instance_rec *r = &c->recs[c->ids[begin]];
+        const mq_tlas_prim *r = &c->prims[begin];
         for (int k = 0; k < 3; k++) {
-            node->lo[k] = r->world_box.min[k];
-            node->hi[k] = r->world_box.max[k];
+            node->lo[k] = r->lo[k];
+            node->hi[k] = r->hi[k];
         }
         node->mask = r->mask;
         node->left = r->id;
@@ -272,18 +271,27 @@ static uint32_t collapse(collapse_ctx *c, uint32_t b)
     return index;
 }
 
-uint32_t mq_tlas_build(const mq_instance_rec *recs, uint32_t slots, mq_tlas_node *nodes, uint32_t *scratch)
+uint32_t mq_tlas_build(const mq_instance_rec *recs, uint32_t slots, mq_tlas_node *nodes, mq_tlas_prim *scratch)
 {
     /* The binary tree (at most 2*slots - 1 nodes of half the size) in the
      * upper half of `nodes`; the wide tree (at most slots nodes) in the lower. */
     _Static_assert(sizeof(mq_tlas_node) >= 2 * sizeof(bin_node), "scratch layout");
     bin_node *bin = (bin_node *)(void *)(nodes + slots);
-    build_ctx c = {recs, bin, scratch, 0};
+    build_ctx c = {bin, scratch, 0};
     uint32_t n = 0;
     /* Free ids and empty hierarchies can never be reached: leave them out. */
     for (uint32_t i = 0; i < slots; i++)
-        if (mq_instance_rec_live(&recs[i]) && !world_box_empty(&recs[i].world_box))
-            scratch[n++] = i;
+        if (mq_instance_rec_live(&recs[i]) && !world_box_empty(&recs[i].world_box)) {
+            /* Compact copies: the build's passes then stream 56 bytes per
+             * instance instead of touching 576-byte records. */
+            mq_tlas_prim *p = &scratch[n++];
+            for (int k = 0; k < 3; k++) {
+                p->lo[k] = recs[i].world_box.min[k];
+                p->hi[k] = recs[i].world_box.max[k];
+            }
+            p->id = recs[i].id;
+            p->mask = recs[i].mask;
+        }
     if (n == 0)
         return 0;
     build(&c, 0, n, 0);
