@@ -167,55 +167,100 @@ bool mq_tlas_walk_ray(const mq_scene *s, const mq_dray_prep *prep, double t_lo, 
 
 /* ---- closest ------------------------------------------------------------ */
 
-typedef struct closest_ctx {
-    const mq_dray *ray;
-    bool cull;
-    double t_hi;        /* best t so far (the caller's tmax before any hit) */
-    bool found;
-    mq_ray_key best;
-    mq_inst_ray best_ray;
-    mq_hit best_hit;
-} closest_ctx;
-
-static bool closest_leaf(const mq_instance_rec *inst, void *user)
+bool mq_closest_leaf_traced(mq_closest_ctx *c, const mq_instance_rec *inst)
 {
-    closest_ctx *c = user;
-    mq_inst_ray ir;
-    if (!mq_inst_ray_init(&ir, inst, c->ray))
-        return true;
+    int slot = c->best_slot ^ 1;
+    mq_inst_ray *ir = &c->ir[slot];
     /* Up to the best t rounded up: an equal world t with a smaller instance id still wins. */
-    float hi = c->found ? fminf(ir.tmax, mq_inst_ray_local_ceil(&ir, c->t_hi)) : ir.tmax;
+    float hi = c->found ? fminf(ir->tmax, mq_inst_ray_local_ceil(ir, c->t_hi)) : ir->tmax;
     mq_inst_trace opt = {c->cull, NULL};
-    mq_hit h;
-    if (!mq_inst_ray_closest(&ir, ir.tmin, hi, &opt, &h))
+    mq_hit *h = &c->hit[slot];
+    if (!mq_inst_ray_closest(ir, ir->tmin, hi, &opt, h))
         return true;
-    mq_ray_key k = {mq_inst_ray_world_t(&ir, h.t), inst->id, h.triangle};
+    /* The id from the index: inst->id lies lines away from the ray data. */
+    mq_ray_key k = {mq_inst_ray_world_t(ir, h->t), (uint32_t)(inst - c->recs), h->triangle};
     if (!c->found || mq_ray_key_less(&k, &c->best)) {
         c->found = true;
         c->best = k;
-        c->best_ray = ir;
-        c->best_hit = h;
+        c->best_slot = slot;
         c->t_hi = k.t;
+        /* What the world record reads beyond the ray data, on its way while the walk goes on. */
+        __builtin_prefetch(&inst->to_world);
+        __builtin_prefetch((const char *)&inst->to_world + 64);
+        __builtin_prefetch(&inst->normal_to_world);
+        __builtin_prefetch((const char *)&inst->normal_to_world + 64);
+        __builtin_prefetch(&inst->user_id);
     }
     return true;
 }
 
+static bool closest_leaf(const mq_instance_rec *inst, void *user)
+{
+    mq_closest_ctx *c = user;
+    if (!mq_inst_ray_init(&c->ir[c->best_slot ^ 1], inst, c->ray))
+        return true;
+    return mq_closest_leaf_traced(c, inst);
+}
+
+/* mq_dray_is_valid: finite origin and direction, a non-zero direction, tmin <= tmax. */
+static inline bool dray_ok(const mq_dray *r)
+{
+#if defined(MQ_TLAS_SSE)
+    /* x * 0 == 0 exactly when x is finite */
+    const __m128d z = _mm_setzero_pd();
+    __m128d o01 = _mm_loadu_pd(r->origin), d01 = _mm_loadu_pd(r->dir);
+    __m128d od2 = _mm_unpacklo_pd(_mm_load_sd(r->origin + 2), _mm_load_sd(r->dir + 2));
+    __m128d fin = _mm_and_pd(_mm_and_pd(_mm_cmpeq_pd(_mm_mul_pd(o01, z), z), _mm_cmpeq_pd(_mm_mul_pd(d01, z), z)),
+                             _mm_cmpeq_pd(_mm_mul_pd(od2, z), z));
+    __m128d nz = _mm_or_pd(_mm_cmpneq_pd(d01, z), _mm_cmpneq_pd(_mm_unpackhi_pd(od2, od2), z));
+    unsigned ok = (unsigned)(_mm_movemask_pd(fin) == 3); /* no branches: & on 0 / 1 */
+    ok &= (unsigned)(_mm_movemask_pd(nz) != 0);
+    ok &= (unsigned)(r->tmin <= r->tmax);
+    return ok != 0;
+#else
+    return mq_dray_is_valid(r);
+#endif
+}
+
+/* mq_dray_prepare, inlined. */
+static inline void dray_prepare(const mq_dray *ray, mq_dray_prep *out)
+{
+    for (int k = 0; k < 3; k++) {
+        out->org[k] = ray->origin[k];
+        out->dir[k] = ray->dir[k];
+        out->inv[k] = 1.0 / ray->dir[k];
+    }
+}
+
+/* The closest-hit walk's leaf for this CPU (a benign race: every thread stores the same). */
+static bool (*closest_leaf_fn)(const mq_instance_rec *, void *);
+
 bool mq_scene_raycast_closest(const mq_scene *s, const mq_dray *ray, const mq_scene_query *query, mq_scene_hit *out)
 {
-    mq_scene_query q = query ? *query : mq_default_scene_query();
-    closest_ctx c;
+    mq_closest_ctx c;
     c.found = false;
-    if (s && mq_dray_is_valid(ray)) {
+    if (s && ray && dray_ok(ray)) {
         mq_dray_prep prep;
-        mq_dray_prepare(ray, &prep);
+        dray_prepare(ray, &prep);
         c.ray = ray;
-        c.cull = q.cull_back_faces;
+        c.recs = s->recs;
+        c.cull = query ? query->cull_back_faces : false;
+        c.best_slot = 0;
         c.t_hi = ray->tmax;
-        mq_tlas_walk_ray(s, &prep, ray->tmin, &c.t_hi, q.mask, closest_leaf, &c);
+        bool (*leaf)(const mq_instance_rec *, void *) = __atomic_load_n(&closest_leaf_fn, __ATOMIC_RELAXED);
+        if (!leaf) {
+            leaf = closest_leaf;
+#if defined(MQ_MAP_AVX2)
+            if (mq_inst_ray_have_avx2())
+                leaf = mq_closest_leaf_avx2;
+#endif
+            __atomic_store_n(&closest_leaf_fn, leaf, __ATOMIC_RELAXED);
+        }
+        mq_tlas_walk_ray(s, &prep, ray->tmin, &c.t_hi, query ? query->mask : 0xFFFFFFFFu, leaf, &c);
     }
     if (out) {
         if (c.found)
-            mq_inst_ray_world_hit(&c.best_ray, &c.best_hit, out);
+            mq_inst_ray_world_hit(&c.ir[c.best_slot], &c.hit[c.best_slot], out);
         else
             mq_scene_hit_miss(out);
     }
@@ -238,11 +283,11 @@ static bool any_leaf(const mq_instance_rec *inst, void *user)
 
 bool mq_scene_raycast_any(const mq_scene *s, const mq_dray *ray, const mq_scene_query *query)
 {
-    if (!s || !mq_dray_is_valid(ray))
+    if (!s || !ray || !dray_ok(ray))
         return false;
     mq_scene_query q = query ? *query : mq_default_scene_query();
     mq_dray_prep prep;
-    mq_dray_prepare(ray, &prep);
+    dray_prepare(ray, &prep);
     any_ctx c = {ray, q.cull_back_faces};
     double t_hi = ray->tmax;
     return !mq_tlas_walk_ray(s, &prep, ray->tmin, &t_hi, q.mask, any_leaf, &c);

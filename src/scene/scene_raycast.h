@@ -13,6 +13,7 @@
 #define MQ_SCENE_RAYCAST_H
 
 #include "scene/scene_internal.h"
+#include "traverse/trace.h"
 
 /* A world ray as one instance sees it. */
 typedef struct mq_inst_ray {
@@ -44,6 +45,19 @@ static inline bool mq_ray_key_less(const mq_ray_key *a, const mq_ray_key *b)
  * float ray (then nothing of the instance can be hit).
  */
 bool mq_inst_ray_init(mq_inst_ray *ir, const mq_instance_rec *inst, const mq_dray *ray);
+
+/* Its two implementations (scene_raycast_map.c picks one per CPU): the
+ * reference, and the same operations with AVX2 (scene_raycast_map_avx2.c;
+ * the same bits). */
+bool mq_inst_ray_init_scalar(mq_inst_ray *ir, const mq_instance_rec *inst, const mq_dray *ray);
+#if (defined(__x86_64__) || defined(_M_X64)) && !defined(MQ_FORCE_SCALAR)
+#define MQ_MAP_AVX2 1
+bool mq_inst_ray_init_avx2(mq_inst_ray *ir, const mq_instance_rec *inst, const mq_dray *ray);
+/* True when this CPU runs the AVX2 mapping. */
+bool mq_inst_ray_have_avx2(void);
+/* The closest-hit walk's leaf with the AVX2 mapping inlined (user: an mq_closest_ctx). */
+bool mq_closest_leaf_avx2(const mq_instance_rec *inst, void *user);
+#endif
 
 /* The world t of a local hit at local t, clamped into the caller's [tmin, tmax]. */
 double mq_inst_ray_world_t(const mq_inst_ray *ir, float t_local);
@@ -98,11 +112,51 @@ typedef struct mq_inst_trace {
     const mq_ray_key *after;  /* NULL: no lower bound */
 } mq_inst_trace;
 
+/* mq_inst_ray_closest's general case: a filter, or an OBB tree (local.tmin / tmax set). */
+bool mq_inst_ray_closest_filtered(mq_inst_ray *ir, const mq_inst_trace *opt, mq_hit *out);
+
 /*
  * The closest local hit with local t in [tmin, tmax] (already clipped by the
- * caller to the local bounds) that passes the options. @return true on a hit.
+ * caller to the local bounds) that passes the options. @return true on a hit
+ * (*out is not written on a miss).
  */
-bool mq_inst_ray_closest(mq_inst_ray *ir, float tmin, float tmax, const mq_inst_trace *opt, mq_hit *out);
+static inline bool mq_inst_ray_closest(mq_inst_ray *ir, float tmin, float tmax, const mq_inst_trace *opt, mq_hit *out)
+{
+    if (!(tmin <= tmax))
+        return false;
+    ir->local.tmin = tmin;
+    ir->local.tmax = tmax;
+    const mq_bvh *bvh = ir->inst->ray.bvh; /* in the line mq_inst_ray_init read */
+    if (bvh && !opt->after && !(opt->cull_back_faces && ir->inst->mirrored)) {
+        /* The common case: no filter (see mq_inst_ray_closest_filtered), no
+         * query to set up; mq_bvh_raycast_closest without its validity check:
+         * the local ray passed mq_inst_ray_init's with [ir->tmin, ir->tmax],
+         * and [tmin, tmax] is a non-empty part of that. */
+        return mq_bvh_closest_valid(bvh, &ir->local, opt->cull_back_faces, out);
+    }
+    return mq_inst_ray_closest_filtered(ir, opt, out);
+}
+
+/*
+ * The closest-hit query's state (scene_raycast.c). The best instance's mapped
+ * ray and local hit live in one of two slots; the next instance is mapped and
+ * traced into the spare one (best_slot ^ 1), which becomes the best when it
+ * wins, so nothing is copied; the world record is made once, at the end.
+ */
+typedef struct mq_closest_ctx {
+    const mq_dray *ray;
+    const mq_instance_rec *recs; /* the scene's: an instance's id is its index */
+    bool cull;
+    bool found;
+    int best_slot; /* of the best hit, when found */
+    double t_hi;   /* best t so far (the caller's tmax before any hit) */
+    mq_ray_key best;
+    mq_inst_ray ir[2];
+    mq_hit hit[2];
+} mq_closest_ctx;
+
+/* The rest of a walk leaf once mq_inst_ray_init mapped the ray into the spare slot (true: go on). */
+bool mq_closest_leaf_traced(mq_closest_ctx *c, const mq_instance_rec *inst);
 
 /* True when the instance has any hit in the caller's [tmin, tmax]. */
 bool mq_inst_ray_any(mq_inst_ray *ir, bool cull_back_faces);

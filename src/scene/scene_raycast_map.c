@@ -70,7 +70,7 @@ static inline bool fray_is_valid(const mq_ray *r)
     return finite && (r->dir[0] != 0.0f || r->dir[1] != 0.0f || r->dir[2] != 0.0f) && r->tmin <= r->tmax;
 }
 
-bool mq_inst_ray_init(mq_inst_ray *ir, const mq_instance_rec *inst, const mq_dray *ray)
+bool mq_inst_ray_init_scalar(mq_inst_ray *ir, const mq_instance_rec *inst, const mq_dray *ray)
 {
     /* Only inst->ray is read here (its two cache lines, scene_internal.h). */
     const mq_inst_ray_data *d = &inst->ray;
@@ -112,6 +112,30 @@ bool mq_inst_ray_init(mq_inst_ray *ir, const mq_instance_rec *inst, const mq_dra
     ir->local.tmin = ir->tmin;
     ir->local.tmax = ir->tmax;
     return fray_is_valid(&ir->local);
+}
+
+#if defined(MQ_MAP_AVX2)
+/* 1: AVX2 and FMA, 0: not, -1: not known yet (a benign race: every thread computes the same). */
+static int have_avx2 = -1;
+
+bool mq_inst_ray_have_avx2(void)
+{
+    int c = __atomic_load_n(&have_avx2, __ATOMIC_RELAXED);
+    if (c < 0) {
+        c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
+        __atomic_store_n(&have_avx2, c, __ATOMIC_RELAXED);
+    }
+    return c > 0;
+}
+#endif
+
+bool mq_inst_ray_init(mq_inst_ray *ir, const mq_instance_rec *inst, const mq_dray *ray)
+{
+#if defined(MQ_MAP_AVX2)
+    if (mq_inst_ray_have_avx2())
+        return mq_inst_ray_init_avx2(ir, inst, ray);
+#endif
+    return mq_inst_ray_init_scalar(ir, inst, ray);
 }
 
 double mq_inst_ray_world_t(const mq_inst_ray *ir, float t_local)
@@ -164,18 +188,8 @@ static void local_query(const mq_inst_ray *ir, const mq_inst_trace *opt, filter_
     }
 }
 
-bool mq_inst_ray_closest(mq_inst_ray *ir, float tmin, float tmax, const mq_inst_trace *opt, mq_hit *out)
+bool mq_inst_ray_closest_filtered(mq_inst_ray *ir, const mq_inst_trace *opt, mq_hit *out)
 {
-    if (!(tmin <= tmax))
-        return false;
-    ir->local.tmin = tmin;
-    ir->local.tmax = tmax;
-    const mq_bvh *bvh = ir->inst->ray.bvh; /* in the line mq_inst_ray_init read */
-    if (bvh && !opt->after && !(opt->cull_back_faces && ir->inst->mirrored)) {
-        /* The common case: no filter (see local_query), no query to set up. */
-        static const mq_ray_query both = {false, NULL, NULL, NULL}, cull = {true, NULL, NULL, NULL};
-        return mq_bvh_raycast_closest(bvh, &ir->local, opt->cull_back_faces ? &cull : &both, out);
-    }
     filter_ctx f;
     mq_ray_query q;
     local_query(ir, opt, &f, &q);
@@ -186,12 +200,15 @@ bool mq_inst_ray_closest(mq_inst_ray *ir, float tmin, float tmax, const mq_inst_
 
 bool mq_inst_ray_any(mq_inst_ray *ir, bool cull_back_faces)
 {
+    ir->local.tmin = ir->tmin;
+    ir->local.tmax = ir->tmax;
+    const mq_bvh *bvh = ir->inst->ray.bvh; /* in the line mq_inst_ray_init read */
+    if (bvh && !(cull_back_faces && ir->inst->mirrored))
+        return mq_bvh_any_valid(bvh, &ir->local, cull_back_faces); /* no filter: see mq_inst_ray_closest */
     mq_inst_trace opt = {cull_back_faces, NULL};
     filter_ctx f;
     mq_ray_query q;
     local_query(ir, &opt, &f, &q);
-    ir->local.tmin = ir->tmin;
-    ir->local.tmax = ir->tmax;
     if (ir->inst->bvh)
         return mq_bvh_raycast_any(ir->inst->bvh, &ir->local, &q);
     return mq_obbtree_raycast_any(ir->inst->obbtree, &ir->local, &q);
@@ -207,11 +224,9 @@ static void normalize3(double v[3])
 
 void mq_scene_hit_miss(mq_scene_hit *out)
 {
-    memset(out, 0, sizeof *out);
-    out->t = INFINITY;
-    out->instance = MQ_NO_INSTANCE;
-    out->triangle = MQ_NO_TRIANGLE;
-    out->face = MQ_NO_TRIANGLE;
+    static const mq_scene_hit miss = {
+        .t = INFINITY, .instance = MQ_NO_INSTANCE, .triangle = MQ_NO_TRIANGLE, .face = MQ_NO_TRIANGLE};
+    *out = miss;
 }
 
 void mq_inst_ray_world_hit(const mq_inst_ray *ir, const mq_hit *h, mq_scene_hit *out)

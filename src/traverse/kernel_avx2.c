@@ -8,6 +8,7 @@
 #include <immintrin.h>
 
 #include "traverse/leaf4_sse.h"
+#include "traverse/prep1_avx2.h"
 #include "traverse/traverse_common.h"
 
 /*
@@ -87,10 +88,25 @@ static inline unsigned kernel_leaf_hits(const mq_tri_block *blk, const kernel_ra
 
 #include "traverse/traverse_loop.h"
 
+/* mq_trace_prepare_valid and kernel_closest in one call, the query in the caller's *q. */
+static bool kernel_closest_valid(const mq_bvh *bvh, const mq_ray *ray, bool cull, mq_trace *q, mq_best *best)
+{
+    mq_prep1_avx2(q, bvh, ray, cull);
+    *best = mq_best_init(q->ray.tmax);
+    if (bvh->root == MQ_REF_EMPTY)
+        return false;
+    mq_trace_counts counts = {0, 0, 0};
+    if (mq_trace_tmin(q) < 0.0f)
+        return kernel_closest_impl(q, best, &counts, true);
+    return kernel_closest_impl(q, best, &counts, false);
+}
+
 const mq_kernels mq_kernels_avx2 = {.closest = kernel_closest,
                                      .any = kernel_any,
                                      .stream = kernel_stream,
                                      .packet8 = mq_packet8_closest_avx2,
                                      .packet8_rays = mq_packet8_rays_avx2,
                                      .prepare8 = mq_trace_prepare8_avx2,
+                                     .prepare_valid = mq_trace_prepare_valid_avx2,
+                                     .closest_valid = kernel_closest_valid,
                                      .name = "avx2"};

@@ -139,20 +139,10 @@ static inline void finish(mq_ray_prep *restrict r, const float d[3], int kz)
     r->sz = q[kz];
 }
 
-bool mq_trace_prepare(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *restrict ray,
-                      const mq_ray_query *query)
+/* mq_trace_prepare after its validity check (ray_ok holds). */
+static inline __attribute__((always_inline)) void prepare_valid(mq_trace *restrict q, const mq_bvh *bvh,
+                                                                const mq_ray *restrict ray, const uint32_t ab[3])
 {
-    static const mq_ray_query defaults = {false, NULL, NULL, NULL};
-    if (!ray)
-        return false;
-    uint32_t ob[3], db[3], ab[3];
-    for (int k = 0; k < 3; k++) {
-        ob[k] = bits_of(ray->origin[k]);
-        db[k] = bits_of(ray->dir[k]);
-        ab[k] = db[k] & MQ_ABS_MASK; /* the bits of |d_k| */
-    }
-    if (!ray_ok(ray, ob, db))
-        return false;
     mq_ray_prep *restrict r = &q->ray;
     /* The BVH's geometry is stored scaled by 2^k (build/bvh_internal.h): the
      * ray's origin and direction get the same exact scaling, so t, and every
@@ -180,12 +170,41 @@ bool mq_trace_prepare(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *res
         normalize_direction(r, d, fabsf(d[kz]), bvh->scale_exp, dmag); /* keeps the dominant axis */
     }
     finish(r, d, kz);
-    q->query = query ? query : &defaults;
-    q->cull = q->query->cull_back_faces;
     q->has_after = false;
     q->after_t = 0.0f;
     q->after_id = 0;
     q->bvh = bvh;
     q->user_ray = ray;
+}
+
+bool mq_trace_prepare(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *restrict ray,
+                      const mq_ray_query *query)
+{
+    static const mq_ray_query defaults = {false, NULL, NULL, NULL};
+    if (!ray)
+        return false;
+    uint32_t ob[3], db[3], ab[3];
+    for (int k = 0; k < 3; k++) {
+        ob[k] = bits_of(ray->origin[k]);
+        db[k] = bits_of(ray->dir[k]);
+        ab[k] = db[k] & MQ_ABS_MASK; /* the bits of |d_k| */
+    }
+    if (!ray_ok(ray, ob, db))
+        return false;
+    prepare_valid(q, bvh, ray, ab);
+    q->query = query ? query : &defaults;
+    q->cull = q->query->cull_back_faces;
     return true;
+}
+
+const mq_ray_query mq_ray_query_both = {false, NULL, NULL, NULL}, mq_ray_query_cull = {true, NULL, NULL, NULL};
+
+void mq_trace_prepare_valid(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *restrict ray, bool cull)
+{
+    uint32_t ab[3];
+    for (int k = 0; k < 3; k++)
+        ab[k] = bits_of(ray->dir[k]) & MQ_ABS_MASK;
+    prepare_valid(q, bvh, ray, ab);
+    q->query = cull ? &mq_ray_query_cull : &mq_ray_query_both;
+    q->cull = cull;
 }

@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "traverse/prep1_avx2.h"
 #include "traverse/prep8_avx2.h"
 
 /* 1 for the lanes of `mask`, else 0, as 32-bit integers. */
@@ -97,4 +98,9 @@ unsigned mq_trace_prepare8_avx2(mq_trace *const q[8], const mq_bvh *bvh, const m
         t->user_ray = rays[l];
     }
     return r.ok;
+}
+
+void mq_trace_prepare_valid_avx2(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *restrict ray, bool cull)
+{
+    mq_prep1_avx2(q, bvh, ray, cull);
 }

@@ -42,6 +42,40 @@ bool mq_bvh_raycast_closest(const mq_bvh *bvh, const mq_ray *ray, const mq_ray_q
     return hit;
 }
 
+bool mq_bvh_closest_valid(const mq_bvh *bvh, const mq_ray *ray, bool cull, mq_hit *out)
+{
+    const mq_kernels *k = mq_kernels_active();
+    mq_trace q;
+    mq_best best;
+    if (k->closest_valid) {
+        if (!k->closest_valid(bvh, ray, cull, &q, &best))
+            return false;
+    } else {
+        if (k->prepare_valid)
+            k->prepare_valid(&q, bvh, ray, cull);
+        else
+            mq_trace_prepare_valid(&q, bvh, ray, cull);
+        best = mq_best_init(q.ray.tmax);
+        mq_trace_counts counts = {0, 0, 0};
+        if (!k->closest(&q, &best, &counts))
+            return false;
+    }
+    mq_hit_from_best(&q, &best, out);
+    return true;
+}
+
+bool mq_bvh_any_valid(const mq_bvh *bvh, const mq_ray *ray, bool cull)
+{
+    const mq_kernels *k = mq_kernels_active();
+    mq_trace q;
+    if (k->prepare_valid)
+        k->prepare_valid(&q, bvh, ray, cull);
+    else
+        mq_trace_prepare_valid(&q, bvh, ray, cull);
+    mq_trace_counts counts = {0, 0, 0};
+    return k->any(&q, &counts);
+}
+
 bool mq_bvh_raycast_any(const mq_bvh *bvh, const mq_ray *ray, const mq_ray_query *query)
 {
     mq_trace q;

@@ -101,6 +101,27 @@ static inline float mq_trace_tmin(const mq_trace *q)
 bool mq_trace_prepare(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *restrict ray,
                       const mq_ray_query *query);
 
+/*
+ * Internal, for scene instances (scene/scene_raycast_map.c): mq_trace_prepare
+ * of a ray already known to be valid (mq_ray_is_valid; not checked again),
+ * with the default query or its culling twin (no filter, no stats).
+ */
+void mq_trace_prepare_valid(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *restrict ray, bool cull);
+
+/* Those two queries: the default, and the default culling back faces. */
+extern const mq_ray_query mq_ray_query_both, mq_ray_query_cull;
+
+/*
+ * Internal: mq_bvh_raycast_closest for a ray known to be valid, with the
+ * default query or its culling twin; the same answer, and *out is not written
+ * on a miss.
+ */
+bool mq_bvh_closest_valid(const mq_bvh *bvh, const mq_ray *ray, bool cull, mq_hit *out);
+
+/* Internal: mq_bvh_raycast_any for a ray known to be valid, with the default
+ * query or its culling twin; the same answer. */
+bool mq_bvh_any_valid(const mq_bvh *bvh, const mq_ray *ray, bool cull);
+
 /* A kernel set: closest hit (fills *best, initialised by the caller with
  * mq_best_init; true on a hit), any hit, and a stream of prepared queries
  * (all with tmin >= 0, on a non-empty tree) traced interleaved: closest hits
@@ -129,6 +150,12 @@ typedef struct mq_kernels {
      * rescaling); the others are not written. NULL when the ISA has none. */
     unsigned (*prepare8)(mq_trace *const q[8], const mq_bvh *bvh, const mq_ray *const rays[8],
                          const mq_ray_query *query);
+    /* mq_trace_prepare_valid in this ISA's registers (the same fields, bit
+     * for bit); NULL when the ISA has none (then mq_trace_prepare_valid). */
+    void (*prepare_valid)(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *restrict ray, bool cull);
+    /* prepare_valid into *q, then closest into *best (initialised here), in
+     * one call; NULL when the ISA has none. */
+    bool (*closest_valid)(const mq_bvh *bvh, const mq_ray *ray, bool cull, mq_trace *q, mq_best *best);
     const char *name;
 } mq_kernels;
 
@@ -168,6 +195,7 @@ void mq_packet8_closest_avx2(const mq_trace *const *q, mq_best **best, size_t pa
                              mq_trace_counts *counts);
 unsigned mq_trace_prepare8_avx2(mq_trace *const q[8], const mq_bvh *bvh, const mq_ray *const rays[8],
                                 const mq_ray_query *query);
+void mq_trace_prepare_valid_avx2(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *restrict ray, bool cull);
 size_t mq_packet8_rays_avx2(const mq_bvh *bvh, const mq_ray *rays, size_t groups, bool cull, bool interleave,
                             mq_hit *hits, bool *left, mq_trace_counts *counts);
 #endif
