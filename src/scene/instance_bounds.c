@@ -8,6 +8,7 @@
  */
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 #include "build/bvh_internal.h"
 #include "build/top_boxes.h"
@@ -19,25 +20,12 @@
 /* The inverse of a box's axis rows: columns are the world directions of its
  * edges. The stored float axes are not exactly orthonormal, so the transpose
  * would not do: the box is the set where each |axes[i].(p - c)| <= half[i]. */
-static bool axes_inverse(const double m[3][3], double inv[3][3])
+static bool axes_inverse(const double axes[3][3], double inv[3][3])
 {
-    double c00 = m[1][1] * m[2][2] - m[1][2] * m[2][1];
-    double c01 = m[1][2] * m[2][0] - m[1][0] * m[2][2];
-    double c02 = m[1][0] * m[2][1] - m[1][1] * m[2][0];
-    double det = m[0][0] * c00 + m[0][1] * c01 + m[0][2] * c02;
-    if (!(fabs(det) > 1e-6) || !isfinite(det))
-        return false;
-    double r = 1.0 / det;
-    inv[0][0] = c00 * r;
-    inv[1][0] = c01 * r;
-    inv[2][0] = c02 * r;
-    inv[0][1] = (m[0][2] * m[2][1] - m[0][1] * m[2][2]) * r;
-    inv[1][1] = (m[0][0] * m[2][2] - m[0][2] * m[2][0]) * r;
-    inv[2][1] = (m[0][1] * m[2][0] - m[0][0] * m[2][1]) * r;
-    inv[0][2] = (m[0][1] * m[1][2] - m[0][2] * m[1][1]) * r;
-    inv[1][2] = (m[0][2] * m[1][0] - m[0][0] * m[1][2]) * r;
-    inv[2][2] = (m[0][0] * m[1][1] - m[0][1] * m[1][0]) * r;
-    return true;
+    double m[3][3];
+    memcpy(m, axes, sizeof m);
+    double det = mq_mat3d_det(m);
+    return fabs(det) > 1e-6 && mq_mat3d_inverse(m, det, inv);
 }
 
 /* The world box of a local box { center + e : |e_i| <= half_i along the

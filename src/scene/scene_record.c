@@ -52,34 +52,6 @@ static double sigma_max_bound(double m[3][3])
     return s < frob ? s : frob;
 }
 
-static double det3(double a[3][3])
-{
-    return a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
-           a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
-}
-
-/* inv = a^-1 by cofactors; false when det is 0 or the result is not finite. */
-static bool inverse3(double a[3][3], double det, double inv[3][3])
-{
-    if (det == 0.0 || !isfinite(det))
-        return false;
-    double r = 1.0 / det;
-    inv[0][0] = (a[1][1] * a[2][2] - a[1][2] * a[2][1]) * r;
-    inv[0][1] = (a[0][2] * a[2][1] - a[0][1] * a[2][2]) * r;
-    inv[0][2] = (a[0][1] * a[1][2] - a[0][2] * a[1][1]) * r;
-    inv[1][0] = (a[1][2] * a[2][0] - a[1][0] * a[2][2]) * r;
-    inv[1][1] = (a[0][0] * a[2][2] - a[0][2] * a[2][0]) * r;
-    inv[1][2] = (a[0][2] * a[1][0] - a[0][0] * a[1][2]) * r;
-    inv[2][0] = (a[1][0] * a[2][1] - a[1][1] * a[2][0]) * r;
-    inv[2][1] = (a[0][1] * a[2][0] - a[0][0] * a[2][1]) * r;
-    inv[2][2] = (a[0][0] * a[1][1] - a[0][1] * a[1][0]) * r;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            if (!isfinite(inv[i][j]))
-                return false;
-    return true;
-}
-
 /* A^T A = I and det > 0 within 1e-12: a rotation, so shape queries may map shapes rigidly. */
 static bool is_rigid(double a[3][3], double det)
 {
@@ -172,8 +144,8 @@ bool mq_instance_rec_init(mq_instance_rec *rec, const mq_instance_def *def, uint
         for (int c = 0; c < 3; c++)
             if (!isfinite(a[r][c]))
                 return false;
-    double det = det3(a);
-    if (!inverse3(a, det, inv))
+    double det = mq_mat3d_det(a);
+    if (!mq_mat3d_inverse(a, det, inv))
         return false;
     double smax = sigma_max_bound(a), smax_inv = sigma_max_bound(inv);
     double smin = (1.0 / smax_inv) * (1.0 - 1e-9);
