@@ -6,6 +6,7 @@
 #include "build/bvh_internal.h"
 #include "build/flatten.h"
 #include "core/pool.h"
+#include "io/saved_format.h"
 #include "build/wide_build.h"
 #include "core/alloc.h"
 #include "core/diag.h"
@@ -191,8 +192,12 @@ void mq_bvh_destroy(mq_bvh *bvh)
         return;
     mq_allocator copy = bvh->alloc; /* the struct itself is freed last, through the same hook */
     const mq_allocator *a = bvh->has_alloc ? &copy : NULL;
-    mq_free(a, bvh->arena, bvh->arena_bytes);
+    if (bvh->map) /* mq_bvh_load_mapped: the arena and the mesh's arrays are in the mapping */
+        mq_saved_mesh_forget(bvh->owned_mesh, bvh->map, bvh->map_bytes);
+    else
+        mq_free(a, bvh->arena, bvh->arena_bytes);
     mq_mesh_destroy(bvh->owned_mesh);
+    mq_saved_unmap(bvh->map, bvh->map_bytes);
     mq_free(a, bvh, sizeof *bvh);
 }
 

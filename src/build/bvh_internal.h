@@ -24,6 +24,11 @@ struct mq_bvh {
     float scale, inv_scale; /* 2^scale_exp, 2^-scale_exp */
     void *arena;            /* nodes and leaf blocks, depth-first (bvh_layout.h); 64-byte aligned */
     size_t arena_bytes;
+    /* A BVH loaded by mq_bvh_load_mapped: the file's private mapping, which
+     * holds the arena and the owned mesh's large arrays (not freed one by
+     * one); unmapped by mq_bvh_destroy. NULL otherwise. */
+    void *map;
+    size_t map_bytes;
     uint32_t node_count;
     uint32_t block_count;
     uint32_t leaf_count;

@@ -1,6 +1,7 @@
 /* The OBB tree object: default options, destruction and the read-only accessors. */
 #include "build/obbtree_internal.h"
 #include "core/alloc.h"
+#include "io/saved_format.h"
 
 mq_obbtree_def mq_default_obbtree_def(void)
 {
@@ -14,10 +15,15 @@ void mq_obbtree_destroy(mq_obbtree *t)
         return;
     mq_allocator copy = t->alloc; /* the struct itself is freed last, through the same hook */
     const mq_allocator *a = t->has_alloc ? &copy : NULL;
-    mq_free(a, t->nodes, (size_t)t->node_capacity * sizeof *t->nodes);
-    mq_free(a, t->tris, (size_t)t->tri_count * sizeof *t->tris);
-    mq_free(a, t->ids, (size_t)t->tri_count * sizeof *t->ids);
+    if (t->map) { /* mq_obbtree_load_mapped: the arrays and the mesh's are in the mapping */
+        mq_saved_mesh_forget(t->owned_mesh, t->map, t->map_bytes);
+    } else {
+        mq_free(a, t->nodes, (size_t)t->node_capacity * sizeof *t->nodes);
+        mq_free(a, t->tris, (size_t)t->tri_count * sizeof *t->tris);
+        mq_free(a, t->ids, (size_t)t->tri_count * sizeof *t->ids);
+    }
     mq_mesh_destroy(t->owned_mesh);
+    mq_saved_unmap(t->map, t->map_bytes);
     mq_free(a, t, sizeof *t);
 }
 

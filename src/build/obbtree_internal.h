@@ -54,6 +54,11 @@ struct mq_obbtree {
     mq_obbtree_node *nodes;   /* node_capacity entries, root at 0 */
     mq_triangle *tris;        /* tri_count triangles in tree order */
     uint32_t *ids;            /* tri_count mesh ids, parallel to tris */
+    /* A tree loaded by mq_obbtree_load_mapped: the file's private mapping,
+     * which holds nodes, tris, ids and the owned mesh's large arrays (not
+     * freed one by one); unmapped by mq_obbtree_destroy. NULL otherwise. */
+    void *map;
+    size_t map_bytes;
     float magnitude;          /* max |x|+|y|+|z| over the corners: scale for rounding margins */
 };
 

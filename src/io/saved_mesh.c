@@ -93,30 +93,6 @@ mq_status mq_saved_read_mesh_info(mq_saved_reader *r, mq_saved_mesh_info *info)
     return MQ_OK;
 }
 
-/* Reads an array section when present: allocates `bytes` into *dst and reads it.
- * Absent sections leave *dst NULL; `required` ones are an error then. */
-static mq_status read_array(mq_saved_reader *r, uint32_t kind, uint64_t bytes, bool required, const mq_allocator *a,
-                            void **dst)
-{
-    uint64_t size;
-    if (!mq_saved_next_is(r, kind, &size)) {
-        if (required && bytes)
-            return mq_saved_corrupt(r, MQ_SAVED_HEADER_SIZE + (uint64_t)r->next * MQ_SAVED_ENTRY_SIZE,
-                                    "missing section of kind %u (%llu bytes expected)", kind,
-                                    (unsigned long long)bytes);
-        return MQ_OK;
-    }
-    if (size != bytes)
-        return mq_saved_corrupt(r, MQ_SAVED_HEADER_SIZE + (uint64_t)r->next * MQ_SAVED_ENTRY_SIZE,
-                                "section of kind %u has %llu bytes, the counts give %llu", kind,
-                                (unsigned long long)size, (unsigned long long)bytes);
-    *dst = mq_alloc(a, (size_t)bytes, MQ_CACHE_LINE);
-    if (!*dst)
-        return mq_diag_set(r->diag, MQ_ERR_OUT_OF_MEMORY, r->path, 0, 0, "out of memory loading %llu bytes",
-                           (unsigned long long)bytes);
-    return mq_saved_read(r, kind, *dst, bytes);
-}
-
 /* Index of the first element >= limit (MQ_NO_INDEX excepted when `none_ok`), or n when none. */
 static size_t first_bad(const uint32_t *v, size_t n, uint32_t limit, bool none_ok)
 {
@@ -131,16 +107,57 @@ static size_t first_bad(const uint32_t *v, size_t n, uint32_t limit, bool none_o
     return n;
 }
 
-static mq_status check_ids(mq_saved_reader *r, uint32_t kind, const uint32_t *v, size_t n, uint32_t limit,
-                           bool none_ok, const char *what)
+/* An id array's range check, run on each chunk as it arrives (mq_saved_read_visit). */
+typedef struct id_check {
+    mq_saved_reader *r;
+    uint32_t kind;
+    uint32_t limit;
+    bool none_ok;
+    const char *what;
+    size_t done; /* elements checked */
+} id_check;
+
+static mq_status check_ids_visit(void *ctx, const void *dst, uint64_t have)
 {
-    if (!v)
-        return MQ_OK;
-    size_t i = first_bad(v, n, limit, none_ok);
+    id_check *c = ctx;
+    const uint32_t *v = dst;
+    size_t n = (size_t)(have / 4), i = c->done + first_bad(v + c->done, n - c->done, c->limit, c->none_ok);
+    c->done = n;
     if (i == n)
         return MQ_OK;
-    return mq_saved_corrupt(r, mq_saved_offset_of(r, kind) + 4 * (uint64_t)i, "%s %zu is %u, beyond the %u available",
-                            what, i, v[i], limit);
+    return mq_saved_corrupt(c->r, mq_saved_offset_of(c->r, c->kind) + 4 * (uint64_t)i,
+                            "%s %zu is %u, beyond the %u available", c->what, i, v[i], c->limit);
+}
+
+/* Reads an array section when present: allocates `bytes` into *dst (or, from a
+ * mapped file, points *dst at the section) and reads it.
+ * Absent sections leave *dst NULL; `required` ones are an error then. With
+ * `ids`, the array's elements are range-checked as they arrive. */
+static mq_status read_array(mq_saved_reader *r, uint32_t kind, uint64_t bytes, bool required, const mq_allocator *a,
+                            void **dst, id_check *ids)
+{
+    uint64_t size;
+    if (!mq_saved_next_is(r, kind, &size)) {
+        if (required && bytes)
+            return mq_saved_corrupt(r, MQ_SAVED_HEADER_SIZE + (uint64_t)r->next * MQ_SAVED_ENTRY_SIZE,
+                                    "missing section of kind %u (%llu bytes expected)", kind,
+                                    (unsigned long long)bytes);
+        return MQ_OK;
+    }
+    if (size != bytes)
+        return mq_saved_corrupt(r, MQ_SAVED_HEADER_SIZE + (uint64_t)r->next * MQ_SAVED_ENTRY_SIZE,
+                                "section of kind %u has %llu bytes, the counts give %llu", kind,
+                                (unsigned long long)size, (unsigned long long)bytes);
+    *dst = mq_saved_array(r, a, kind, (size_t)bytes);
+    if (!*dst)
+        return mq_diag_set(r->diag, MQ_ERR_OUT_OF_MEMORY, r->path, 0, 0, "out of memory loading %llu bytes",
+                           (unsigned long long)bytes);
+    if (!ids)
+        return mq_saved_read(r, kind, *dst, bytes);
+    ids->r = r;
+    ids->kind = kind;
+    ids->done = 0;
+    return mq_saved_read_visit(r, kind, *dst, bytes, check_ids_visit, ids);
 }
 
 static mq_status check_names(mq_saved_reader *r, const mq_name_table *t, int k)
@@ -160,25 +177,14 @@ static mq_status check_names(mq_saved_reader *r, const mq_name_table *t, int k)
     return MQ_OK;
 }
 
+/* What the id checks on the fly leave: the name tables, and the uniform ids and
+ * face counts that stand in for absent arrays. */
 static mq_status check_mesh(mq_saved_reader *r, const mq_mesh *m)
 {
-    size_t corners = m->triangle_count * 3;
-    mq_status st = check_ids(r, MQ_SEC_INDICES, m->indices, corners, (uint32_t)m->vertex_count, false,
-                             "vertex index");
-    if (st == MQ_OK)
-        st = check_ids(r, MQ_SEC_FACE_OF_TRI, m->face_of_tri, m->triangle_count, (uint32_t)m->face_count,
-                       false, "face of triangle");
-    if (st == MQ_OK)
-        st = check_ids(r, MQ_SEC_CORNER_NORMALS, m->corner_normals, corners, (uint32_t)m->normal_count, true,
-                       "normal index");
-    if (st == MQ_OK)
-        st = check_ids(r, MQ_SEC_CORNER_TEXCOORDS, m->corner_texcoords, corners, (uint32_t)m->texcoord_count,
-                       true, "texture coordinate index");
+    mq_status st = MQ_OK;
     for (int k = 0; k < 3 && st == MQ_OK; k++) {
         uint32_t names = m->names[k].count ? m->names[k].count : 1;
-        st = check_ids(r, MQ_SEC_FACE_NAME_IDS + (uint32_t)k, m->face_names[k].ids, m->face_count, names, false,
-                       "face name id");
-        if (st == MQ_OK && !m->face_names[k].ids && m->face_names[k].uniform >= names)
+        if (!m->face_names[k].ids && m->face_names[k].uniform >= names)
             st = mq_saved_corrupt(r, mq_saved_offset_of(r, MQ_SEC_MESH_INFO) + offsetof(mq_saved_mesh_info, name_uniform),
                                   "uniform name id %u of table %d beyond its %u names", m->face_names[k].uniform, k,
                                   names);
@@ -189,6 +195,38 @@ static mq_status check_mesh(mq_saved_reader *r, const mq_mesh *m)
         st = mq_saved_corrupt(r, mq_saved_offset_of(r, MQ_SEC_MESH_INFO), "%zu faces for %zu triangles, one each",
                               m->face_count, m->triangle_count);
     return st;
+}
+
+static bool in_map(const void *p, const void *map, size_t bytes)
+{
+    return p && (uintptr_t)p >= (uintptr_t)map && (uintptr_t)p - (uintptr_t)map < bytes;
+}
+
+void mq_saved_mesh_forget(mq_mesh *m, const void *map, size_t bytes)
+{
+    if (!m || !map)
+        return;
+#define FORGET(field)                                                                                                  \
+    do {                                                                                                               \
+        if (in_map((field), map, bytes))                                                                               \
+            (field) = NULL;                                                                                            \
+    } while (0)
+    FORGET(m->positions);
+    FORGET(m->indices);
+    FORGET(m->face_of_tri);
+    FORGET(m->face_line32);
+    FORGET(m->face_line64);
+    for (int k = 0; k < 3; k++) {
+        FORGET(m->names[k].offsets);
+        FORGET(m->names[k].chars);
+        FORGET(m->face_names[k].ids);
+    }
+    FORGET(m->normals);
+    FORGET(m->corner_normals);
+    FORGET(m->texcoords);
+    FORGET(m->corner_texcoords);
+    FORGET(m->colors);
+#undef FORGET
 }
 
 mq_status mq_saved_read_mesh(mq_saved_reader *r, const mq_saved_mesh_info *info, const mq_allocator *a, mq_mesh **out)
@@ -214,17 +252,26 @@ mq_status mq_saved_read_mesh(mq_saved_reader *r, const mq_saved_mesh_info *info,
     uint64_t v = info->vertex_count, t = info->triangle_count, f = info->face_count;
     mq_status st = MQ_OK;
     /* The array is stored in the mesh even when its read fails, so mq_mesh_destroy frees it. */
-#define READ(kind, bytes, required, field)                                                                             \
+#define READ_CHECKED(kind, bytes, required, field, ids)                                                               \
     do {                                                                                                               \
         if (st == MQ_OK) {                                                                                             \
             void *p_ = NULL;                                                                                           \
-            st = read_array(r, (kind), (bytes), (required), a, &p_);                                                   \
+            st = read_array(r, (kind), (bytes), (required), a, &p_, (ids));                                            \
             (field) = p_;                                                                                              \
         }                                                                                                              \
     } while (0)
+#define READ(kind, bytes, required, field) READ_CHECKED(kind, bytes, required, field, NULL)
+    /* Every id array is range-checked as it streams in, against counts known from the info section. */
+    id_check vertex_ids = {.limit = (uint32_t)v, .what = "vertex index"};
+    id_check face_ids = {.limit = (uint32_t)f, .what = "face of triangle"};
+    id_check normal_ids = {.limit = (uint32_t)info->normal_count, .none_ok = true, .what = "normal index"};
+    id_check uv_ids = {.limit = (uint32_t)info->texcoord_count, .none_ok = true, .what = "texture coordinate index"};
+    id_check name_ids[3];
+    for (int k = 0; k < 3; k++)
+        name_ids[k] = (id_check){.limit = m->names[k].count ? m->names[k].count : 1, .what = "face name id"};
     READ(MQ_SEC_POSITIONS, v * 12, true, m->positions);
-    READ(MQ_SEC_INDICES, t * 12, true, m->indices);
-    READ(MQ_SEC_FACE_OF_TRI, t * 4, false, m->face_of_tri);
+    READ_CHECKED(MQ_SEC_INDICES, t * 12, true, m->indices, &vertex_ids);
+    READ_CHECKED(MQ_SEC_FACE_OF_TRI, t * 4, false, m->face_of_tri, &face_ids);
     READ(MQ_SEC_FACE_LINE32, f * 4, false, m->face_line32);
     READ(MQ_SEC_FACE_LINE64, f * 8, false, m->face_line64);
     if (st == MQ_OK && m->face_line32 && m->face_line64)
@@ -234,16 +281,18 @@ mq_status mq_saved_read_mesh(mq_saved_reader *r, const mq_saved_mesh_info *info,
     for (int k = 0; k < 3; k++)
         READ(MQ_SEC_NAME_CHARS + (uint32_t)k, m->names[k].chars_size, true, m->names[k].chars);
     for (int k = 0; k < 3; k++)
-        READ(MQ_SEC_FACE_NAME_IDS + (uint32_t)k, f * 4, false, m->face_names[k].ids);
+        READ_CHECKED(MQ_SEC_FACE_NAME_IDS + (uint32_t)k, f * 4, false, m->face_names[k].ids, &name_ids[k]);
     READ(MQ_SEC_NORMALS, info->normal_count * 12, true, m->normals);
-    READ(MQ_SEC_CORNER_NORMALS, t * 12, false, m->corner_normals);
+    READ_CHECKED(MQ_SEC_CORNER_NORMALS, t * 12, false, m->corner_normals, &normal_ids);
     READ(MQ_SEC_TEXCOORDS, info->texcoord_count * 8, true, m->texcoords);
-    READ(MQ_SEC_CORNER_TEXCOORDS, t * 12, false, m->corner_texcoords);
+    READ_CHECKED(MQ_SEC_CORNER_TEXCOORDS, t * 12, false, m->corner_texcoords, &uv_ids);
     READ(MQ_SEC_COLORS, v * 12, false, m->colors);
+#undef READ_CHECKED
 #undef READ
     if (st == MQ_OK)
         st = check_mesh(r, m);
     if (st != MQ_OK) {
+        mq_saved_mesh_forget(m, r->mapped ? r->mem : NULL, (size_t)r->mem_size);
         mq_mesh_destroy(m);
         return st;
     }

@@ -163,6 +163,7 @@ static mq_status load(mq_saved_reader *r, const mq_allocator *alloc, mq_obbtree 
         return st;
     mq_obbtree *t = mq_alloc_zero(alloc, sizeof *t, MQ_CACHE_LINE);
     if (!t) {
+        mq_saved_mesh_forget(mesh, r->mapped ? r->mem : NULL, (size_t)r->mem_size);
         mq_mesh_destroy(mesh);
         return mq_diag_set(r->diag, MQ_ERR_OUT_OF_MEMORY, r->path, 0, 0, "out of memory loading an OBB tree");
     }
@@ -171,6 +172,7 @@ static mq_status load(mq_saved_reader *r, const mq_allocator *alloc, mq_obbtree 
         t->has_alloc = true;
     }
     t->mesh = t->owned_mesh = mesh;
+    mq_saved_take_map(r, &t->map, &t->map_bytes); /* a mapped file's: freed with the tree from here on */
     t->fit = (mq_obb_fit)oi.fit;
     t->leaf_size = oi.leaf_size;
     t->depth = oi.depth;
@@ -179,11 +181,11 @@ static mq_status load(mq_saved_reader *r, const mq_allocator *alloc, mq_obbtree 
         /* Sizes first: mq_obbtree_destroy frees by them. */
         size_t node_bytes = (size_t)oi.node_count * sizeof *t->nodes;
         size_t tri_bytes = (size_t)oi.tri_count * sizeof *t->tris, id_bytes = (size_t)oi.tri_count * sizeof *t->ids;
-        t->nodes = mq_alloc(alloc, node_bytes, MQ_CACHE_LINE);
+        t->nodes = mq_saved_array(r, alloc, MQ_SEC_OBB_NODES, node_bytes);
         if (t->nodes)
             t->node_count = t->node_capacity = oi.node_count;
-        t->tris = t->nodes ? mq_alloc(alloc, tri_bytes, MQ_CACHE_LINE) : NULL;
-        t->ids = t->tris ? mq_alloc(alloc, id_bytes, MQ_CACHE_LINE) : NULL;
+        t->tris = t->nodes ? mq_saved_array(r, alloc, MQ_SEC_OBB_TRIS, tri_bytes) : NULL;
+        t->ids = t->tris ? mq_saved_array(r, alloc, MQ_SEC_OBB_IDS, id_bytes) : NULL;
         if (t->ids) {
             t->tri_count = oi.tri_count;
             st = mq_saved_read(r, MQ_SEC_OBB_NODES, t->nodes, node_bytes);
@@ -192,7 +194,8 @@ static mq_status load(mq_saved_reader *r, const mq_allocator *alloc, mq_obbtree 
             if (st == MQ_OK)
                 st = mq_saved_read(r, MQ_SEC_OBB_IDS, t->ids, id_bytes);
         } else {
-            /* tri_count is still 0: free the triangle copies by hand, destroy frees the nodes. */
+            /* tri_count is still 0: free the triangle copies by hand, destroy frees the nodes.
+             * (Never with a mapping: its arrays do not fail.) */
             mq_free(alloc, t->tris, tri_bytes);
             t->tris = NULL;
             st = mq_diag_set(r->diag, MQ_ERR_OUT_OF_MEMORY, r->path, 0, 0, "out of memory loading an OBB tree");
@@ -210,7 +213,8 @@ static mq_status load(mq_saved_reader *r, const mq_allocator *alloc, mq_obbtree 
     return MQ_OK;
 }
 
-mq_status mq_obbtree_load(const char *path, const mq_allocator *alloc, mq_obbtree **out, mq_diag *diag)
+static mq_status load_file(const char *path, bool mapped, const mq_allocator *alloc, mq_obbtree **out,
+                           mq_diag *diag)
 {
     mq_diag_clear(diag);
     if (!out)
@@ -219,12 +223,23 @@ mq_status mq_obbtree_load(const char *path, const mq_allocator *alloc, mq_obbtre
     if (!path)
         return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0, "path is NULL");
     mq_saved_reader r;
-    mq_status st = mq_saved_open_file(&r, path, MQ_SAVED_KIND_OBBTREE, diag);
+    mq_status st = mapped ? mq_saved_open_mapped(&r, path, MQ_SAVED_KIND_OBBTREE, diag)
+                          : mq_saved_open_file(&r, path, MQ_SAVED_KIND_OBBTREE, diag);
     if (st != MQ_OK)
         return st;
     st = load(&r, alloc, out);
     mq_saved_close(&r);
     return st;
+}
+
+mq_status mq_obbtree_load(const char *path, const mq_allocator *alloc, mq_obbtree **out, mq_diag *diag)
+{
+    return load_file(path, false, alloc, out, diag);
+}
+
+mq_status mq_obbtree_load_mapped(const char *path, const mq_allocator *alloc, mq_obbtree **out, mq_diag *diag)
+{
+    return load_file(path, true, alloc, out, diag);
 }
 
 mq_status mq_obbtree_load_memory(const void *data, size_t size, const mq_allocator *alloc, mq_obbtree **out,

@@ -20,8 +20,9 @@
 static ssize_t sys_read(int fd, void *buf, size_t n) { return read(fd, buf, n); }
 static ssize_t sys_write(int fd, const void *buf, size_t n) { return write(fd, buf, n); }
 static int sys_fsync(int fd) { return fsync(fd); }
+static ssize_t sys_pread(int fd, void *buf, size_t n, off_t offset) { return pread(fd, buf, n, offset); }
 
-mq_saved_sys mq_saved_sys_calls = {sys_read, sys_write, sys_fsync};
+mq_saved_sys mq_saved_sys_calls = {sys_read, sys_write, sys_fsync, sys_pread};
 
 /* Writes of more than this are split (Linux moves at most ~2 GiB per call). */
 #define WRITE_STEP ((size_t)1 << 30)
@@ -37,10 +38,15 @@ typedef struct layout {
     uint64_t table_end;
     uint64_t offset[MQ_SAVED_MAX_SECTIONS];
     uint64_t file_size;
+    uint32_t block_log2; /* of the section checksums */
 } layout;
 
 static void compute_layout(const mq_saved_plan *p, layout *l)
 {
+    uint32_t b = mq_saved_tune.block_log2;
+    l->block_log2 = b < MQ_SAVED_BLOCK_LOG2_MIN ? MQ_SAVED_BLOCK_LOG2_MIN
+                    : b > MQ_SAVED_BLOCK_LOG2_MAX ? MQ_SAVED_BLOCK_LOG2_MAX
+                                                  : b;
     l->table_end = mq_saved_align(MQ_SAVED_HEADER_SIZE + (uint64_t)MQ_SAVED_ENTRY_SIZE * p->count);
     uint64_t at = l->table_end;
     for (uint32_t i = 0; i < p->count; i++) {
@@ -64,6 +70,7 @@ static void fill_header(const mq_saved_plan *p, const layout *l, const uint64_t 
     h.file_size = l->file_size;
     h.header_size = MQ_SAVED_HEADER_SIZE;
     h.entry_size = MQ_SAVED_ENTRY_SIZE;
+    h.block_log2 = l->block_log2;
     for (uint32_t i = 0; i < p->count; i++) {
         mq_saved_entry e = {p->sec[i].kind, 0, l->offset[i], p->sec[i].size, checksums[i]};
         memcpy(out + MQ_SAVED_HEADER_SIZE + (size_t)i * MQ_SAVED_ENTRY_SIZE, &e, sizeof e);
@@ -96,10 +103,10 @@ mq_status mq_saved_write_memory(const mq_saved_plan *p, const mq_allocator *allo
         size_t n = (size_t)p->sec[i].size, padded = (size_t)mq_saved_align(n);
         memcpy(dst, p->sec[i].data, n);
         memset(dst + n, 0, padded - n);
-        mq_saved_hash h;
-        mq_saved_hash_init(&h);
-        mq_saved_hash_blocks(&h, dst, padded);
-        sums[i] = mq_saved_hash_final(&h);
+        mq_saved_sechash h;
+        mq_saved_sechash_init(&h, (uint64_t)1 << l.block_log2);
+        mq_saved_sechash_feed(&h, dst, padded);
+        sums[i] = mq_saved_sechash_final(&h);
     }
     fill_header(p, &l, sums, buf);
     *data = buf;
@@ -186,7 +193,7 @@ static int write_body(int fd, const mq_saved_plan *p, const layout *l)
     uint64_t sums[MQ_SAVED_MAX_SECTIONS];
     for (uint32_t i = 0; i < p->count && !err; i++) {
         size_t n = (size_t)p->sec[i].size, pad = (size_t)(mq_saved_align(n) - n);
-        sums[i] = mq_saved_hash_padded(p->sec[i].data, n);
+        sums[i] = mq_saved_section_checksum(MQ_SAVED_FORMAT_VERSION, l->block_log2, p->sec[i].data, n);
         err = write_all(fd, p->sec[i].data, n);
         if (!err && pad)
             err = write_all(fd, zeros, pad);

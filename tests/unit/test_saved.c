@@ -6,10 +6,16 @@
  * every allocation without leaks, and I/O faults (missing files, directories,
  * read-only directories, /dev/full, a full disk, short reads, read errors, a
  * file that shrinks while it is read, pipes) with clean errors and no
- * temporary file left behind.
+ * temporary file left behind; then the corruption, forgery, allocation and
+ * I/O tests again with the sections read a few bytes at a time and by several
+ * threads (mq_saved_tune), as large files are. Mapped loads (mq_*_load_mapped)
+ * go through the round trips, refits, truncations, byte flips of files on
+ * disk and allocation failures too, their arrays checked to lie in the
+ * mapping and every mapping checked to be gone after destroy or failure.
  *
  * With MQ_SAVED_WRITE_CORPUS=DIR set, the seed files of tests/fuzz/corpus_load
- * are (re)written into DIR.
+ * are (re)written into DIR (not the v1_* and regress_* ones: files of format
+ * version 1 and past findings).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,6 +36,7 @@
 #include <meshquery/meshquery.h>
 
 #include "build/bvh_internal.h"
+#include "build/leaf_pack.h"
 #include "build/obbtree_internal.h"
 #include "io/saved_format.h"
 #include "mesh/mesh_internal.h"
@@ -266,6 +273,70 @@ static void same_tree(const mq_obbtree *a, const mq_obbtree *b)
     same_mesh(a->mesh, b->mesh);
 }
 
+/* Mapped loads: where mmap exists, the large arrays lie in the object's mapping. */
+#if defined(__unix__) || defined(__APPLE__)
+#define MAPPING 1
+#endif
+
+#if defined(MAPPING)
+static bool in_mapping(const void *p, const void *map, size_t bytes)
+{
+    return p && (uintptr_t)p >= (uintptr_t)map && (uintptr_t)p - (uintptr_t)map < bytes;
+}
+
+static void mapped_mesh(const mq_mesh *m, const void *map, size_t bytes)
+{
+    assert_true(m->vertex_count == 0 || in_mapping(m->positions, map, bytes));
+    assert_true(m->triangle_count == 0 || in_mapping(m->indices, map, bytes));
+    assert_true(!m->colors || in_mapping(m->colors, map, bytes));
+    assert_true(!m->corner_normals || in_mapping(m->corner_normals, map, bytes));
+}
+#endif
+
+static void mapped_bvh(const mq_bvh *b)
+{
+#if defined(MAPPING)
+    assert_non_null(b->map);
+    assert_true(!b->arena_bytes || in_mapping(b->arena, b->map, b->map_bytes));
+    assert_int_equal((uintptr_t)b->arena % 64, 0);
+    mapped_mesh(b->mesh, b->map, b->map_bytes);
+#else
+    (void)b;
+#endif
+}
+
+static void mapped_tree(const mq_obbtree *t)
+{
+#if defined(MAPPING)
+    assert_non_null(t->map);
+    assert_true(!t->node_count || (in_mapping(t->nodes, t->map, t->map_bytes) &&
+                                   in_mapping(t->ids, t->map, t->map_bytes)));
+    mapped_mesh(t->mesh, t->map, t->map_bytes);
+#else
+    (void)t;
+#endif
+}
+
+/* Mappings of `path` in this process (Linux: /proc/self/maps; elsewhere 0). */
+static int mappings_of(const char *path)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f)
+        return 0;
+    char line[2048];
+    int n = 0;
+    size_t len = strlen(path);
+    while (fgets(line, sizeof line, f)) {
+        size_t l = strlen(line);
+        while (l && (line[l - 1] == '\n' || line[l - 1] == ' '))
+            line[--l] = '\0';
+        if (l >= len && strcmp(line + l - len, path) == 0)
+            n++;
+    }
+    fclose(f);
+    return n;
+}
+
 /* Every field of two hit records, bit for bit (not the struct padding). */
 #define SAME_FIELD(x, y, f)                                                                                            \
     do {                                                                                                               \
@@ -462,6 +533,19 @@ static void round_trip_mesh(const mq_mesh *m, const char *name, size_t rays)
     same_bvh(bvh, fb);
     same_bvh_answers(bvh, fb, rays / 4, 99);
     mq_bvh_destroy(fb);
+    /* Mapped: the same BVH, the same answers, the same bytes saved again. */
+    fb = NULL;
+    if (mq_bvh_load_mapped(path, NULL, &fb, &d) != MQ_OK)
+        fail_msg("%s: bvh load mapped: %s", name, d.message);
+    mapped_bvh(fb);
+    same_bvh(bvh, fb);
+    same_bvh_answers(bvh, fb, rays / 4, 98);
+    save_bvh_mem(fb, &again, &again_size);
+    assert_int_equal(again_size, size);
+    assert_memory_equal(again, data, size);
+    mq_saved_free(again, again_size, NULL);
+    mq_bvh_destroy(fb);
+    assert_int_equal(mappings_of(path), 0);
     mq_bvh_destroy(lb);
     mq_saved_free(data, size, NULL);
 
@@ -480,6 +564,14 @@ static void round_trip_mesh(const mq_mesh *m, const char *name, size_t rays)
     same_tree(tree, ft);
     same_tree_answers(tree, ft, rays / 8, 77);
     mq_obbtree_destroy(ft);
+    ft = NULL;
+    if (mq_obbtree_load_mapped(path, NULL, &ft, &d) != MQ_OK)
+        fail_msg("%s: obbtree load mapped: %s", name, d.message);
+    mapped_tree(ft);
+    same_tree(tree, ft);
+    same_tree_answers(tree, ft, rays / 8, 78);
+    mq_obbtree_destroy(ft);
+    assert_int_equal(mappings_of(path), 0);
     mq_obbtree_destroy(lt);
     mq_saved_free(data, size, NULL);
     assert_int_equal(count_entries(g_dir, ".tmp-"), 0);
@@ -567,6 +659,42 @@ static void refit_a_loaded_bvh(void **state)
     assert_int_equal(mq_bvh_refit(b, moved, NULL), MQ_OK);
     assert_int_equal(mq_bvh_refit(l, moved, NULL), MQ_OK);
     assert_memory_equal(b->arena, l->arena, b->arena_bytes);
+
+    /* Mapped: refit writes private copies of the pages, never the file; two
+     * mappings of one file are independent; the file may be removed (or
+     * replaced by a save) while mapped; destroy in either order. */
+    const char *path = scratch("refit.mqh");
+    write_file(path, data, size);
+    mq_bvh *m1 = NULL, *m2 = NULL;
+    assert_int_equal(mq_bvh_load_mapped(path, NULL, &m1, NULL), MQ_OK);
+    assert_int_equal(mq_bvh_load_mapped(path, NULL, &m2, NULL), MQ_OK);
+    mapped_bvh(m1);
+    mapped_bvh(m2);
+#if defined(MAPPING)
+    assert_int_equal(mappings_of(path), 2);
+#endif
+    assert_int_equal(mq_bvh_refit(m1, moved, NULL), MQ_OK);
+    assert_memory_equal(b->arena, m1->arena, b->arena_bytes);
+    assert_int_equal(mq_bvh_validate(m1, NULL), MQ_OK);
+    size_t fsize;
+    void *fdata = read_file(path, &fsize);
+    assert_int_equal(fsize, size);
+    assert_memory_equal(fdata, data, size); /* the file is untouched */
+    free(fdata);
+    mq_bvh *orig = NULL;
+    assert_int_equal(mq_bvh_load_memory(data, size, NULL, &orig, NULL), MQ_OK);
+    same_bvh(orig, m2); /* the other mapping is untouched */
+    assert_int_equal(mq_bvh_save(b, path, NULL), MQ_OK); /* replaced under both mappings */
+    same_bvh(orig, m2);
+    unlink(path);
+    same_bvh_answers(orig, m2, 500, 5);
+    same_bvh_answers(b, m1, 500, 6);
+    mq_bvh_destroy(m2);
+    same_bvh_answers(b, m1, 100, 7);
+    mq_bvh_destroy(m1);
+    mq_bvh_destroy(orig);
+    assert_int_equal(mappings_of(path), 0);
+
     free(moved);
     mq_bvh_destroy(l);
     mq_bvh_destroy(b);
@@ -685,23 +813,65 @@ static void every_truncation_is_rejected(void **state)
         assert_non_null(strstr(d.message, "after the end"));
         /* Truncated files on disk. */
         const char *path = scratch("cut.mqh");
-        for (size_t n = 0; n < size; n += 1 + n / 3) {
-            write_file(path, data, n);
-            mq_status st;
-            if (kind) {
-                mq_obbtree *t;
-                st = mq_obbtree_load(path, NULL, &t, &d);
-            } else {
-                mq_bvh *b;
-                st = mq_bvh_load(path, NULL, &b, &d);
+        for (size_t n = 0; n < size; n += 1 + n / 3)
+            for (int mapped = 0; mapped < 2; mapped++) {
+                write_file(path, data, n);
+                mq_status st;
+                if (kind) {
+                    mq_obbtree *t;
+                    st = mapped ? mq_obbtree_load_mapped(path, NULL, &t, &d) : mq_obbtree_load(path, NULL, &t, &d);
+                } else {
+                    mq_bvh *b;
+                    st = mapped ? mq_bvh_load_mapped(path, NULL, &b, &d) : mq_bvh_load(path, NULL, &b, &d);
+                }
+                if (st != MQ_ERR_CORRUPT)
+                    fail_msg("file truncated to %zu (mapped %d): %s (%s)", n, mapped, mq_status_string(st),
+                             d.message);
+                assert_string_equal(d.path, path);
+                assert_int_equal(mappings_of(path), 0);
             }
-            if (st != MQ_ERR_CORRUPT)
-                fail_msg("file truncated to %zu: %s (%s)", n, mq_status_string(st), d.message);
-            assert_string_equal(d.path, path);
-        }
         unlink(path);
         free(copy);
     }
+    small_free(&s);
+}
+
+/* Every byte of a mapped file damaged in turn is rejected (and unmapped). */
+static void every_byte_flip_in_a_mapped_file(void **state)
+{
+    (void)state;
+    small_files s;
+    small_make(&s);
+    const char *path = scratch("flip.mqh");
+    for (int kind = 0; kind < 2; kind++) {
+        unsigned char *data = kind ? s.tree_data : s.bvh_data;
+        size_t size = kind ? s.tree_size : s.bvh_size;
+        for (size_t i = 0; i < size; i++) {
+            data[i] ^= 0x41;
+            write_file(path, data, size);
+            data[i] ^= 0x41;
+            mq_diag d;
+            mq_status st;
+            if (kind) {
+                mq_obbtree *t = (mq_obbtree *)1;
+                st = mq_obbtree_load_mapped(path, NULL, &t, &d);
+                if (st != MQ_OK)
+                    assert_null(t);
+                mq_obbtree_destroy(t);
+            } else {
+                mq_bvh *b = (mq_bvh *)1;
+                st = mq_bvh_load_mapped(path, NULL, &b, &d);
+                if (st != MQ_OK)
+                    assert_null(b);
+                mq_bvh_destroy(b);
+            }
+            if (st != MQ_ERR_CORRUPT && st != MQ_ERR_UNSUPPORTED)
+                fail_msg("mapped %s: byte %zu: %s (%s)", kind ? "obbtree" : "bvh", i, mq_status_string(st),
+                         d.message);
+            assert_int_equal(mappings_of(path), 0);
+        }
+    }
+    unlink(path);
     small_free(&s);
 }
 
@@ -734,6 +904,22 @@ static void header_checks(void **state)
     assert_int_equal(load_any(data, size, false, &d), MQ_ERR_UNSUPPORTED);
     assert_non_null(strstr(d.message, "newer"));
     memcpy(data, &h, sizeof h);
+    assert_int_equal(load_any(data, size, false, NULL), MQ_OK);
+    /* Checksum block sizes outside 2^6..2^30, and a block size in a version 1 header. */
+    static const struct {
+        uint32_t version, block_log2;
+    } blocks[] = {{2, 0}, {2, 5}, {2, 31}, {2, 0xFFFFFFFFu}, {1, 18}};
+    unsigned char *orig = malloc(size);
+    memcpy(orig, data, size);
+    for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) {
+        memcpy(data + offsetof(mq_saved_header, version), &blocks[i].version, 4);
+        memcpy(data + offsetof(mq_saved_header, block_log2), &blocks[i].block_log2, 4);
+        mq_saved_fix_checksums(data, size);
+        assert_int_equal(load_any(data, size, false, &d), MQ_ERR_CORRUPT);
+        assert_non_null(strstr(d.message, blocks[i].version == 1 ? "reserved" : "checksum blocks"));
+        memcpy(data, orig, size);
+    }
+    free(orig);
     assert_int_equal(load_any(data, size, false, NULL), MQ_OK);
     /* The other kind of hierarchy. */
     assert_int_equal(load_any(s.tree_data, s.tree_size, false, &d), MQ_ERR_INVALID_ARG);
@@ -884,6 +1070,42 @@ static void structural_forgeries(void **state)
         assert_int_equal(load_any(copy, s.bvh_size, false, &d), MQ_ERR_CORRUPT);
         assert_non_null(strstr(d.message, "empty child slot"));
     }
+    /* Triangle ids in the leaves: one lane made a copy of another leaf's, one
+     * lane turned into padding (its triangle is then in no leaf). */
+    uint32_t leaves[64], nleaves = 0, todo[64], ntodo = 0;
+    todo[ntodo++] = s.bvh->root;
+    while (ntodo && nleaves < 64) {
+        const mq_node8 *n = mq_arena_node(s.bvh->arena, todo[--ntodo]);
+        for (int i = 0; i < 8; i++)
+            if (n->child[i] != MQ_REF_EMPTY && mq_ref_is_leaf(n->child[i]) && nleaves < 64)
+                leaves[nleaves++] = n->child[i];
+            else if (n->child[i] != MQ_REF_EMPTY && !mq_ref_is_leaf(n->child[i]) && ntodo < 64)
+                todo[ntodo++] = n->child[i];
+    }
+    uint32_t two = UINT32_MAX; /* a leaf whose lane 1 holds a second triangle */
+    for (uint32_t i = 0; i < nleaves && two == UINT32_MAX; i++)
+        if (!mq_block_lane_is_pad(mq_arena_leaf(s.bvh->arena, leaves[i]), 1))
+            two = leaves[i];
+    assert_true(two != UINT32_MAX && nleaves >= 2);
+    uint32_t other = leaves[0] == two ? leaves[1] : leaves[0];
+    uint64_t lane1_at = arena_at + (uint64_t)mq_ref_leaf_unit(two) * 32 + offsetof(mq_tri_block, id) + 4;
+    struct {
+        uint32_t value;
+        const char *expect;
+    } lanes[] = {
+        {mq_arena_leaf(s.bvh->arena, other)->id[0], "two leaf lanes"},
+        {mq_arena_leaf(s.bvh->arena, two)->id[0], "in no leaf"},
+        {(uint32_t)mq_mesh_triangle_count(s.mesh), "beyond the mesh"},
+    };
+    for (size_t c = 0; c < sizeof lanes / sizeof lanes[0]; c++) {
+        memcpy(copy, s.bvh_data, s.bvh_size);
+        memcpy(copy + lane1_at, &lanes[c].value, 4);
+        mq_saved_fix_checksums(copy, s.bvh_size);
+        mq_diag d;
+        assert_int_equal(load_any(copy, s.bvh_size, false, &d), MQ_ERR_CORRUPT);
+        if (!strstr(d.message, lanes[c].expect))
+            fail_msg("lane case %zu: %s", c, d.message);
+    }
     free(copy);
     /* OBB tree: a right child pointing back at the root (a cycle). */
     assert_int_equal(mq_saved_open_memory(&r, s.tree_data, s.tree_size, MQ_SAVED_KIND_OBBTREE, NULL), MQ_OK);
@@ -947,9 +1169,9 @@ static void every_allocation_failure(void **state)
     mq_allocator a = {count_alloc, count_free, &c};
     const char *path = scratch("alloc.mqh");
     for (int kind = 0; kind < 2; kind++)
-        for (int source = 0; source < 3; source++) { /* save_memory, load_memory, load file */
+        for (int source = 0; source < 4; source++) { /* save_memory, load_memory, load file, load mapped */
             long fail_at;
-            if (source == 2)
+            if (source >= 2)
                 assert_int_equal(kind ? mq_obbtree_save(s.tree, path, NULL) : mq_bvh_save(s.bvh, path, NULL), MQ_OK);
             for (fail_at = 1;; fail_at++) {
                 c.allocs = 0;
@@ -971,20 +1193,26 @@ static void every_allocation_failure(void **state)
                     }
                 } else if (kind) {
                     mq_obbtree *t = (mq_obbtree *)1;
-                    st = source == 1 ? mq_obbtree_load_memory(s.tree_data, s.tree_size, &a, &t, &d)
-                                     : mq_obbtree_load(path, &a, &t, &d);
+                    st = source == 1   ? mq_obbtree_load_memory(s.tree_data, s.tree_size, &a, &t, &d)
+                         : source == 2 ? mq_obbtree_load(path, &a, &t, &d)
+                                       : mq_obbtree_load_mapped(path, &a, &t, &d);
                     if (st == MQ_OK) {
                         same_tree(s.tree, t);
+                        if (source == 3)
+                            mapped_tree(t);
                         mq_obbtree_destroy(t);
                     } else {
                         assert_null(t);
                     }
                 } else {
                     mq_bvh *b = (mq_bvh *)1;
-                    st = source == 1 ? mq_bvh_load_memory(s.bvh_data, s.bvh_size, &a, &b, &d)
-                                     : mq_bvh_load(path, &a, &b, &d);
+                    st = source == 1   ? mq_bvh_load_memory(s.bvh_data, s.bvh_size, &a, &b, &d)
+                         : source == 2 ? mq_bvh_load(path, &a, &b, &d)
+                                       : mq_bvh_load_mapped(path, &a, &b, &d);
                     if (st == MQ_OK) {
                         same_bvh(s.bvh, b);
+                        if (source == 3)
+                            mapped_bvh(b);
                         mq_bvh_destroy(b);
                     } else {
                         assert_null(b);
@@ -993,6 +1221,8 @@ static void every_allocation_failure(void **state)
                 if (c.live != 0)
                     fail_msg("kind %d source %d: failing allocation %ld leaked %lld bytes", kind, source, fail_at,
                              c.live);
+                if (mappings_of(path) != 0)
+                    fail_msg("kind %d source %d: failing allocation %ld left the file mapped", kind, source, fail_at);
                 if (st == MQ_OK) {
                     assert_false(c.failed);
                     break;
@@ -1002,7 +1232,11 @@ static void every_allocation_failure(void **state)
                 assert_non_null(strstr(d.message, "out of memory"));
             }
             print_message("%s %s: %ld allocations, each failure handled\n", kind ? "obbtree" : "bvh",
-                          source == 0 ? "save_memory" : source == 1 ? "load_memory" : "load", fail_at - 1);
+                          source == 0   ? "save_memory"
+                          : source == 1 ? "load_memory"
+                          : source == 2 ? "load"
+                                        : "load_mapped",
+                          fail_at - 1);
         }
     unlink(path);
     small_free(&s);
@@ -1024,6 +1258,16 @@ static void missing_and_special_paths(void **state)
     assert_non_null(strstr(d.message, "No such file"));
     assert_int_equal(mq_bvh_load(g_dir, NULL, &b, &d), MQ_ERR_IO);
     assert_non_null(strstr(d.message, "directory"));
+    assert_int_equal(mq_bvh_load_mapped(scratch("does-not-exist.mqh"), NULL, &b, &d), MQ_ERR_IO);
+    assert_null(b);
+    assert_non_null(strstr(d.message, "No such file"));
+    assert_int_equal(mq_bvh_load_mapped(g_dir, NULL, &b, &d), MQ_ERR_IO);
+    assert_non_null(strstr(d.message, "directory"));
+    mq_obbtree *t;
+    assert_int_equal(mq_obbtree_load_mapped(g_dir, NULL, &t, &d), MQ_ERR_IO);
+    assert_null(t);
+    assert_int_equal(mq_bvh_load_mapped(NULL, NULL, &b, &d), MQ_ERR_INVALID_ARG);
+    assert_int_equal(mq_bvh_load_mapped(g_dir, NULL, NULL, &d), MQ_ERR_INVALID_ARG);
     /* Saving over a directory, into a missing directory. */
     assert_int_equal(mq_bvh_save(s.bvh, g_dir, &d), MQ_ERR_IO);
     assert_int_equal(mq_bvh_save(s.bvh, scratch("no/such/dir/x.mqh"), &d), MQ_ERR_IO);
@@ -1136,7 +1380,7 @@ static int g_reads;
 
 static ssize_t faulty_read(int fd, void *buf, size_t n)
 {
-    g_reads++;
+    __atomic_add_fetch(&g_reads, 1, __ATOMIC_RELAXED);
     switch (g_read_mode) {
     case 1:
         return read(fd, buf, n < 7 ? n : 7);
@@ -1155,6 +1399,28 @@ static ssize_t faulty_read(int fd, void *buf, size_t n)
     }
 }
 
+/* The same faults for the positioned reads of large sections (several threads). */
+static ssize_t faulty_pread(int fd, void *buf, size_t n, off_t offset)
+{
+    int reads = __atomic_add_fetch(&g_reads, 1, __ATOMIC_RELAXED);
+    switch (g_read_mode) {
+    case 1:
+        return pread(fd, buf, n < 7 ? n : 7, offset);
+    case 2:
+        if (reads > 2) {
+            errno = EIO;
+            return -1;
+        }
+        return pread(fd, buf, n, offset);
+    case 3:
+        if (reads == 3 && truncate(g_shrink_path, 300) != 0)
+            abort();
+        return pread(fd, buf, n, offset);
+    default:
+        return pread(fd, buf, n, offset);
+    }
+}
+
 static void read_faults(void **state)
 {
     (void)state;
@@ -1163,6 +1429,7 @@ static void read_faults(void **state)
     const char *path = scratch("read.mqh");
     mq_saved_sys saved = mq_saved_sys_calls;
     mq_saved_sys_calls.read = faulty_read;
+    mq_saved_sys_calls.pread = faulty_pread;
     for (int mode = 1; mode <= 3; mode++) {
         write_file(path, s.bvh_data, s.bvh_size);
         g_read_mode = mode;
@@ -1217,32 +1484,178 @@ static void loading_from_a_pipe(void **state)
     signal(SIGPIPE, SIG_IGN);
     small_files s;
     small_make(&s);
-    unsigned char *longer = malloc(s.tree_size + 16);
-    memcpy(longer, s.tree_data, s.tree_size);
-    memset(longer + s.tree_size, 7, 16);
-    size_t lens[3] = {s.tree_size, s.tree_size / 2, s.tree_size + 16};
-    mq_status want[3] = {MQ_OK, MQ_ERR_CORRUPT, MQ_ERR_CORRUPT};
-    for (int i = 0; i < 3; i++) {
-        int fds[2];
-        assert_int_equal(pipe(fds), 0);
-        pipe_writer w = {fds[1], longer, lens[i]};
-        pthread_t writer;
-        assert_int_equal(pthread_create(&writer, NULL, write_pipe, &w), 0);
-        char path[64];
-        snprintf(path, sizeof path, "/proc/self/fd/%d", fds[0]);
-        mq_obbtree *t = NULL;
-        mq_diag d;
-        mq_status st = mq_obbtree_load(path, NULL, &t, &d);
-        close(fds[0]); /* a writer still blocked gets EPIPE (ignored below) */
-        pthread_join(writer, NULL);
-        if (st != want[i])
-            fail_msg("pipe case %d: %s (%s)", i, mq_status_string(st), d.message);
-        if (t)
-            same_tree(s.tree, t);
-        mq_obbtree_destroy(t);
+    for (int kind = 0; kind < 2; kind++) {
+        const void *data = kind ? s.tree_data : s.bvh_data;
+        size_t size = kind ? s.tree_size : s.bvh_size;
+        unsigned char *longer = malloc(size + 16);
+        memcpy(longer, data, size);
+        memset(longer + size, 7, 16);
+        size_t lens[3] = {size, size / 2, size + 16};
+        mq_status want[3] = {MQ_OK, MQ_ERR_CORRUPT, MQ_ERR_CORRUPT};
+        for (int i = 0; i < 3; i++) {
+            int fds[2];
+            assert_int_equal(pipe(fds), 0);
+            pipe_writer w = {fds[1], longer, lens[i]};
+            pthread_t writer;
+            assert_int_equal(pthread_create(&writer, NULL, write_pipe, &w), 0);
+            char path[64];
+            snprintf(path, sizeof path, "/proc/self/fd/%d", fds[0]);
+            mq_obbtree *t = NULL;
+            mq_bvh *b = NULL;
+            mq_diag d;
+            mq_status st = kind ? mq_obbtree_load(path, NULL, &t, &d) : mq_bvh_load(path, NULL, &b, &d);
+            close(fds[0]); /* a writer still blocked gets EPIPE (ignored below) */
+            pthread_join(writer, NULL);
+            if (st != want[i])
+                fail_msg("%s pipe case %d: %s (%s)", kind ? "obbtree" : "bvh", i, mq_status_string(st), d.message);
+            if (t)
+                same_tree(s.tree, t);
+            if (b)
+                same_bvh(s.bvh, b);
+            mq_obbtree_destroy(t);
+            mq_bvh_destroy(b);
+        }
+        free(longer);
     }
-    free(longer);
     small_free(&s);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Format version 1                                                          */
+/* ------------------------------------------------------------------------- */
+
+/* A version 2 file made a version 1 file: same sections, one checksum stream each. */
+static void to_version1(unsigned char *data, size_t size)
+{
+    uint32_t one = 1, zero = 0;
+    memcpy(data + offsetof(mq_saved_header, version), &one, 4);
+    memcpy(data + offsetof(mq_saved_header, block_log2), &zero, 4);
+    assert_true(mq_saved_fix_checksums(data, size));
+}
+
+/* Files of version 1 (written before per-block checksums) still load, from
+ * memory and from files, and every damaged byte of one is still rejected. */
+static void version1_files_load(void **state)
+{
+    (void)state;
+    small_files s;
+    small_make(&s);
+    for (int kind = 0; kind < 2; kind++) {
+        size_t size = kind ? s.tree_size : s.bvh_size;
+        unsigned char *data = malloc(size);
+        memcpy(data, kind ? s.tree_data : s.bvh_data, size);
+        to_version1(data, size);
+        assert_memory_not_equal(data, kind ? s.tree_data : s.bvh_data, size);
+        const char *path = scratch("v1.mqh");
+        write_file(path, data, size);
+        mq_diag d;
+        if (kind) {
+            mq_obbtree *t = NULL;
+            if (mq_obbtree_load_memory(data, size, NULL, &t, &d) != MQ_OK)
+                fail_msg("v1 obbtree: %s", d.message);
+            same_tree(s.tree, t);
+            mq_obbtree_destroy(t);
+            assert_int_equal(mq_obbtree_load(path, NULL, &t, &d), MQ_OK);
+            same_tree(s.tree, t);
+            mq_obbtree_destroy(t);
+            assert_int_equal(mq_obbtree_load_mapped(path, NULL, &t, &d), MQ_OK);
+            mapped_tree(t);
+            same_tree(s.tree, t);
+            mq_obbtree_destroy(t);
+        } else {
+            mq_bvh *b = NULL;
+            if (mq_bvh_load_memory(data, size, NULL, &b, &d) != MQ_OK)
+                fail_msg("v1 bvh: %s", d.message);
+            same_bvh(s.bvh, b);
+            /* Saved again, it is a version 2 file: the bytes this library writes. */
+            void *again;
+            size_t again_size;
+            save_bvh_mem(b, &again, &again_size);
+            assert_int_equal(again_size, size);
+            assert_memory_equal(again, s.bvh_data, size);
+            mq_saved_free(again, again_size, NULL);
+            mq_bvh_destroy(b);
+            assert_int_equal(mq_bvh_load(path, NULL, &b, &d), MQ_OK);
+            same_bvh(s.bvh, b);
+            mq_bvh_destroy(b);
+            assert_int_equal(mq_bvh_load_mapped(path, NULL, &b, &d), MQ_OK);
+            mapped_bvh(b);
+            same_bvh(s.bvh, b);
+            mq_bvh_destroy(b);
+        }
+        for (size_t i = 0; i < size; i++) {
+            data[i] ^= 0x10;
+            mq_status st = load_any(data, size, kind, &d);
+            data[i] ^= 0x10;
+            if (st != MQ_ERR_CORRUPT && st != MQ_ERR_UNSUPPORTED)
+                fail_msg("v1 %s: byte %zu: %s", kind ? "obbtree" : "bvh", i, mq_status_string(st));
+        }
+        unlink(path);
+        free(data);
+    }
+    small_free(&s);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Chunked and parallel reading                                              */
+/* ------------------------------------------------------------------------- */
+
+static int g_preads;
+
+static ssize_t counting_pread(int fd, void *buf, size_t n, off_t offset)
+{
+    __atomic_add_fetch(&g_preads, 1, __ATOMIC_RELAXED);
+    return pread(fd, buf, n, offset);
+}
+
+/* The tests above again with the small files read a few bytes at a time (so
+ * the arena walk and the id checks see their data arrive in many pieces,
+ * nodes and leaves split across them) and, from memory blocks and regular
+ * files, by several threads copying while the caller checksums and checks in
+ * order: every answer, rejection, fault and allocation failure must come out
+ * the same. */
+static void small_chunks_and_threads(void **state)
+{
+    const mq_saved_tuning saved = mq_saved_tune;
+    static const mq_saved_tuning tunings[] = {
+        {64, UINT64_MAX, 1, 6}, /* one thread, 64-byte chunks and checksum blocks */
+        {192, 200, 3, 7},       /* sections from 200 bytes by 3 threads, 128-byte blocks; smaller ones by the caller */
+        {64, 0, 2, 8},          /* every section by 2 threads, a 256-byte block at a time */
+    };
+    for (size_t i = 0; i < sizeof tunings / sizeof tunings[0]; i++) {
+        mq_saved_tune = tunings[i];
+        print_message("chunk %zu, parallel from %llu bytes, %u threads, checksum blocks of 2^%u\n", tunings[i].chunk,
+                      (unsigned long long)tunings[i].parallel_min, tunings[i].threads, tunings[i].block_log2);
+        /* Large sections are read with pread, by several threads. */
+        small_files s;
+        small_make(&s);
+        const char *path = scratch("par.mqh");
+        assert_int_equal(mq_bvh_save(s.bvh, path, NULL), MQ_OK);
+        mq_saved_sys sys = mq_saved_sys_calls;
+        mq_saved_sys_calls.pread = counting_pread;
+        g_preads = 0;
+        mq_bvh *b = NULL;
+        assert_int_equal(mq_bvh_load(path, NULL, &b, NULL), MQ_OK);
+        same_bvh(s.bvh, b);
+        mq_bvh_destroy(b);
+        mq_saved_sys_calls = sys;
+        assert_true((g_preads > 0) == (tunings[i].threads > 1));
+        unlink(path);
+        small_free(&s);
+
+        round_trip_special_meshes(state);
+        every_byte_flip_is_rejected(state);
+        every_truncation_is_rejected(state);
+        every_byte_flip_in_a_mapped_file(state);
+        refit_a_loaded_bvh(state);
+        forged_files_are_rejected_or_safe(state);
+        structural_forgeries(state);
+        every_allocation_failure(state);
+        read_faults(state);
+        loading_from_a_pipe(state);
+        version1_files_load(state);
+    }
+    mq_saved_tune = saved;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1268,6 +1681,14 @@ static void write_corpus(void **state)
     write_seed(dir, "bvh_rich", s.bvh_data, s.bvh_size);
     write_seed(dir, "obb_rich", s.tree_data, s.tree_size);
     small_free(&s);
+    /* The same with 128-byte checksum blocks: many blocks per section. */
+    const mq_saved_tuning normal = mq_saved_tune;
+    mq_saved_tune.block_log2 = 7;
+    small_make(&s);
+    write_seed(dir, "bvh_rich_blocks128", s.bvh_data, s.bvh_size);
+    write_seed(dir, "obb_rich_blocks128", s.tree_data, s.tree_size);
+    small_free(&s);
+    mq_saved_tune = normal;
     /* A cube from arrays: no names, no face map, one leaf and a few. */
     const float p[24] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1};
     const uint32_t idx[36] = {0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
@@ -1341,6 +1762,7 @@ int main(void)
         cmocka_unit_test(refit_a_loaded_bvh),
         cmocka_unit_test(every_byte_flip_is_rejected),
         cmocka_unit_test(every_truncation_is_rejected),
+        cmocka_unit_test(every_byte_flip_in_a_mapped_file),
         cmocka_unit_test(header_checks),
         cmocka_unit_test(forged_files_are_rejected_or_safe),
         cmocka_unit_test(structural_forgeries),
@@ -1349,6 +1771,8 @@ int main(void)
         cmocka_unit_test(full_disk_leaves_nothing_behind),
         cmocka_unit_test(read_faults),
         cmocka_unit_test(loading_from_a_pipe),
+        cmocka_unit_test(version1_files_load),
+        cmocka_unit_test(small_chunks_and_threads),
         cmocka_unit_test(write_corpus),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);

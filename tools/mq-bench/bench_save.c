@@ -8,10 +8,16 @@
  * options, i.e. on all cores, and on 1 thread; the OBB tree builder is
  * single-threaded), the time mq_*_save takes to write the file (temporary file,
  * fsync, rename), the time mq_*_load takes to read it back (page cache warm,
- * as when a program opens a model it used recently) and mq_*_load_memory from
- * a block already in memory; all medians of R runs (default 5, builds at most
- * 3). The ratio is build / load. Each loaded hierarchy is checked to save back
- * to the very bytes it was loaded from.
+ * as when a program opens a model it used recently), the time
+ * mq_*_load_mapped takes (the file mapped, its arrays used in place) and
+ * mq_*_load_memory from a block already in memory; all medians of R runs
+ * (default 5, builds at most 3). Loading always runs as a program would call it: large sections are
+ * copied on the library's thread pool (one thread per core) while the calling
+ * thread checksums and checks them. The ratios are build / load: the build
+ * with the default options (all cores) over the load, and the 1-thread build
+ * over the same load, and the build over the mapped load. Each loaded
+ * hierarchy (copied and mapped) is checked to save back to the very bytes it
+ * was loaded from.
  *
  * --subdivide K splits every triangle into K*K first (stanford-bunny.obj
  * --subdivide 6 has 2.5M triangles); the subdivided mesh carries positions and
@@ -112,7 +118,7 @@ static mq_mesh *load_mesh(const save_opts *o)
 /* ------------------------------------------------------------------------- */
 
 typedef struct figures {
-    double build_ms, build1_ms, save_ms, load_ms, load_memory_ms;
+    double build_ms, build1_ms, save_ms, load_ms, load_mapped_ms, load_memory_ms;
     size_t bytes;
     bool same_bytes;
 } figures;
@@ -125,6 +131,7 @@ typedef struct kind_ops {
     mq_status (*save)(const void *h, const char *path, mq_diag *d);
     mq_status (*save_memory)(const void *h, void **data, size_t *size, mq_diag *d);
     mq_status (*load)(const char *path, void **out, mq_diag *d);
+    mq_status (*load_mapped)(const char *path, void **out, mq_diag *d);
     mq_status (*load_memory)(const void *data, size_t size, void **out, mq_diag *d);
     bool threaded_build;
 } kind_ops;
@@ -152,6 +159,13 @@ static mq_status bvh_load(const char *path, void **out, mq_diag *d)
 {
     mq_bvh *b = NULL;
     mq_status st = mq_bvh_load(path, NULL, &b, d);
+    *out = b;
+    return st;
+}
+static mq_status bvh_load_mapped(const char *path, void **out, mq_diag *d)
+{
+    mq_bvh *b = NULL;
+    mq_status st = mq_bvh_load_mapped(path, NULL, &b, d);
     *out = b;
     return st;
 }
@@ -188,6 +202,13 @@ static mq_status obb_load(const char *path, void **out, mq_diag *d)
     *out = t;
     return st;
 }
+static mq_status obb_load_mapped(const char *path, void **out, mq_diag *d)
+{
+    mq_obbtree *t = NULL;
+    mq_status st = mq_obbtree_load_mapped(path, NULL, &t, d);
+    *out = t;
+    return st;
+}
 static mq_status obb_load_memory(const void *data, size_t size, void **out, mq_diag *d)
 {
     mq_obbtree *t = NULL;
@@ -197,8 +218,8 @@ static mq_status obb_load_memory(const void *data, size_t size, void **out, mq_d
 }
 
 static const kind_ops kinds[2] = {
-    {"bvh", bvh_build, bvh_destroy, bvh_save, bvh_save_memory, bvh_load, bvh_load_memory, true},
-    {"obbtree", obb_build, obb_destroy, obb_save, obb_save_memory, obb_load, obb_load_memory, false},
+    {"bvh", bvh_build, bvh_destroy, bvh_save, bvh_save_memory, bvh_load, bvh_load_mapped, bvh_load_memory, true},
+    {"obbtree", obb_build, obb_destroy, obb_save, obb_save_memory, obb_load, obb_load_mapped, obb_load_memory, false},
 };
 
 static double time_build(const kind_ops *k, const mq_mesh *m, uint32_t threads, unsigned reps, void **keep)
@@ -228,7 +249,7 @@ static bool measure(const save_opts *o, const kind_ops *k, const mq_mesh *m, con
         fprintf(stderr, "mq-bench save: building the %s failed\n", k->name);
         return false;
     }
-    double save_ms[16], load_ms[16], mem_ms[16];
+    double save_ms[16], load_ms[16], map_ms[16], mem_ms[16];
     mq_diag d;
     void *data = NULL;
     size_t size = 0;
@@ -239,20 +260,22 @@ static bool measure(const save_opts *o, const kind_ops *k, const mq_mesh *m, con
         double t0 = bench_now();
         ok = k->save(h, path, &d) == MQ_OK;
         save_ms[r] = 1e3 * (bench_now() - t0);
-        void *l = NULL;
-        t0 = bench_now();
-        ok = ok && k->load(path, &l, &d) == MQ_OK;
-        load_ms[r] = 1e3 * (bench_now() - t0);
-        if (ok && r == 0) { /* what was loaded saves back to the same bytes */
-            void *again = NULL;
-            size_t again_size = 0;
-            ok = k->save_memory(l, &again, &again_size, &d) == MQ_OK;
-            f->same_bytes = ok && again_size == size && memcmp(again, data, size) == 0;
-            mq_saved_free(again, again_size, NULL);
+        for (int mapped = 0; mapped < 2; mapped++) {
+            void *l = NULL;
+            t0 = bench_now();
+            ok = ok && (mapped ? k->load_mapped : k->load)(path, &l, &d) == MQ_OK;
+            (mapped ? map_ms : load_ms)[r] = 1e3 * (bench_now() - t0);
+            if (ok && r == 0) { /* what was loaded saves back to the same bytes */
+                void *again = NULL;
+                size_t again_size = 0;
+                ok = k->save_memory(l, &again, &again_size, &d) == MQ_OK;
+                f->same_bytes &= ok && again_size == size && memcmp(again, data, size) == 0;
+                mq_saved_free(again, again_size, NULL);
+            }
+            if (l)
+                k->destroy(l);
         }
-        if (l)
-            k->destroy(l);
-        l = NULL;
+        void *l = NULL;
         t0 = bench_now();
         ok = ok && k->load_memory(data, size, &l, &d) == MQ_OK;
         mem_ms[r] = 1e3 * (bench_now() - t0);
@@ -268,6 +291,7 @@ static bool measure(const save_opts *o, const kind_ops *k, const mq_mesh *m, con
         return false;
     f->save_ms = bench_median(save_ms, reps);
     f->load_ms = bench_median(load_ms, reps);
+    f->load_mapped_ms = bench_median(map_ms, reps);
     f->load_memory_ms = bench_median(mem_ms, reps);
     return true;
 }
@@ -275,14 +299,15 @@ static bool measure(const save_opts *o, const kind_ops *k, const mq_mesh *m, con
 static void report(const save_opts *o, const kind_ops *k, const mq_mesh *m, const figures *f, long cores)
 {
     double ratio = f->build_ms / f->load_ms, ratio1 = f->build1_ms / f->load_ms;
+    double ratio_mapped = f->build_ms / f->load_mapped_ms;
     if (o->json) {
         printf("{\"bench\":\"save\",\"hierarchy\":\"%s\",\"mesh\":\"%s\",\"subdivide\":%u,\"triangles\":%zu,"
                "\"file_bytes\":%zu,\"cores\":%ld,\"build_ms\":%.3f,\"build_1thread_ms\":%.3f,\"save_ms\":%.3f,"
-               "\"load_ms\":%.3f,\"load_memory_ms\":%.3f,\"build_over_load\":%.2f,\"build_1thread_over_load\":%.2f,"
-               "\"identical_resave\":%s}\n",
+               "\"load_ms\":%.3f,\"load_mapped_ms\":%.3f,\"load_memory_ms\":%.3f,\"build_over_load\":%.2f,"
+               "\"build_1thread_over_load\":%.2f,\"build_over_load_mapped\":%.2f,\"identical_resave\":%s}\n",
                k->name, o->mesh_path, o->subdivide, mq_mesh_triangle_count(m), f->bytes, cores, f->build_ms,
-               f->build1_ms, f->save_ms, f->load_ms, f->load_memory_ms, ratio, ratio1,
-               f->same_bytes ? "true" : "false");
+               f->build1_ms, f->save_ms, f->load_ms, f->load_mapped_ms, f->load_memory_ms, ratio, ratio1,
+               ratio_mapped, f->same_bytes ? "true" : "false");
         return;
     }
     printf("%-8s build %9.1f ms", k->name, f->build_ms);
@@ -290,11 +315,12 @@ static void report(const save_opts *o, const kind_ops *k, const mq_mesh *m, cons
         printf(" (%ld cores), %9.1f ms (1 thread)", cores, f->build1_ms);
     else
         printf(" (single-threaded builder)           ");
-    printf("  save %8.1f ms  load %7.1f ms  load_memory %7.1f ms  %6.1f MB\n", f->save_ms, f->load_ms,
-           f->load_memory_ms, (double)f->bytes / 1e6);
+    printf("  save %8.1f ms  load %7.1f ms  load_mapped %7.1f ms  load_memory %7.1f ms  %6.1f MB\n", f->save_ms,
+           f->load_ms, f->load_mapped_ms, f->load_memory_ms, (double)f->bytes / 1e6);
     printf("%-8s build/load %.1fx", "", ratio);
     if (k->threaded_build)
         printf(" (1-thread build/load %.1fx)", ratio1);
+    printf(", build/load_mapped %.1fx", ratio_mapped);
     printf("%s\n", f->same_bytes ? "" : "  LOADED FILE DOES NOT SAVE BACK IDENTICALLY");
 }
 
