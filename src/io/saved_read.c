@@ -301,28 +301,38 @@ mq_status mq_saved_open_memory(mq_saved_reader *r, const void *data, size_t size
     return check_header(r, kind);
 }
 
-mq_status mq_saved_open_file(mq_saved_reader *r, const char *path, uint32_t kind, mq_diag *diag)
+/* Resets the reader for `path` and opens it: *fd and *st on MQ_OK. */
+static mq_status open_path(mq_saved_reader *r, const char *path, mq_diag *diag, int *fd, struct stat *st)
 {
     memset(r, 0, sizeof *r);
     r->fd = -1;
     r->path = path;
     r->diag = diag;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    *fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (*fd < 0)
         return io_error(r, "cannot open", errno);
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
+    if (fstat(*fd, st) != 0) {
         int err = errno;
-        close(fd);
+        close(*fd);
         return io_error(r, "cannot stat", err);
     }
+    return MQ_OK;
+}
+
+mq_status mq_saved_open_file(mq_saved_reader *r, const char *path, uint32_t kind, mq_diag *diag)
+{
+    int fd;
+    struct stat st;
+    mq_status s = open_path(r, path, diag, &fd, &st);
+    if (s != MQ_OK)
+        return s;
     if (S_ISDIR(st.st_mode)) {
         close(fd);
         return io_error(r, "cannot read", EISDIR);
     }
     r->fd = fd;
     r->mem_size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : UINT64_MAX;
-    mq_status s = check_header(r, kind);
+    s = check_header(r, kind);
     if (s != MQ_OK)
         mq_saved_close(r);
     return s;
@@ -331,19 +341,11 @@ mq_status mq_saved_open_file(mq_saved_reader *r, const char *path, uint32_t kind
 mq_status mq_saved_open_mapped(mq_saved_reader *r, const char *path, uint32_t kind, mq_diag *diag)
 {
 #if defined(MQ_SAVED_CAN_MAP)
-    memset(r, 0, sizeof *r);
-    r->fd = -1;
-    r->path = path;
-    r->diag = diag;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return io_error(r, "cannot open", errno);
+    int fd;
     struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int err = errno;
-        close(fd);
-        return io_error(r, "cannot stat", err);
-    }
+    mq_status s = open_path(r, path, diag, &fd, &st);
+    if (s != MQ_OK)
+        return s;
     /* Too short for a header (the copying reader says so), not a regular file
      * (nothing to map), or too large to map: read as usual. */
     if (!S_ISREG(st.st_mode) || st.st_size < (off_t)MQ_SAVED_HEADER_SIZE || (uint64_t)st.st_size > SIZE_MAX) {
@@ -374,7 +376,7 @@ mq_status mq_saved_open_mapped(mq_saved_reader *r, const char *path, uint32_t ki
     r->mapped = true;
     r->map = map;
     r->map_bytes = bytes;
-    mq_status s = check_header(r, kind);
+    s = check_header(r, kind);
     if (s != MQ_OK)
         mq_saved_close(r);
     return s;
