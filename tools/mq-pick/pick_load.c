@@ -23,10 +23,12 @@ static bool is_saved(const char *path)
     return saved;
 }
 
+/* Mapped (no copy): the tool reads its input files for one run, as its OBJ
+ * reader does, and a saved hierarchy opens in the time of its checks. */
 static bool load_saved(pick_model *m)
 {
     mq_diag diag = {0};
-    mq_status st = mq_bvh_load(m->path, NULL, &m->bvh, &diag);
+    mq_status st = mq_bvh_load_mapped(m->path, NULL, &m->bvh, &diag);
     if (st == MQ_OK) {
         m->origin = PICK_FROM_SAVED_BVH;
         m->mesh = mq_bvh_mesh(m->bvh);
@@ -34,7 +36,7 @@ static bool load_saved(pick_model *m)
     }
     if (st == MQ_ERR_INVALID_ARG) { /* the other kind of saved hierarchy */
         diag = (mq_diag){0};
-        st = mq_obbtree_load(m->path, NULL, &m->obbtree, &diag);
+        st = mq_obbtree_load_mapped(m->path, NULL, &m->obbtree, &diag);
         if (st == MQ_OK) {
             m->origin = PICK_FROM_SAVED_OBBTREE;
             m->mesh = mq_obbtree_mesh(m->obbtree);
