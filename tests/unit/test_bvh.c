@@ -18,6 +18,7 @@
 #include <meshquery/obj.h>
 
 #include "test_support.h"
+#include "test_hits.h"
 #include "traverse/trace.h"
 
 /* ------------------------------------------------------------------------- */
@@ -636,19 +637,6 @@ static void coincident_triangles_bound_the_depth(void **state)
 /* Batches and threads                                                       */
 /* ------------------------------------------------------------------------- */
 
-/* Field by field (mq_hit has a padding byte). */
-static void assert_same_hit(const mq_hit *a, const mq_hit *b)
-{
-    assert_memory_equal(&a->t, &b->t, sizeof a->t);
-    assert_memory_equal(a->point, b->point, sizeof a->point);
-    assert_memory_equal(a->normal, b->normal, sizeof a->normal);
-    assert_memory_equal(&a->u, &b->u, sizeof a->u);
-    assert_memory_equal(&a->v, &b->v, sizeof a->v);
-    assert_int_equal(a->triangle, b->triangle);
-    assert_int_equal(a->face, b->face);
-    assert_int_equal(a->back_face, b->back_face);
-}
-
 /* Over a small and a big tree (the batch streams rays over trees above 2 MiB,
  * traverse/raycast_batch.c): same answers as single rays, for any thread count. */
 static void check_batches(int grid)
@@ -686,7 +674,7 @@ static void check_batches(int grid)
         s2 = (mq_ray_stats){0, 0, 0};
         assert_int_equal(mq_bvh_raycast_closest_batch(b, rays, n, &q, threads, h2), hits1);
         for (size_t i = 0; i < n; i++)
-            assert_same_hit(&h1[i], &h2[i]);
+            mq_test_assert_same_hit(&h1[i], &h2[i]);
         assert_int_equal(s1.node_visits, s2.node_visits);
         assert_int_equal(mq_bvh_raycast_any_batch(b, rays, n, NULL, threads, o2), occ1);
         assert_memory_equal(o1, o2, n);
@@ -695,7 +683,7 @@ static void check_batches(int grid)
         mq_hit h;
         bool hit = mq_bvh_raycast_closest(b, &rays[i], NULL, &h);
         assert_int_equal(hit, h1[i].triangle != MQ_NO_TRIANGLE);
-        assert_same_hit(&h, &h1[i]);
+        mq_test_assert_same_hit(&h, &h1[i]);
         assert_int_equal(o1[i], mq_bvh_raycast_any(b, &rays[i], NULL));
         assert_int_equal(o1[i], hit);
     }
@@ -742,7 +730,7 @@ static void packets_match_single_rays(void **state)
         for (size_t i = 0; i < count; i++) {
             mq_hit one;
             assert_true(mq_bvh_raycast_closest(b, &rays[i], &q, &one));
-            assert_same_hit(&one, &hits[i]);
+            mq_test_assert_same_hit(&one, &hits[i]);
         }
         /* From below, culled: every ray misses. */
         for (size_t i = 0; i < count; i++) {

@@ -24,26 +24,8 @@
 #include <meshquery/meshquery.h>
 
 #include "test_support.h"
+#include "test_hits.h"
 #include "traverse/trace.h"
-
-static void assert_same_hit(const mq_hit *a, const mq_hit *b)
-{
-    assert_memory_equal(&a->t, &b->t, sizeof a->t);
-    assert_memory_equal(a->point, b->point, sizeof a->point);
-    assert_memory_equal(a->normal, b->normal, sizeof a->normal);
-    assert_memory_equal(&a->u, &b->u, sizeof a->u);
-    assert_memory_equal(&a->v, &b->v, sizeof a->v);
-    assert_int_equal(a->triangle, b->triangle);
-    assert_int_equal(a->face, b->face);
-    assert_int_equal(a->back_face, b->back_face);
-    assert_int_equal(a->has_shading_normal, b->has_shading_normal);
-    assert_int_equal(a->has_uv, b->has_uv);
-    assert_memory_equal(a->shading_normal, b->shading_normal, sizeof a->shading_normal);
-    assert_memory_equal(a->uv, b->uv, sizeof a->uv);
-    assert_int_equal(a->group, b->group);
-    assert_int_equal(a->object, b->object);
-    assert_int_equal(a->material, b->material);
-}
 
 /* spot.obj with every coordinate times `scale`. */
 static mq_mesh *scaled_spot(float scale)
@@ -196,7 +178,7 @@ static void check(const mq_bvh *b, const mq_ray *rays, size_t count, const mq_ra
     for (size_t i = 0; i < count; i++) {
         mq_hit one;
         single_hits += mq_bvh_raycast_closest(b, &rays[i], q, &one);
-        assert_same_hit(&one, &batch[i]);
+        mq_test_assert_same_hit(&one, &batch[i]);
     }
     assert_int_equal(hits, single_hits);
     assert_true(count < 1000 || single_hits > count / 10); /* the packets do hit the model */
@@ -281,7 +263,7 @@ static void packet_kernel_leaves_what_it_cannot_take(void **state)
         for (size_t l = 0; l < 8; l++) {
             mq_hit one;
             mq_bvh_raycast_closest(b, &rays[8 * grp + l], NULL, &one);
-            assert_same_hit(&one, &hits[8 * grp + l]);
+            mq_test_assert_same_hit(&one, &hits[8 * grp + l]);
         }
     }
     free(hits);

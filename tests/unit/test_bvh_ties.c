@@ -25,6 +25,7 @@
 #include <meshquery/meshquery.h>
 
 #include "test_support.h"
+#include "test_hits.h"
 #include "traverse/trace.h"
 
 #define GRID 8                  /* GRID x GRID quads, two triangles each */
@@ -115,17 +116,6 @@ static void make_rays(const dup_mesh *d, int axis, float level, mq_test_rng *g, 
     }
 }
 
-static void assert_same_hit(const mq_hit *a, const mq_hit *b)
-{
-    assert_memory_equal(&a->t, &b->t, sizeof a->t);
-    assert_memory_equal(a->point, b->point, sizeof a->point);
-    assert_memory_equal(a->normal, b->normal, sizeof a->normal);
-    assert_memory_equal(&a->u, &b->u, sizeof a->u);
-    assert_memory_equal(&a->v, &b->v, sizeof a->v);
-    assert_int_equal(a->triangle, b->triangle);
-    assert_int_equal(a->back_face, b->back_face);
-}
-
 static uint32_t other_copy(const dup_mesh *d, uint32_t id)
 {
     for (int p = 0; p < PAIRS; p++)
@@ -206,7 +196,7 @@ static void check_config(int axis, float level, uint32_t leaf, uint64_t seed)
         /* The batch: 8 coherent rays per packet where the kernel has packets. */
         assert_int_equal(mq_bvh_raycast_closest_batch(b, rays, RAYS, NULL, 1, batch), RAYS);
         for (int i = 0; i < RAYS; i++)
-            assert_same_hit(&single[i], &batch[i]);
+            mq_test_assert_same_hit(&single[i], &batch[i]);
         check_kernel_loops(k, b, rays, want);
         /* All hits: both copies, the smaller id first. */
         for (int i = 0; i < RAYS; i += 7) {
