@@ -1,5 +1,6 @@
 // Bullet's collision module behind the C interface of ref_bullet.h (see there).
 #include "ref_bullet.h"
+#include "ref_scale.h"
 
 #include <algorithm>
 #include <chrono>
@@ -36,25 +37,6 @@ struct ref_bullet {
     std::vector<uint32_t> found; // scratch of one query
 };
 
-// The power of two (exact in float) that makes the mean triangle edge about
-// half a unit: see "scale" in ref_bullet.h.
-static double automatic_scale(const float *p, const uint32_t *idx, size_t triangles)
-{
-    double sum = 0.0;
-    for (size_t t = 0; t < triangles; t++)
-        for (int k = 0; k < 3; k++) {
-            const float *a = p + 3 * size_t(idx[3 * t + k]), *b = p + 3 * size_t(idx[3 * t + (k + 1) % 3]);
-            double d2 = 0.0;
-            for (int c = 0; c < 3; c++)
-                d2 += (double(a[c]) - b[c]) * (double(a[c]) - b[c]);
-            sum += std::sqrt(d2);
-        }
-    double mean = sum / double(3 * triangles);
-    if (!(mean > 0.0) || !std::isfinite(mean))
-        return 1.0;
-    return std::exp2(std::min(40.0, std::max(-40.0, std::round(std::log2(0.5 / mean)))));
-}
-
 // The triangles in parts of at most part_triangles, all over the one vertex array.
 static btTriangleIndexVertexArray *make_array(ref_bullet *b, size_t triangle_count, size_t vertex_count)
 {
@@ -78,7 +60,7 @@ extern "C" ref_bullet *ref_bullet_create(const float *positions, size_t vertex_c
     if (triangle_count == 0)
         return nullptr;
     auto *b = new ref_bullet;
-    b->scale = btScalar(scale > 0.0 ? scale : automatic_scale(positions, indices, triangle_count));
+    b->scale = btScalar(scale > 0.0 ? scale : ref_automatic_scale(positions, indices, triangle_count));
     b->vertices.resize(3 * vertex_count);
     for (size_t i = 0; i < 3 * vertex_count; i++)
         b->vertices[i] = positions[i] * b->scale;

@@ -1,6 +1,7 @@
 // FCL 0.7 behind the C interface of ref_fcl.h (see there). Double precision,
 // as FCL is used in practice; the triangles are the mesh's floats widened.
 #include "ref_fcl.h"
+#include "ref_scale.h"
 
 #include <algorithm>
 #include <chrono>
@@ -25,25 +26,6 @@ struct ref_fcl {
     fcl::CollisionObjectd *moved = nullptr;  // the mesh as the placed "b" of ref_fcl_collide
     double scale = 1.0;                      // FCL's world over the caller's (ref_fcl_create_scaled)
 };
-
-// The power of two (exact in float and double) that makes the mean triangle
-// edge about half a unit, as ref_bullet.cpp's automatic scale.
-static double automatic_scale(const float *p, const uint32_t *idx, size_t triangles)
-{
-    double sum = 0.0;
-    for (size_t t = 0; t < triangles; t++)
-        for (int k = 0; k < 3; k++) {
-            const float *a = p + 3 * size_t(idx[3 * t + k]), *b = p + 3 * size_t(idx[3 * t + (k + 1) % 3]);
-            double d2 = 0.0;
-            for (int c = 0; c < 3; c++)
-                d2 += (double(a[c]) - b[c]) * (double(a[c]) - b[c]);
-            sum += std::sqrt(d2);
-        }
-    double mean = sum / double(3 * triangles);
-    if (!(mean > 0.0) || !std::isfinite(mean))
-        return 1.0;
-    return std::exp2(std::min(40.0, std::max(-40.0, std::round(std::log2(0.5 / mean)))));
-}
 
 // The build proper (what mq-bench compares with mq_obbtree_build): beginModel,
 // addSubModel, endModel, timed into *ms. The CollisionObject made afterwards
@@ -71,7 +53,7 @@ extern "C" ref_fcl *ref_fcl_create_scaled(const float *positions, size_t vertex_
                                           size_t triangle_count, ref_fcl_bv bv, double scale, double *build_ms)
 {
     if (scale == 0.0)
-        scale = automatic_scale(positions, indices, triangle_count);
+        scale = ref_automatic_scale(positions, indices, triangle_count);
     std::vector<fcl::Vector3d> v(vertex_count);
     std::vector<fcl::Triangle> t(triangle_count);
     for (size_t i = 0; i < vertex_count; i++)
