@@ -136,19 +136,6 @@ static inline unsigned tlas_live(const mq_tlas_node *n, uint32_t qmask)
 #undef TLAS_WALK_HITS
 #undef TLAS_WALK_LIVE
 
-#if defined(MQ_TLAS_HAVE_AVX2)
-static bool have_avx2(void)
-{
-    static int cached = -1; /* a benign race: every thread computes the same */
-    int c = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-    if (c < 0) {
-        c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
-        __atomic_store_n(&cached, c, __ATOMIC_RELAXED);
-    }
-    return c;
-}
-#endif
-
 bool mq_tlas_walk_ray(const mq_scene *s, const mq_dray_prep *prep, double t_lo, const double *t_hi, uint32_t mask,
                       bool (*leaf)(const mq_instance_rec *inst, void *user), void *user)
 {
@@ -159,7 +146,7 @@ bool mq_tlas_walk_ray(const mq_scene *s, const mq_dray_prep *prep, double t_lo, 
     if (!r.fast)
         return walk_slow(s, &r, t_lo, t_hi, mask, leaf, user);
 #if defined(MQ_TLAS_HAVE_AVX2)
-    if (have_avx2())
+    if (mq_inst_ray_have_avx2()) /* the same CPU test (AVX2 and FMA) */
         return mq_tlas_walk_fast_avx2(s, &r, t_lo, t_hi, mask, leaf, user);
 #endif
     return walk_fast(s, &r, t_lo, t_hi, mask, leaf, user);

@@ -53,7 +53,8 @@ bool mq_inst_ray_init_scalar(mq_inst_ray *ir, const mq_instance_rec *inst, const
 #if (defined(__x86_64__) || defined(_M_X64)) && !defined(MQ_FORCE_SCALAR)
 #define MQ_MAP_AVX2 1
 bool mq_inst_ray_init_avx2(mq_inst_ray *ir, const mq_instance_rec *inst, const mq_dray *ray);
-/* True when this CPU runs the AVX2 mapping. */
+/* True when this CPU has AVX2 and FMA: it then runs the scene's AVX2 paths
+ * (this mapping, and the top-level walk of tlas_walk_avx2.c). */
 bool mq_inst_ray_have_avx2(void);
 /* The closest-hit walk's leaf with the AVX2 mapping inlined (user: an mq_closest_ctx). */
 bool mq_closest_leaf_avx2(const mq_instance_rec *inst, void *user);
