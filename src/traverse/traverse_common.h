@@ -6,6 +6,7 @@
 #ifndef MQ_TRAVERSE_COMMON_H
 #define MQ_TRAVERSE_COMMON_H
 
+#include "core/prefetch.h"
 #include "traverse/trace.h"
 
 /* Ize's bound: each slab distance is off by at most gamma_3 relative; widening
@@ -41,10 +42,10 @@ static inline void mq_prefetch_child(const void *arena, uint32_t ref)
 {
     const char *p = mq_ref_is_leaf(ref) ? (const char *)mq_arena_leaf(arena, ref)
                                         : (const char *)mq_arena_node(arena, ref);
-    __builtin_prefetch(p);
-    __builtin_prefetch(p + 64);
-    __builtin_prefetch(p + 128);
-    __builtin_prefetch(p + 192);
+    mq_prefetch(p); /* not __builtin_prefetch: core/prefetch.h */
+    mq_prefetch(p + 64);
+    mq_prefetch(p + 128);
+    mq_prefetch(p + 192);
 }
 
 /* Pushes all hit children but one, unordered (any-hit); returns that one. */
