@@ -1,15 +1,18 @@
 /*
  * Scene ray batches (meshquery/scene.h): chunks of consecutive rays handed
- * out by an atomic counter to the pool's threads. Each entry is computed by
- * the single-ray query, so the output is the same for any thread count.
+ * out by an atomic counter to the pool's threads. Each entry is the
+ * single-ray query's answer (closest hits on AVX2 CPUs come from the stream
+ * of scene_stream_avx2.c, which gives the same answers faster), so the output
+ * is the same for any thread count.
  */
 #include <stdatomic.h>
 
 #include "core/pool.h"
 #include "scene/scene_raycast.h"
 
-/* Rays per chunk: small enough to balance uneven rays, large enough that the counter stays cold. */
-#define CHUNK 64
+/* Rays per chunk: small enough to balance uneven rays, large enough that the
+ * counter stays cold and the stream's lanes rarely run dry at a chunk's end. */
+#define CHUNK 256
 
 typedef struct batch {
     const mq_scene *scene;
@@ -18,6 +21,7 @@ typedef struct batch {
     const mq_scene_query *query;
     mq_scene_hit *hits; /* closest, or */
     bool *occluded;     /* any */
+    bool stream;        /* closest hits through mq_scene_stream_closest_avx2 */
     atomic_size_t next;
     atomic_size_t found;
 } batch;
@@ -32,6 +36,12 @@ static void worker(void *arg, uint32_t index)
         if (begin >= b->count)
             break;
         size_t end = begin + CHUNK < b->count ? begin + CHUNK : b->count;
+#if defined(MQ_MAP_AVX2)
+        if (b->stream) {
+            found += mq_scene_stream_closest_avx2(b->scene, b->rays + begin, end - begin, b->query, b->hits + begin);
+            continue;
+        }
+#endif
         for (size_t i = begin; i < end; i++) {
             if (b->hits) {
                 found += mq_scene_raycast_closest(b->scene, &b->rays[i], b->query, &b->hits[i]);
@@ -64,6 +74,9 @@ size_t mq_scene_raycast_closest_batch(const mq_scene *s, const mq_dray *rays, si
     if (!rays || !hits)
         return 0;
     batch b = {.scene = s, .rays = rays, .count = count, .query = query, .hits = hits};
+#if defined(MQ_MAP_AVX2) && defined(MQ_HAVE_AVX2_KERNELS)
+    b.stream = s && mq_inst_ray_have_avx2() && mq_kernels_active() == &mq_kernels_avx2;
+#endif
     return run(&b, threads);
 }
 

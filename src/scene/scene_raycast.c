@@ -129,9 +129,7 @@ static inline unsigned tlas_live(const mq_tlas_node *n, uint32_t qmask)
 #define TLAS_WALK_NAME walk_slow
 #define TLAS_WALK_LIVE(n, mask) mq_tlas_live(n, mask)
 #define TLAS_WALK_HITS(n, r, v, tmin, tmax, live, dist) node_hits_double(n, r, tmin, tmax, live, dist)
-#define tlas_walk_entry tlas_walk_entry_slow
 #include "scene/tlas_walk_impl.h"
-#undef tlas_walk_entry
 #undef TLAS_WALK_NAME
 #undef TLAS_WALK_HITS
 #undef TLAS_WALK_LIVE
@@ -154,30 +152,33 @@ bool mq_tlas_walk_ray(const mq_scene *s, const mq_dray_prep *prep, double t_lo, 
 
 /* ---- closest ------------------------------------------------------------ */
 
-bool mq_closest_leaf_traced(mq_closest_ctx *c, const mq_instance_rec *inst)
+void mq_closest_offer(mq_closest_ctx *c, const mq_instance_rec *inst)
 {
     int slot = c->best_slot ^ 1;
-    mq_inst_ray *ir = &c->ir[slot];
-    /* Up to the best t rounded up: an equal world t with a smaller instance id still wins. */
-    float hi = c->found ? fminf(ir->tmax, mq_inst_ray_local_ceil(ir, c->t_hi)) : ir->tmax;
-    mq_inst_trace opt = {c->cull, NULL};
-    mq_hit *h = &c->hit[slot];
-    if (!mq_inst_ray_closest(ir, ir->tmin, hi, &opt, h))
-        return true;
+    const mq_hit *h = &c->hit[slot];
     /* The id from the index: inst->id lies lines away from the ray data. */
-    mq_ray_key k = {mq_inst_ray_world_t(ir, h->t), (uint32_t)(inst - c->recs), h->triangle};
+    mq_ray_key k = {mq_inst_ray_world_t(&c->ir[slot], h->t), (uint32_t)(inst - c->recs), h->triangle};
     if (!c->found || mq_ray_key_less(&k, &c->best)) {
         c->found = true;
         c->best = k;
         c->best_slot = slot;
         c->t_hi = k.t;
         /* What the world record reads beyond the ray data, on its way while the walk goes on. */
-        __builtin_prefetch(&inst->to_world);
-        __builtin_prefetch((const char *)&inst->to_world + 64);
-        __builtin_prefetch(&inst->normal_to_world);
-        __builtin_prefetch((const char *)&inst->normal_to_world + 64);
-        __builtin_prefetch(&inst->user_id);
+        mq_prefetch(&inst->to_world);
+        mq_prefetch((const char *)&inst->to_world + 64);
+        mq_prefetch(&inst->normal_to_world);
+        mq_prefetch((const char *)&inst->normal_to_world + 64);
+        mq_prefetch(&inst->user_id);
     }
+}
+
+bool mq_closest_leaf_traced(mq_closest_ctx *c, const mq_instance_rec *inst)
+{
+    int slot = c->best_slot ^ 1;
+    mq_inst_ray *ir = &c->ir[slot];
+    mq_inst_trace opt = {c->cull, NULL};
+    if (mq_inst_ray_closest(ir, ir->tmin, mq_closest_local_hi(c, ir), &opt, &c->hit[slot]))
+        mq_closest_offer(c, inst);
     return true;
 }
 
@@ -189,36 +190,6 @@ static bool closest_leaf(const mq_instance_rec *inst, void *user)
     return mq_closest_leaf_traced(c, inst);
 }
 
-/* mq_dray_is_valid: finite origin and direction, a non-zero direction, tmin <= tmax. */
-static inline bool dray_ok(const mq_dray *r)
-{
-#if defined(MQ_TLAS_SSE)
-    /* x * 0 == 0 exactly when x is finite */
-    const __m128d z = _mm_setzero_pd();
-    __m128d o01 = _mm_loadu_pd(r->origin), d01 = _mm_loadu_pd(r->dir);
-    __m128d od2 = _mm_unpacklo_pd(_mm_load_sd(r->origin + 2), _mm_load_sd(r->dir + 2));
-    __m128d fin = _mm_and_pd(_mm_and_pd(_mm_cmpeq_pd(_mm_mul_pd(o01, z), z), _mm_cmpeq_pd(_mm_mul_pd(d01, z), z)),
-                             _mm_cmpeq_pd(_mm_mul_pd(od2, z), z));
-    __m128d nz = _mm_or_pd(_mm_cmpneq_pd(d01, z), _mm_cmpneq_pd(_mm_unpackhi_pd(od2, od2), z));
-    unsigned ok = (unsigned)(_mm_movemask_pd(fin) == 3); /* no branches: & on 0 / 1 */
-    ok &= (unsigned)(_mm_movemask_pd(nz) != 0);
-    ok &= (unsigned)(r->tmin <= r->tmax);
-    return ok != 0;
-#else
-    return mq_dray_is_valid(r);
-#endif
-}
-
-/* mq_dray_prepare, inlined. */
-static inline void dray_prepare(const mq_dray *ray, mq_dray_prep *out)
-{
-    for (int k = 0; k < 3; k++) {
-        out->org[k] = ray->origin[k];
-        out->dir[k] = ray->dir[k];
-        out->inv[k] = 1.0 / ray->dir[k];
-    }
-}
-
 /* The closest-hit walk's leaf for this CPU (a benign race: every thread stores the same). */
 static bool (*closest_leaf_fn)(const mq_instance_rec *, void *);
 
@@ -226,9 +197,9 @@ bool mq_scene_raycast_closest(const mq_scene *s, const mq_dray *ray, const mq_sc
 {
     mq_closest_ctx c;
     c.found = false;
-    if (s && ray && dray_ok(ray)) {
+    if (s && ray && mq_dray_ok(ray)) {
         mq_dray_prep prep;
-        dray_prepare(ray, &prep);
+        mq_dray_prepare_inline(ray, &prep);
         c.ray = ray;
         c.recs = s->recs;
         c.cull = query ? query->cull_back_faces : false;
@@ -270,11 +241,11 @@ static bool any_leaf(const mq_instance_rec *inst, void *user)
 
 bool mq_scene_raycast_any(const mq_scene *s, const mq_dray *ray, const mq_scene_query *query)
 {
-    if (!s || !ray || !dray_ok(ray))
+    if (!s || !ray || !mq_dray_ok(ray))
         return false;
     mq_scene_query q = query ? *query : mq_default_scene_query();
     mq_dray_prep prep;
-    dray_prepare(ray, &prep);
+    mq_dray_prepare_inline(ray, &prep);
     any_ctx c = {ray, q.cull_back_faces};
     double t_hi = ray->tmax;
     return !mq_tlas_walk_ray(s, &prep, ray->tmin, &t_hi, q.mask, any_leaf, &c);

@@ -12,8 +12,45 @@
 #ifndef MQ_SCENE_RAYCAST_H
 #define MQ_SCENE_RAYCAST_H
 
+#include <math.h>
+
+#if (defined(__SSE2__) || defined(_M_X64)) && !defined(MQ_FORCE_SCALAR)
+#include <emmintrin.h>
+#define MQ_SCENE_RAY_SSE2 1
+#endif
+
 #include "scene/scene_internal.h"
 #include "traverse/trace.h"
+
+/* mq_dray_is_valid: finite origin and direction, a non-zero direction, tmin <= tmax. */
+static inline bool mq_dray_ok(const mq_dray *r)
+{
+#if defined(MQ_SCENE_RAY_SSE2)
+    /* x * 0 == 0 exactly when x is finite */
+    const __m128d z = _mm_setzero_pd();
+    __m128d o01 = _mm_loadu_pd(r->origin), d01 = _mm_loadu_pd(r->dir);
+    __m128d od2 = _mm_unpacklo_pd(_mm_load_sd(r->origin + 2), _mm_load_sd(r->dir + 2));
+    __m128d fin = _mm_and_pd(_mm_and_pd(_mm_cmpeq_pd(_mm_mul_pd(o01, z), z), _mm_cmpeq_pd(_mm_mul_pd(d01, z), z)),
+                             _mm_cmpeq_pd(_mm_mul_pd(od2, z), z));
+    __m128d nz = _mm_or_pd(_mm_cmpneq_pd(d01, z), _mm_cmpneq_pd(_mm_unpackhi_pd(od2, od2), z));
+    unsigned ok = (unsigned)(_mm_movemask_pd(fin) == 3); /* no branches: & on 0 / 1 */
+    ok &= (unsigned)(_mm_movemask_pd(nz) != 0);
+    ok &= (unsigned)(r->tmin <= r->tmax);
+    return ok != 0;
+#else
+    return mq_dray_is_valid(r);
+#endif
+}
+
+/* mq_dray_prepare, inlined where it is hot. */
+static inline void mq_dray_prepare_inline(const mq_dray *ray, mq_dray_prep *out)
+{
+    for (int k = 0; k < 3; k++) {
+        out->org[k] = ray->origin[k];
+        out->dir[k] = ray->dir[k];
+        out->inv[k] = 1.0 / ray->dir[k];
+    }
+}
 
 /* A world ray as one instance sees it. */
 typedef struct mq_inst_ray {
@@ -58,29 +95,46 @@ bool mq_inst_ray_init_avx2(mq_inst_ray *ir, const mq_instance_rec *inst, const m
 bool mq_inst_ray_have_avx2(void);
 /* The closest-hit walk's leaf with the AVX2 mapping inlined (user: an mq_closest_ctx). */
 bool mq_closest_leaf_avx2(const mq_instance_rec *inst, void *user);
+/* mq_scene_raycast_closest of rays[0..n) into hits[0..n), several rays
+ * interleaved (scene_stream_avx2.c; s not NULL); the same answers. Only on
+ * CPUs with AVX2 while the AVX2 traversal kernels are active. @return the
+ * number of hits. */
+size_t mq_scene_stream_closest_avx2(const mq_scene *s, const mq_dray *rays, size_t n, const mq_scene_query *query,
+                                    mq_scene_hit *hits);
 #endif
 
 /* The world t of a local hit at local t, clamped into the caller's [tmin, tmax]. */
 double mq_inst_ray_world_t(const mq_inst_ray *ir, float t_local);
 
 /* The next float below / above a float that is not NaN (nor -inf / +inf):
- * nextafterf's results, without the library call. */
-static inline float mq_float_next_down(float f)
+ * nextafterf's results, without the library call and without a branch (they
+ * run several times per instance a ray visits). */
+static inline uint32_t mq_float_bits(float f)
 {
-    if (f == 0.0f)
-        return -0x1p-149f;
     union { float f; uint32_t u; } b = {f};
-    b.u = (b.u & 0x80000000u) ? b.u + 1 : b.u - 1;
+    return b.u;
+}
+
+static inline float mq_float_from_bits(uint32_t u)
+{
+    union { uint32_t u; float f; } b = {u};
     return b.f;
 }
 
-static inline float mq_float_next_up(float f)
+/* The bits of the next float above the float of bits b: a negative non-zero
+ * one shrinks in magnitude, anything else (+-0 included) grows from its magnitude. */
+static inline uint32_t mq_float_next_up_bits(uint32_t b)
 {
-    if (f == 0.0f)
-        return 0x1p-149f;
-    union { float f; uint32_t u; } b = {f};
-    b.u = (b.u & 0x80000000u) ? b.u - 1 : b.u + 1;
-    return b.f;
+    uint32_t mag = b & 0x7FFFFFFFu;
+    return ((b >> 31) & (mag != 0)) ? b - 1 : mag + 1;
+}
+
+static inline float mq_float_next_up(float f) { return mq_float_from_bits(mq_float_next_up_bits(mq_float_bits(f))); }
+
+/* next_down(f) = -next_up(-f) */
+static inline float mq_float_next_down(float f)
+{
+    return mq_float_from_bits(mq_float_next_up_bits(mq_float_bits(f) ^ 0x80000000u) ^ 0x80000000u);
 }
 
 /* The largest float <= x and the smallest float >= x (x not NaN). */
@@ -158,6 +212,21 @@ typedef struct mq_closest_ctx {
 
 /* The rest of a walk leaf once mq_inst_ray_init mapped the ray into the spare slot (true: go on). */
 bool mq_closest_leaf_traced(mq_closest_ctx *c, const mq_instance_rec *inst);
+
+/* The local upper t of a trace in the spare slot's mapped ray ir: up to the
+ * best t so far rounded up (an equal world t with a smaller instance id still
+ * wins), or the caller's tmax before any hit. */
+static inline float mq_closest_local_hi(const mq_closest_ctx *c, const mq_inst_ray *ir)
+{
+    if (!c->found)
+        return ir->tmax;
+    float best = mq_inst_ray_local_ceil(ir, c->t_hi); /* neither is NaN: no fminf (a libm call) */
+    return best < ir->tmax ? best : ir->tmax;
+}
+
+/* The spare slot's local hit (c->hit[best_slot ^ 1], of instance inst)
+ * against the best so far: becomes the best when its key is smaller. */
+void mq_closest_offer(mq_closest_ctx *c, const mq_instance_rec *inst);
 
 /* True when the instance has any hit in the caller's [tmin, tmax]. */
 bool mq_inst_ray_any(mq_inst_ray *ir, bool cull_back_faces);

@@ -15,26 +15,6 @@
  * skipped (ties enter: a smaller id may wait).
  */
 
-#ifndef MQ_TLAS_PREFETCH_DEFINED
-#define MQ_TLAS_PREFETCH_DEFINED
-/* Starts loading what visiting child `ref` will read (a node, or the ray
- * lines of an instance record): the walk goes on with a sibling meanwhile,
- * and over a large mesh's hierarchy these loads are mostly cache misses. */
-static inline void tlas_prefetch(const mq_scene *s, uint32_t ref)
-{
-    const char *p = ref & MQ_TLAS_LEAF_BIT ? (const char *)&s->recs[ref & ~MQ_TLAS_LEAF_BIT].ray
-                                           : (const char *)&s->nodes[ref];
-    size_t bytes = ref & MQ_TLAS_LEAF_BIT ? sizeof(mq_inst_ray_data) : sizeof(mq_tlas_node);
-    for (size_t off = 0; off < bytes; off += 64)
-        __builtin_prefetch(p + off);
-}
-#endif
-
-typedef struct tlas_walk_entry {
-    uint32_t ref;
-    float dist;
-} tlas_walk_entry;
-
 static bool TLAS_WALK_NAME(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const double *t_hi, uint32_t mask,
                            bool (*leaf)(const mq_instance_rec *inst, void *user), void *user)
 {
@@ -42,7 +22,7 @@ static bool TLAS_WALK_NAME(const mq_scene *s, const mq_tlas_ray *r, double t_lo,
     tlas_vray_init(r, &v);
     const float tmin = mq_float_floor_of(t_lo);
     float tmax = mq_float_ceil_of(*t_hi);
-    tlas_walk_entry stack[MQ_TLAS_STACK];
+    mq_tlas_entry stack[MQ_TLAS_STACK];
     int top = 0;
     uint32_t ref = 0;
     for (;;) {
@@ -58,37 +38,15 @@ static bool TLAS_WALK_NAME(const mq_scene *s, const mq_tlas_ray *r, double t_lo,
             /* Slots of mask 0 have empty boxes (scene_internal.h): all bits set needs no mask test. */
             unsigned live = mask == UINT32_MAX ? (1u << MQ_TLAS_WIDTH) - 1 : TLAS_WALK_LIVE(n, mask);
             unsigned hit = live ? TLAS_WALK_HITS(n, r, &v, tmin, tmax, live, dist) : 0;
-            for (unsigned h = hit; h; h &= h - 1)
-                tlas_prefetch(s, n->child[__builtin_ctz(h)]);
             if (hit) {
-                int i = __builtin_ctz(hit);
-                hit &= hit - 1;
-                tlas_walk_entry best = {n->child[i], dist[i]};
-                const int base = top;
-                while (hit) {
-                    i = __builtin_ctz(hit);
-                    hit &= hit - 1;
-                    tlas_walk_entry x = {n->child[i], dist[i]};
-                    if (x.dist < best.dist) {
-                        tlas_walk_entry t = best;
-                        best = x;
-                        x = t;
-                    }
-                    int j = top++;
-                    while (j > base && stack[j - 1].dist < x.dist) {
-                        stack[j] = stack[j - 1];
-                        j--;
-                    }
-                    stack[j] = x;
-                }
-                ref = best.ref;
+                ref = mq_tlas_push_hits(s, n, hit, dist, stack, &top);
                 continue;
             }
         }
         for (;;) {
             if (top == 0)
                 return true;
-            tlas_walk_entry e = stack[--top];
+            mq_tlas_entry e = stack[--top];
             if (!(e.dist > tmax)) {
                 ref = e.ref;
                 break;

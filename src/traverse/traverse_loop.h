@@ -28,55 +28,8 @@
 
 #include "traverse/traverse_common.h"
 
-/*
- * Pushes the hit children of `n` (bits of `mask`) so that the nearest comes
- * out first, and returns the nearest one's ref (popped already). Sorting by
- * the actual entry distance beats a fixed order per octant (tinybvh PR #294);
- * every hit child is prefetched as it is met (as Embree does).
- */
-static inline uint32_t push_ordered(const void *arena, const mq_node8 *n, unsigned mask, const kernel_dists *d,
-                                    mq_stack_entry *stack, int *sp)
-{
-    int i = mq_ctz(mask);
-    mask &= mask - 1;
-    uint32_t ci = n->child[i];
-    mq_prefetch_child(arena, ci);
-    if (!mask)
-        return ci;
-    int j = mq_ctz(mask);
-    mask &= mask - 1;
-    uint32_t cj = n->child[j];
-    mq_prefetch_child(arena, cj);
-    float di = kernel_dist_at(d, i), dj = kernel_dist_at(d, j);
-    if (!mask) { /* two: push the farther */
-        if (di <= dj) {
-            stack[(*sp)++] = (mq_stack_entry){cj, dj};
-            return ci;
-        }
-        stack[(*sp)++] = (mq_stack_entry){ci, di};
-        return cj;
-    }
-    int base = *sp;
-    stack[(*sp)++] = (mq_stack_entry){ci, di};
-    stack[(*sp)++] = (mq_stack_entry){cj, dj};
-    while (mask) {
-        int k = mq_ctz(mask);
-        mask &= mask - 1;
-        mq_prefetch_child(arena, n->child[k]);
-        stack[(*sp)++] = (mq_stack_entry){n->child[k], kernel_dist_at(d, k)};
-    }
-    /* Insertion sort, farthest at the bottom, nearest on top. */
-    for (int a = base + 1; a < *sp; a++) {
-        mq_stack_entry e = stack[a];
-        int b = a - 1;
-        while (b >= base && stack[b].dist < e.dist) {
-            stack[b + 1] = stack[b];
-            b--;
-        }
-        stack[b + 1] = e;
-    }
-    return stack[--(*sp)].ref;
-}
+#include "traverse/traverse_lane.h"
+
 
 static inline __attribute__((always_inline)) bool kernel_closest_impl(const mq_trace *q, mq_best *best_out,
                                                                       mq_trace_counts *counts, const bool neg)
@@ -185,90 +138,12 @@ static bool kernel_any(const mq_trace *q, mq_trace_counts *counts)
 }
 
 /*
- * Streams: several prepared queries (tmin >= 0) traced together, two at a
- * time, one node or leaf step of each in turn. A single traversal is a chain
- * of dependent loads and tests that leaves most of an out-of-order core idle;
- * two independent chains in one loop overlap their latencies (and their cache
- * misses). Each query's answer is exactly its single-ray answer: the same
- * steps in the same order, only interleaved with another query's.
+ * Streams: several prepared queries (tmin >= 0) traced together as lanes
+ * (traverse_lane.h), one node or leaf step of each in turn. A single
+ * traversal is a chain of dependent loads and tests that leaves most of an
+ * out-of-order core idle; independent chains in one loop overlap their
+ * latencies (and their cache misses), and each answer is the single-ray one.
  */
-typedef struct stream_lane {
-    const mq_trace *q;
-    size_t index;  /* of the query in the stream */
-    mq_best best;
-    float tmin;
-    float cut;     /* mq_node_tmax of best.t (closest) or of tmax (any) */
-    uint32_t cur;  /* next node or leaf to visit */
-    int sp;
-    bool hit;      /* any-hit answer */
-    mq_stack_entry *stack;
-    kernel_ray kr;
-} stream_lane;
-
-static inline void lane_start(stream_lane *l, const mq_trace *q, size_t index, const mq_best *best,
-                              const bool any_hit)
-{
-    l->q = &q[index];
-    l->index = index;
-    l->best = best[index];
-    kernel_ray_init(l->q, &l->kr);
-    l->tmin = mq_trace_tmin(l->q);
-    l->cut = mq_node_tmax(any_hit ? l->q->ray.tmax : l->best.t);
-    l->cur = l->q->bvh->root;
-    l->sp = 0;
-    l->hit = false;
-}
-
-/* Pops the next entry worth visiting into l->cur; false when none is left. */
-static inline bool lane_pop(stream_lane *l, const bool any_hit)
-{
-    while (l->sp > 0) {
-        mq_stack_entry e = l->stack[--l->sp];
-        if (any_hit || e.dist <= l->cut) {
-            l->cur = e.ref;
-            return true;
-        }
-    }
-    return false;
-}
-
-/* Visits l->cur; returns false when the query is finished. */
-static inline __attribute__((always_inline)) bool lane_step(stream_lane *l, const void *arena, const bool any_hit,
-                                                            mq_trace_counts *counts)
-{
-    uint32_t ref = l->cur;
-    float tmax = any_hit ? l->q->ray.tmax : l->best.t;
-    if (!mq_ref_is_leaf(ref)) {
-        const mq_node8 *n = mq_arena_node(arena, ref);
-        kernel_dists dist;
-        counts->nodes++;
-        unsigned mask = kernel_node_hits(n, &l->kr, l->tmin, l->cut, &dist, false);
-        if (mask) {
-            l->cur = any_hit ? mq_push_any(arena, n, mask, l->stack, &l->sp)
-                             : push_ordered(arena, n, mask, &dist, l->stack, &l->sp);
-            return true;
-        }
-        return lane_pop(l, any_hit);
-    }
-    counts->leaves++;
-    const mq_tri_block *blk = mq_arena_leaf(arena, ref);
-    mq_leaf_hits lh;
-    for (uint32_t b = mq_ref_block_count(ref); b > 0; b--, blk++) {
-        counts->blocks++;
-        unsigned m = kernel_leaf_hits(blk, &l->kr, l->q, l->tmin, tmax, &lh);
-        if (!m)
-            continue;
-        if (!any_hit) {
-            mq_resolve_closest(l->q, blk, m, &lh, &l->best);
-            tmax = l->best.t;
-            l->cut = mq_node_tmax(tmax);
-        } else if (mq_resolve_any(l->q, blk, m, &lh)) {
-            l->hit = true;
-            return false;
-        }
-    }
-    return lane_pop(l, any_hit);
-}
 
 /* Writes a finished lane's answer; restarts it on the next query if any. */
 static inline bool lane_next(stream_lane *l, const mq_trace *q, mq_best *best, bool *hit, size_t *next, size_t n)
@@ -279,7 +154,8 @@ static inline bool lane_next(stream_lane *l, const mq_trace *q, mq_best *best, b
         best[l->index] = l->best;
     if (*next >= n)
         return false;
-    lane_start(l, q, (*next)++, best, hit != NULL);
+    size_t i = (*next)++;
+    lane_start(l, &q[i], i, best[i], hit != NULL);
     return true;
 }
 
@@ -302,13 +178,14 @@ static inline __attribute__((always_inline)) void stream_impl(const mq_trace *q,
         lanes[i].stack = stacks[i];
         live[i] = next < n;
         if (live[i]) {
-            lane_start(&lanes[i], q, next++, best, any_hit);
+            lane_start(&lanes[i], &q[next], next, best[next], any_hit);
+            next++;
             alive++;
         }
     }
     while (alive > 0)
         for (int i = 0; i < L; i++) {
-            if (!live[i] || lane_step(&lanes[i], arena, any_hit, counts))
+            if (!live[i] || lane_step(&lanes[i], arena, any_hit, counts, false))
                 continue;
             live[i] = lane_next(&lanes[i], q, best, hit, &next, n);
             alive -= !live[i];

@@ -37,6 +37,7 @@
 #include <meshquery/scene.h>
 
 #include "oracle.h"
+#include "test_hits.h"
 #include "test_support.h"
 
 #if defined(__SANITIZE_ADDRESS__) || !defined(__OPTIMIZE__)
@@ -554,6 +555,66 @@ static mq_scene_query random_query(mq_test_rng *g, size_t i)
     return q;
 }
 
+/*
+ * Batches equal single queries whatever the thread count, for one query over
+ * all rays: a mask, back-face culling (mirrored and OBB-tree instances take
+ * the filtered path), and the defaults (NULL). The rays, with a few that the
+ * batch must hand to the single-ray code: invalid ones, an origin beyond the
+ * float walk's range, a negative tmin, an empty [tmin, tmax].
+ */
+static void check_batches(const world *w, mq_test_rng *g, const mq_dray *random_rays, size_t n_random)
+{
+    size_t n = n_random + 8;
+    mq_dray *rays = malloc(n * sizeof *rays);
+    mq_scene_hit *single = malloc(n * sizeof *single), *bh = malloc(n * sizeof *bh);
+    bool *any = malloc(n * sizeof *any), *bo = malloc(n * sizeof *bo);
+    assert_true(rays && single && bh && any && bo);
+    memcpy(rays, random_rays, n_random * sizeof *rays);
+    for (size_t i = n_random; i < n; i++)
+        random_ray(g, w, i, &rays[i]);
+    /* Specials at random places, among rays the batch traces interleaved. */
+    mq_dray *sp[8];
+    for (int k = 0; k < 8; k++)
+        sp[k] = &rays[(size_t)(mq_test_rng_u64(g) % n)];
+    sp[0]->dir[0] = NAN;
+    sp[1]->dir[0] = sp[1]->dir[1] = sp[1]->dir[2] = 0.0;
+    sp[2]->origin[1] = 1e20; /* beyond the float test's range: the double walk */
+    sp[3]->tmin = -5.0;
+    sp[4]->tmin = 3.0;
+    sp[4]->tmax = 2.0;
+    sp[5]->origin[2] = INFINITY;
+    sp[6]->tmax = 0.5;
+    sp[7]->dir[2] *= 1e-30;
+    mq_scene_query mask = mq_default_scene_query(), cull = mq_default_scene_query();
+    mask.mask = 0xB;
+    cull.cull_back_faces = true;
+    const mq_scene_query *queries[3] = {&mask, &cull, NULL};
+    const uint32_t threads[3] = {1, 2, 8};
+    for (int qi = 0; qi < 3; qi++) {
+        const mq_scene_query *q = queries[qi];
+        size_t want = 0, want_occ = 0;
+        for (size_t i = 0; i < n; i++) {
+            want += mq_scene_raycast_closest(w->scene, &rays[i], q, &single[i]);
+            any[i] = mq_scene_raycast_any(w->scene, &rays[i], q);
+            want_occ += any[i];
+        }
+        for (int t = 0; t < 3; t++) {
+            memset(bh, 0xAB, n * sizeof *bh);
+            assert_int_equal(mq_scene_raycast_closest_batch(w->scene, rays, n, q, threads[t], bh), want);
+            for (size_t i = 0; i < n; i++)
+                mq_test_assert_same_scene_hit(&bh[i], &single[i]);
+            assert_int_equal(mq_scene_raycast_any_batch(w->scene, rays, n, q, threads[t], bo), want_occ);
+            for (size_t i = 0; i < n; i++)
+                assert_int_equal(bo[i], any[i]);
+        }
+    }
+    free(rays);
+    free(single);
+    free(bh);
+    free(any);
+    free(bo);
+}
+
 /* ---- tests --------------------------------------------------------------- */
 
 static void run_world(bool with_bunny, uint64_t seed)
@@ -597,39 +658,7 @@ static void run_world(bool with_bunny, uint64_t seed)
     assert_int_equal(st.errors, 0);
     assert_true(st.hits > n / 8);
 
-    /* Batches: identical to single queries whatever the thread count (one query for all rays). */
-    mq_scene_query q = mq_default_scene_query();
-    q.mask = 0xB;
-    for (size_t i = 0; i < n; i++) {
-        mq_scene_raycast_closest(w.scene, &rays[i], &q, &single[i]);
-        any[i] = mq_scene_raycast_any(w.scene, &rays[i], &q);
-    }
-    const uint32_t threads[3] = {1, 2, 8};
-    mq_scene_hit *bh = malloc(n * sizeof *bh);
-    bool *bo = malloc(n * sizeof *bo);
-    for (int t = 0; t < 3; t++) {
-        memset(bh, 0xAB, n * sizeof *bh);
-        size_t hits = mq_scene_raycast_closest_batch(w.scene, rays, n, &q, threads[t], bh);
-        size_t want = 0;
-        for (size_t i = 0; i < n; i++) {
-            want += single[i].instance != MQ_NO_INSTANCE;
-            assert_true(bh[i].t == single[i].t || (isinf(bh[i].t) && isinf(single[i].t)));
-            assert_int_equal(bh[i].instance, single[i].instance);
-            assert_int_equal(bh[i].triangle, single[i].triangle);
-            assert_memory_equal(bh[i].point, single[i].point, sizeof bh[i].point);
-            assert_memory_equal(bh[i].normal, single[i].normal, sizeof bh[i].normal);
-        }
-        assert_int_equal(hits, want);
-        size_t occ = mq_scene_raycast_any_batch(w.scene, rays, n, &q, threads[t], bo);
-        size_t want_occ = 0;
-        for (size_t i = 0; i < n; i++) {
-            assert_int_equal(bo[i], any[i]);
-            want_occ += any[i];
-        }
-        assert_int_equal(occ, want_occ);
-    }
-    free(bh);
-    free(bo);
+    check_batches(&w, &g, rays, n);
     free(all);
     free(o.h);
     free(rays);

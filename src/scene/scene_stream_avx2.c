@@ -1,0 +1,238 @@
+/*
+ * Scene closest-hit rays traced as a stream (scene_batch_rays.c, on CPUs
+ * with AVX2 while the AVX2 traversal kernels are active): MQ_SCENE_LANES rays
+ * in flight, each a resumable walk of the top-level hierarchy that, inside
+ * an instance, holds a resumable trace of the instance's BVH
+ * (traverse/traverse_lane.h). The loop advances each lane by one step in turn
+ * (a top-level node, an instance entry, or one node or leaf of the instance's
+ * BVH), so the dependent loads and cache misses of different rays overlap
+ * where a single ray leaves the core waiting.
+ *
+ * Each ray takes exactly the steps of mq_scene_raycast_closest on this CPU
+ * (the AVX2 walk with mq_closest_leaf_avx2): the same instances in the same
+ * order with the same bounds, the same traces, the same offers to the best
+ * hit, hence the same answer. Rays the walk does not take on its fast path
+ * (invalid, or outside the float test's range, tlas_ray.h) and instances
+ * traced through a filter go through the single-ray code.
+ */
+#include "scene/inst_ray_avx2.h"
+#include "scene/tlas_node_avx2.h"
+#include "traverse/hit_record.h"
+#include "traverse/kernel_avx2.h"
+#include "traverse/prep1_avx2.h"
+#include "traverse/traverse_lane.h"
+
+/* Rays in flight (see MQ_STREAM_LANES: the same trade-off). */
+#define MQ_SCENE_LANES 8
+
+typedef struct scene_lane {
+    bool tracing;            /* inside an instance: `trace` is running */
+    bool neg;                /* the instance trace's tmin is negative (kernel_node_hits) */
+    size_t index;            /* of the ray in the stream */
+    const mq_dray *ray;
+    mq_dray_prep prep;
+    mq_tlas_ray tr;          /* the walk: ray constants, */
+    tlas_vray tv;
+    float tmin, tmax;        /* float bounds (tmax follows the best hit), */
+    uint32_t ref;            /* the next node or instance leaf, */
+    int top;                 /* and the stack */
+    mq_tlas_entry *stack;
+    const mq_instance_rec *inst; /* being traced */
+    mq_closest_ctx c;        /* the best hit so far, and the instance ray slots */
+    mq_trace q;              /* the instance trace's query */
+    stream_lane trace;
+} scene_lane;
+
+/* Pops the walk's next entry not beyond the best hit; false when none is left. */
+static inline bool walk_pop(scene_lane *l)
+{
+    while (l->top > 0) {
+        mq_tlas_entry e = l->stack[--l->top];
+        if (!(e.dist > l->tmax)) {
+            l->ref = e.ref;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Visits node l->ref; false when the walk is over. */
+static inline bool walk_node(scene_lane *l, const mq_scene *s, uint32_t mask)
+{
+    const mq_tlas_node *n = &s->nodes[l->ref];
+    _Alignas(32) float dist[MQ_TLAS_WIDTH];
+    /* Slots of mask 0 have empty boxes (scene_internal.h): all bits set needs no mask test. */
+    unsigned live = mask == UINT32_MAX ? (1u << MQ_TLAS_WIDTH) - 1 : tlas_live(n, mask);
+    unsigned hit = live ? tlas_box_hits(n, &l->tr, &l->tv, l->tmin, l->tmax, dist) & live : 0;
+    if (hit) {
+        l->ref = mq_tlas_push_hits(s, n, hit, dist, l->stack, &l->top);
+        return true;
+    }
+    return walk_pop(l);
+}
+
+/* Back to the walk after an instance, its bound following the best hit. */
+static inline bool instance_done(scene_lane *l)
+{
+    l->tracing = false;
+    l->tmax = mq_float_ceil_of(l->c.t_hi);
+    return walk_pop(l);
+}
+
+/* Enters instance leaf l->ref (mq_closest_leaf_avx2's steps): starts the
+ * trace of its BVH, or decides the instance at once. False when the walk is over. */
+static inline bool enter_instance(scene_lane *l, const mq_scene *s)
+{
+    const mq_instance_rec *inst = &s->recs[l->ref & ~MQ_TLAS_LEAF_BIT];
+    mq_closest_ctx *c = &l->c;
+    int slot = c->best_slot ^ 1;
+    mq_inst_ray *ir = &c->ir[slot];
+    if (!mq_inst_ray_map_avx2(ir, inst, l->ray))
+        return instance_done(l);
+    /* mq_inst_ray_closest, split where it would call the kernel */
+    float lo = ir->tmin, hi = mq_closest_local_hi(c, ir);
+    if (!(lo <= hi))
+        return instance_done(l);
+    ir->local.tmin = lo;
+    ir->local.tmax = hi;
+    const mq_bvh *bvh = inst->ray.bvh;
+    if (!bvh || (c->cull && inst->mirrored)) {
+        mq_inst_trace opt = {c->cull, NULL};
+        if (mq_inst_ray_closest_filtered(ir, &opt, &c->hit[slot]))
+            mq_closest_offer(c, inst);
+        return instance_done(l);
+    }
+    /* kernel_closest_valid (traverse/kernel_avx2.c), as a lane */
+    mq_prep1_avx2(&l->q, bvh, &ir->local, c->cull);
+    if (bvh->root == MQ_REF_EMPTY)
+        return instance_done(l);
+    lane_start(&l->trace, &l->q, 0, mq_best_init(l->q.ray.tmax), false);
+    l->neg = mq_trace_tmin(&l->q) < 0.0f;
+    l->inst = inst;
+    l->tracing = true;
+    return true;
+}
+
+/* One step of the instance trace; at its end, its hit is offered. False when the walk is over. */
+static inline bool trace_step(scene_lane *l, mq_trace_counts *counts)
+{
+    const void *arena = l->q.bvh->arena;
+    bool more = l->neg ? lane_step(&l->trace, arena, false, counts, true)
+                       : lane_step(&l->trace, arena, false, counts, false);
+    if (more)
+        return true;
+    if (l->trace.best.id != MQ_NO_TRIANGLE) {
+        mq_closest_ctx *c = &l->c;
+        mq_hit_from_best(&l->q, &l->trace.best, &c->hit[c->best_slot ^ 1]);
+        mq_closest_offer(c, l->inst);
+    }
+    return instance_done(l);
+}
+
+/* One step of lane l; false when its ray is finished. */
+static inline bool lane_advance(scene_lane *l, const mq_scene *s, uint32_t mask, mq_trace_counts *counts)
+{
+    if (l->tracing)
+        return trace_step(l, counts);
+    if (l->ref & MQ_TLAS_LEAF_BIT)
+        return enter_instance(l, s);
+    /* Down to the next instance in one step (stepping node by node measured
+     * slower: the upper levels stay in cache); the instance's record then
+     * has a round of the other lanes to arrive. */
+    do
+        if (!walk_node(l, s, mask))
+            return false;
+    while (!(l->ref & MQ_TLAS_LEAF_BIT));
+    mq_tlas_prefetch(s, l->ref);
+    return true;
+}
+
+/* Starts rays[i] in lane l (mq_scene_raycast_closest's set-up); false when
+ * the ray is not for the stream. */
+static inline bool lane_begin(scene_lane *l, const mq_scene *s, const mq_dray *ray, size_t i, bool cull)
+{
+    if (s->node_count == 0 || !mq_dray_ok(ray))
+        return false;
+    mq_dray_prepare_inline(ray, &l->prep);
+    mq_tlas_ray_init(&l->tr, &l->prep, ray->tmin);
+    if (!l->tr.fast)
+        return false;
+    tlas_vray_init(&l->tr, &l->tv);
+    l->tmin = mq_float_floor_of(ray->tmin);
+    l->tmax = mq_float_ceil_of(ray->tmax);
+    l->ref = 0;
+    l->top = 0;
+    l->tracing = false;
+    l->index = i;
+    l->ray = ray;
+    mq_closest_ctx *c = &l->c;
+    c->found = false;
+    c->ray = ray;
+    c->recs = s->recs;
+    c->cull = cull;
+    c->best_slot = 0;
+    c->t_hi = ray->tmax;
+    return true;
+}
+
+/* Writes lane l's answer; true on a hit. */
+static inline bool lane_answer(const scene_lane *l, mq_scene_hit *hits)
+{
+    const mq_closest_ctx *c = &l->c;
+    if (c->found)
+        mq_inst_ray_world_hit(&c->ir[c->best_slot], &c->hit[c->best_slot], &hits[l->index]);
+    else
+        mq_scene_hit_miss(&hits[l->index]);
+    return c->found;
+}
+
+typedef struct stream_input {
+    const mq_scene *s;
+    const mq_dray *rays;
+    size_t n, next, found;
+    const mq_scene_query *query;
+    bool cull;
+    mq_scene_hit *hits;
+} stream_input;
+
+/* Starts the next ray that takes the stream in lane l, answering the others
+ * on the way with the single-ray query; false when no ray is left. */
+static bool lane_refill(scene_lane *l, stream_input *in)
+{
+    while (in->next < in->n) {
+        size_t i = in->next++;
+        if (lane_begin(l, in->s, &in->rays[i], i, in->cull))
+            return true;
+        in->found += mq_scene_raycast_closest(in->s, &in->rays[i], in->query, &in->hits[i]);
+    }
+    return false;
+}
+
+size_t mq_scene_stream_closest_avx2(const mq_scene *s, const mq_dray *rays, size_t n, const mq_scene_query *query,
+                                    mq_scene_hit *hits)
+{
+    enum { L = MQ_SCENE_LANES };
+    mq_tlas_entry walk_stacks[L][MQ_TLAS_STACK];
+    mq_stack_entry trace_stacks[L][MQ_TRAVERSAL_STACK];
+    scene_lane lanes[L];
+    bool live[L];
+    stream_input in = {s, rays, n, 0, 0, query, query ? query->cull_back_faces : false, hits};
+    const uint32_t mask = query ? query->mask : UINT32_MAX;
+    mq_trace_counts counts = {0, 0, 0}; /* not reported: the single-ray query keeps none either */
+    int alive = 0;
+    for (int i = 0; i < L; i++) {
+        lanes[i].stack = walk_stacks[i];
+        lanes[i].trace.stack = trace_stacks[i];
+        live[i] = lane_refill(&lanes[i], &in);
+        alive += live[i];
+    }
+    while (alive > 0)
+        for (int i = 0; i < L; i++) {
+            if (!live[i] || lane_advance(&lanes[i], s, mask, &counts))
+                continue;
+            in.found += lane_answer(&lanes[i], hits);
+            live[i] = lane_refill(&lanes[i], &in);
+            alive -= !live[i];
+        }
+    return in.found;
+}
