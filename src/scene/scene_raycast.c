@@ -134,20 +134,26 @@ static inline unsigned tlas_live(const mq_tlas_node *n, uint32_t qmask)
 #undef TLAS_WALK_HITS
 #undef TLAS_WALK_LIVE
 
-bool mq_tlas_walk_ray(const mq_scene *s, const mq_dray_prep *prep, double t_lo, const double *t_hi, uint32_t mask,
-                      bool (*leaf)(const mq_instance_rec *inst, void *user), void *user)
+bool mq_tlas_walk(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const double *t_hi, uint32_t mask,
+                  bool (*leaf)(const mq_instance_rec *inst, void *user), void *user)
 {
     if (s->node_count == 0)
         return true;
-    mq_tlas_ray r;
-    mq_tlas_ray_init(&r, prep, t_lo);
-    if (!r.fast)
-        return walk_slow(s, &r, t_lo, t_hi, mask, leaf, user);
+    if (!r->fast)
+        return walk_slow(s, r, t_lo, t_hi, mask, leaf, user);
 #if defined(MQ_TLAS_HAVE_AVX2)
     if (mq_inst_ray_have_avx2()) /* the same CPU test (AVX2 and FMA) */
-        return mq_tlas_walk_fast_avx2(s, &r, t_lo, t_hi, mask, leaf, user);
+        return mq_tlas_walk_fast_avx2(s, r, t_lo, t_hi, mask, leaf, user);
 #endif
-    return walk_fast(s, &r, t_lo, t_hi, mask, leaf, user);
+    return walk_fast(s, r, t_lo, t_hi, mask, leaf, user);
+}
+
+bool mq_tlas_walk_ray(const mq_scene *s, const mq_dray_prep *prep, double t_lo, const double *t_hi, uint32_t mask,
+                      bool (*leaf)(const mq_instance_rec *inst, void *user), void *user)
+{
+    mq_tlas_ray r;
+    mq_tlas_ray_init(&r, prep, t_lo);
+    return mq_tlas_walk(s, &r, t_lo, t_hi, mask, leaf, user);
 }
 
 /* ---- closest ------------------------------------------------------------ */
@@ -199,7 +205,8 @@ bool mq_scene_raycast_closest(const mq_scene *s, const mq_dray *ray, const mq_sc
     c.found = false;
     if (s && ray && mq_dray_ok(ray)) {
         mq_dray_prep prep;
-        mq_dray_prepare_inline(ray, &prep);
+        mq_tlas_ray r;
+        mq_tlas_ray_prepare(&r, &prep, ray, ray->tmin);
         c.ray = ray;
         c.recs = s->recs;
         c.cull = query ? query->cull_back_faces : false;
@@ -214,7 +221,7 @@ bool mq_scene_raycast_closest(const mq_scene *s, const mq_dray *ray, const mq_sc
 #endif
             __atomic_store_n(&closest_leaf_fn, leaf, __ATOMIC_RELAXED);
         }
-        mq_tlas_walk_ray(s, &prep, ray->tmin, &c.t_hi, query ? query->mask : 0xFFFFFFFFu, leaf, &c);
+        mq_tlas_walk(s, &r, ray->tmin, &c.t_hi, query ? query->mask : 0xFFFFFFFFu, leaf, &c);
     }
     if (out) {
         if (c.found)
@@ -245,8 +252,9 @@ bool mq_scene_raycast_any(const mq_scene *s, const mq_dray *ray, const mq_scene_
         return false;
     mq_scene_query q = query ? *query : mq_default_scene_query();
     mq_dray_prep prep;
-    mq_dray_prepare_inline(ray, &prep);
+    mq_tlas_ray r;
+    mq_tlas_ray_prepare(&r, &prep, ray, ray->tmin);
     any_ctx c = {ray, q.cull_back_faces};
     double t_hi = ray->tmax;
-    return !mq_tlas_walk_ray(s, &prep, ray->tmin, &t_hi, q.mask, any_leaf, &c);
+    return !mq_tlas_walk(s, &r, ray->tmin, &t_hi, q.mask, any_leaf, &c);
 }

@@ -153,8 +153,7 @@ static inline bool lane_begin(scene_lane *l, const mq_scene *s, const mq_dray *r
 {
     if (s->node_count == 0 || !mq_dray_ok(ray))
         return false;
-    mq_dray_prepare_inline(ray, &l->prep);
-    mq_tlas_ray_init(&l->tr, &l->prep, ray->tmin);
+    mq_tlas_ray_prepare(&l->tr, &l->prep, ray, ray->tmin);
     if (!l->tr.fast)
         return false;
     tlas_vray_init(&l->tr, &l->tv);

@@ -102,17 +102,18 @@ static inline __m128 mq_tlas_to_floats(__m128d v01, __m128d v2)
 }
 
 /* mq_tlas_ray_init_scalar with the three axes in the lanes of SSE2
- * registers: the same roundings (a double converted to float once, a float
- * product), the same next float up or down, so the same fields. */
-static inline void mq_tlas_ray_init(mq_tlas_ray *r, const mq_dray_prep *prep, double t_lo)
+ * registers (prep's org, dir and inv: x, y in the first register of each
+ * pair, z in the low lane of the second, its high lane 0): the same
+ * roundings (a double converted to float once, a float product), the same
+ * next float up or down, so the same fields. */
+static inline void mq_tlas_ray_init_sse2(mq_tlas_ray *r, const mq_dray_prep *prep, __m128d o01, __m128d o2,
+                                         __m128d d01, __m128d d2, __m128d inv01, __m128d inv2, double t_lo)
 {
     r->prep = prep;
-    __m128d o01 = _mm_loadu_pd(prep->org), o2 = _mm_load_sd(prep->org + 2); /* upper lane 0: passes */
-    __m128d d01 = _mm_loadu_pd(prep->dir), d2 = _mm_load_sd(prep->dir + 2);
     int ok = mq_tlas_axes_ok(o01, d01) | mq_tlas_axes_ok(o2, d2) << 2;
     r->fast = t_lo >= 0.0 && (ok & 7) == 7;
     unsigned neg = (unsigned)(_mm_movemask_pd(d01) | _mm_movemask_pd(d2) << 2); /* sign bits: the entry plane is hi */
-    __m128 rinv = mq_tlas_to_floats(_mm_loadu_pd(prep->inv), _mm_load_sd(prep->inv + 2));
+    __m128 rinv = mq_tlas_to_floats(inv01, inv2);
     _Alignas(16) float rd_near[4], rd_far[4], o_near[4], o_far[4];
     _mm_store_ps(rd_near, _mm_mul_ps(rinv, _mm_set1_ps(1.0f - MQ_TLAS_WIDEN_REL)));
     _mm_store_ps(rd_far, _mm_mul_ps(rinv, _mm_set1_ps(1.0f + MQ_TLAS_WIDEN_REL)));
@@ -143,9 +144,39 @@ static inline void mq_tlas_ray_init(mq_tlas_ray *r, const mq_dray_prep *prep, do
         r->far_off[k] = nk ? lo : hi;
     }
 }
+
+static inline void mq_tlas_ray_init(mq_tlas_ray *r, const mq_dray_prep *prep, double t_lo)
+{
+    mq_tlas_ray_init_sse2(r, prep, _mm_loadu_pd(prep->org), _mm_load_sd(prep->org + 2), _mm_loadu_pd(prep->dir),
+                          _mm_load_sd(prep->dir + 2), _mm_loadu_pd(prep->inv), _mm_load_sd(prep->inv + 2), t_lo);
+}
+
+/* mq_dray_prepare(ray, prep) then mq_tlas_ray_init(r, prep, t_lo), the ray
+ * kept in registers between the two (two divisions instead of three, and no
+ * reload of what was just stored). */
+static inline void mq_tlas_ray_prepare(mq_tlas_ray *r, mq_dray_prep *prep, const mq_dray *ray, double t_lo)
+{
+    __m128d o01 = _mm_loadu_pd(ray->origin), o2 = _mm_load_sd(ray->origin + 2);
+    __m128d d01 = _mm_loadu_pd(ray->dir), d2 = _mm_load_sd(ray->dir + 2);
+    const __m128d one = _mm_set1_pd(1.0);
+    __m128d inv01 = _mm_div_pd(one, d01), inv2 = _mm_move_sd(_mm_setzero_pd(), _mm_div_sd(one, d2));
+    _mm_storeu_pd(prep->org, o01);
+    _mm_store_sd(prep->org + 2, o2);
+    _mm_storeu_pd(prep->dir, d01);
+    _mm_store_sd(prep->dir + 2, d2);
+    _mm_storeu_pd(prep->inv, inv01);
+    _mm_store_sd(prep->inv + 2, inv2);
+    mq_tlas_ray_init_sse2(r, prep, o01, o2, d01, d2, inv01, inv2, t_lo);
+}
 #else
 static inline void mq_tlas_ray_init(mq_tlas_ray *r, const mq_dray_prep *prep, double t_lo)
 {
+    mq_tlas_ray_init_scalar(r, prep, t_lo);
+}
+
+static inline void mq_tlas_ray_prepare(mq_tlas_ray *r, mq_dray_prep *prep, const mq_dray *ray, double t_lo)
+{
+    mq_dray_prepare_inline(ray, prep);
     mq_tlas_ray_init_scalar(r, prep, t_lo);
 }
 #endif
@@ -224,6 +255,10 @@ static inline uint32_t mq_tlas_push_hits(const mq_scene *s, const mq_tlas_node *
 #if (defined(__x86_64__) || defined(_M_X64)) && !defined(MQ_FORCE_SCALAR)
 #define MQ_TLAS_HAVE_AVX2 1
 #endif
+
+/* mq_tlas_walk_ray (scene_raycast.h) of a ray prepared with the same t_lo. */
+bool mq_tlas_walk(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const double *t_hi, uint32_t mask,
+                  bool (*leaf)(const mq_instance_rec *inst, void *user), void *user);
 
 /* The AVX2 walk (tlas_walk_avx2.c) of a `fast` ray: visits the leaves as
  * mq_tlas_walk_ray (scene_raycast.h) says. Only on CPUs with AVX2. */
