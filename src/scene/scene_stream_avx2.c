@@ -4,9 +4,10 @@
  * in flight, each a resumable walk of the top-level hierarchy that, inside
  * an instance, holds a resumable trace of the instance's BVH
  * (traverse/traverse_lane.h). The loop advances each lane by one step in turn
- * (a top-level node, an instance entry, or one node or leaf of the instance's
- * BVH), so the dependent loads and cache misses of different rays overlap
- * where a single ray leaves the core waiting.
+ * (a descent of the top-level hierarchy to its next instance, an instance
+ * entry, or one node or leaf of the instance's BVH), so the dependent loads
+ * and cache misses of different rays overlap where a single ray leaves the
+ * core waiting.
  *
  * Each ray takes exactly the steps of mq_scene_raycast_closest on this CPU
  * (the AVX2 walk with mq_closest_leaf_avx2): the same instances in the same
@@ -56,19 +57,45 @@ static inline bool walk_pop(scene_lane *l)
     return false;
 }
 
-/* Visits node l->ref; false when the walk is over. */
-static inline bool walk_node(scene_lane *l, const mq_scene *s, uint32_t mask)
+/*
+ * Walks down from node l->ref to the next instance leaf, the walk's state in
+ * locals meanwhile (through l, every stack store would reload it): false when
+ * the walk is over. Down to the leaf in one step: stepping node by node
+ * measured slower (the upper levels stay in cache); the leaf's record is
+ * prefetched, and gets a round of the other lanes to arrive.
+ */
+static inline bool walk_down(scene_lane *l, const mq_scene *s, uint32_t mask)
 {
-    const mq_tlas_node *n = &s->nodes[l->ref];
-    _Alignas(32) float dist[MQ_TLAS_WIDTH];
-    /* Slots of mask 0 have empty boxes (scene_internal.h): all bits set needs no mask test. */
-    unsigned live = mask == UINT32_MAX ? (1u << MQ_TLAS_WIDTH) - 1 : tlas_live(n, mask);
-    unsigned hit = live ? tlas_box_hits(n, &l->tr, &l->tv, l->tmin, l->tmax, dist) & live : 0;
-    if (hit) {
-        l->ref = mq_tlas_push_hits(s, n, hit, dist, l->stack, &l->top);
-        return true;
-    }
-    return walk_pop(l);
+    uint32_t ref = l->ref;
+    int top = l->top;
+    mq_tlas_entry *stack = l->stack;
+    const float tmin = l->tmin, tmax = l->tmax;
+    do {
+        const mq_tlas_node *n = &s->nodes[ref];
+        _Alignas(32) float dist[MQ_TLAS_WIDTH];
+        /* Slots of mask 0 have empty boxes (scene_internal.h): all bits set needs no mask test. */
+        unsigned live = mask == UINT32_MAX ? (1u << MQ_TLAS_WIDTH) - 1 : tlas_live(n, mask);
+        unsigned hit = live ? tlas_box_hits(n, &l->tr, &l->tv, tmin, tmax, dist) & live : 0;
+        if (hit) {
+            ref = mq_tlas_push_hits(s, n, hit, dist, stack, &top);
+            continue;
+        }
+        for (;;) { /* walk_pop */
+            if (top == 0) {
+                l->top = 0;
+                return false;
+            }
+            mq_tlas_entry e = stack[--top];
+            if (!(e.dist > tmax)) {
+                ref = e.ref;
+                break;
+            }
+        }
+    } while (!(ref & MQ_TLAS_LEAF_BIT));
+    l->ref = ref;
+    l->top = top;
+    mq_tlas_prefetch(s, ref);
+    return true;
 }
 
 /* Back to the walk after an instance, its bound following the best hit. */
@@ -136,15 +163,7 @@ static inline bool lane_advance(scene_lane *l, const mq_scene *s, uint32_t mask,
         return trace_step(l, counts);
     if (l->ref & MQ_TLAS_LEAF_BIT)
         return enter_instance(l, s);
-    /* Down to the next instance in one step (stepping node by node measured
-     * slower: the upper levels stay in cache); the instance's record then
-     * has a round of the other lanes to arrive. */
-    do
-        if (!walk_node(l, s, mask))
-            return false;
-    while (!(l->ref & MQ_TLAS_LEAF_BIT));
-    mq_tlas_prefetch(s, l->ref);
-    return true;
+    return walk_down(l, s, mask);
 }
 
 /* Starts rays[i] in lane l (mq_scene_raycast_closest's set-up); false when
