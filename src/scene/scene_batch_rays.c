@@ -1,8 +1,8 @@
 /*
  * Scene ray batches (meshquery/scene.h): chunks of consecutive rays handed
  * out by an atomic counter to the pool's threads. Each entry is the
- * single-ray query's answer (closest hits on AVX2 CPUs come from the stream
- * of scene_stream_avx2.c, which gives the same answers faster), so the output
+ * single-ray query's answer (on AVX2 CPUs they come from the stream of
+ * scene_stream_avx2.c, which gives the same answers faster), so the output
  * is the same for any thread count.
  */
 #include <stdatomic.h>
@@ -21,7 +21,7 @@ typedef struct batch {
     const mq_scene_query *query;
     mq_scene_hit *hits; /* closest, or */
     bool *occluded;     /* any */
-    bool stream;        /* closest hits through mq_scene_stream_closest_avx2 */
+    bool stream;        /* through mq_scene_stream_closest_avx2 / _any_avx2 */
     atomic_size_t next;
     atomic_size_t found;
 } batch;
@@ -38,7 +38,10 @@ static void worker(void *arg, uint32_t index)
         size_t end = begin + CHUNK < b->count ? begin + CHUNK : b->count;
 #if defined(MQ_MAP_AVX2)
         if (b->stream) {
-            found += mq_scene_stream_closest_avx2(b->scene, b->rays + begin, end - begin, b->query, b->hits + begin);
+            found += b->hits ? mq_scene_stream_closest_avx2(b->scene, b->rays + begin, end - begin, b->query,
+                                                            b->hits + begin)
+                             : mq_scene_stream_any_avx2(b->scene, b->rays + begin, end - begin, b->query,
+                                                        b->occluded + begin);
             continue;
         }
 #endif
@@ -56,6 +59,9 @@ static void worker(void *arg, uint32_t index)
 
 static size_t run(batch *b, uint32_t threads)
 {
+#if defined(MQ_MAP_AVX2) && defined(MQ_HAVE_AVX2_KERNELS)
+    b->stream = b->scene && mq_inst_ray_have_avx2() && mq_kernels_active() == &mq_kernels_avx2;
+#endif
     atomic_init(&b->next, 0);
     atomic_init(&b->found, 0);
     if (b->count == 0)
@@ -74,9 +80,6 @@ size_t mq_scene_raycast_closest_batch(const mq_scene *s, const mq_dray *rays, si
     if (!rays || !hits)
         return 0;
     batch b = {.scene = s, .rays = rays, .count = count, .query = query, .hits = hits};
-#if defined(MQ_MAP_AVX2) && defined(MQ_HAVE_AVX2_KERNELS)
-    b.stream = s && mq_inst_ray_have_avx2() && mq_kernels_active() == &mq_kernels_avx2;
-#endif
     return run(&b, threads);
 }
 

@@ -101,6 +101,9 @@ bool mq_closest_leaf_avx2(const mq_instance_rec *inst, void *user);
  * number of hits. */
 size_t mq_scene_stream_closest_avx2(const mq_scene *s, const mq_dray *rays, size_t n, const mq_scene_query *query,
                                     mq_scene_hit *hits);
+/* The same for mq_scene_raycast_any into occluded[0..n); @return the number occluded. */
+size_t mq_scene_stream_any_avx2(const mq_scene *s, const mq_dray *rays, size_t n, const mq_scene_query *query,
+                                bool *occluded);
 #endif
 
 /* The world t of a local hit at local t, clamped into the caller's [tmin, tmax]. */

@@ -1,5 +1,5 @@
 /*
- * Scene closest-hit rays traced as a stream (scene_batch_rays.c, on CPUs
+ * Scene rays (closest or any hit) traced as a stream (scene_batch_rays.c, on CPUs
  * with AVX2 while the AVX2 traversal kernels are active): MQ_SCENE_LANES rays
  * in flight, each a resumable walk of the top-level hierarchy that, inside
  * an instance, holds a resumable trace of the instance's BVH
@@ -9,10 +9,10 @@
  * and cache misses of different rays overlap where a single ray leaves the
  * core waiting.
  *
- * Each ray takes exactly the steps of mq_scene_raycast_closest on this CPU
- * (the AVX2 walk with mq_closest_leaf_avx2): the same instances in the same
- * order with the same bounds, the same traces, the same offers to the best
- * hit, hence the same answer. Rays the walk does not take on its fast path
+ * Each ray takes exactly the steps of mq_scene_raycast_closest (or _any) on
+ * this CPU (the AVX2 walk with mq_closest_leaf_avx2, or any_leaf): the same
+ * instances in the same order with the same bounds, the same traces, the
+ * same offers to the best hit, hence the same answer. Rays the walk does not take on its fast path
  * (invalid, or outside the float test's range, tlas_ray.h) and instances
  * traced through a filter go through the single-ray code.
  */
@@ -29,6 +29,7 @@
 typedef struct scene_lane {
     bool tracing;            /* inside an instance: `trace` is running */
     bool neg;                /* the instance trace's tmin is negative (kernel_node_hits) */
+    bool occluded;           /* any hit: the answer */
     size_t index;            /* of the ray in the stream */
     const mq_dray *ray;
     mq_dray_prep prep;
@@ -140,14 +141,46 @@ static inline bool enter_instance(scene_lane *l, const mq_scene *s)
     return true;
 }
 
-/* One step of the instance trace; at its end, its hit is offered. False when the walk is over. */
-static inline bool trace_step(scene_lane *l, mq_trace_counts *counts)
+/* Enters instance leaf l->ref for an any-hit query (mq_scene_raycast_any's
+ * leaf: mq_inst_ray_init, mq_inst_ray_any): starts the trace of its BVH, or
+ * decides the instance at once. False when the walk is over. */
+static inline bool enter_instance_any(scene_lane *l, const mq_scene *s)
+{
+    const mq_instance_rec *inst = &s->recs[l->ref & ~MQ_TLAS_LEAF_BIT];
+    mq_inst_ray *ir = &l->c.ir[0];
+    if (!mq_inst_ray_map_avx2(ir, inst, l->ray))
+        return instance_done(l);
+    const mq_bvh *bvh = inst->ray.bvh;
+    if (!bvh || (l->c.cull && inst->mirrored)) {
+        l->occluded = mq_inst_ray_any(ir, l->c.cull);
+        return !l->occluded && instance_done(l);
+    }
+    /* mq_bvh_any_valid (traverse/raycast.c), as a lane */
+    ir->local.tmin = ir->tmin;
+    ir->local.tmax = ir->tmax;
+    mq_prep1_avx2(&l->q, bvh, &ir->local, l->c.cull);
+    if (bvh->root == MQ_REF_EMPTY)
+        return instance_done(l);
+    lane_start(&l->trace, &l->q, 0, mq_best_init(l->q.ray.tmax), true);
+    l->neg = mq_trace_tmin(&l->q) < 0.0f;
+    l->tracing = true;
+    return true;
+}
+
+/* One step of the instance trace; at its end, a closest hit is offered, an
+ * any hit ends the ray. False when the walk is over. */
+static inline __attribute__((always_inline)) bool trace_step(scene_lane *l, mq_trace_counts *counts,
+                                                             const bool any)
 {
     const void *arena = l->q.bvh->arena;
-    bool more = l->neg ? lane_step(&l->trace, arena, false, counts, true)
-                       : lane_step(&l->trace, arena, false, counts, false);
+    bool more = l->neg ? lane_step(&l->trace, arena, any, counts, true)
+                       : lane_step(&l->trace, arena, any, counts, false);
     if (more)
         return true;
+    if (any) {
+        l->occluded = l->trace.hit;
+        return !l->occluded && instance_done(l);
+    }
     if (l->trace.best.id != MQ_NO_TRIANGLE) {
         mq_closest_ctx *c = &l->c;
         mq_hit_from_best(&l->q, &l->trace.best, &c->hit[c->best_slot ^ 1]);
@@ -157,17 +190,19 @@ static inline bool trace_step(scene_lane *l, mq_trace_counts *counts)
 }
 
 /* One step of lane l; false when its ray is finished. */
-static inline bool lane_advance(scene_lane *l, const mq_scene *s, uint32_t mask, mq_trace_counts *counts)
+static inline __attribute__((always_inline)) bool lane_advance(scene_lane *l, const mq_scene *s, uint32_t mask,
+                                                               mq_trace_counts *counts, const bool any)
 {
     if (l->tracing)
-        return trace_step(l, counts);
+        return trace_step(l, counts, any);
     if (l->ref & MQ_TLAS_LEAF_BIT)
-        return enter_instance(l, s);
+        return any ? enter_instance_any(l, s) : enter_instance(l, s);
     return walk_down(l, s, mask);
 }
 
-/* Starts rays[i] in lane l (mq_scene_raycast_closest's set-up); false when
- * the ray is not for the stream. */
+/* Starts rays[i] in lane l (mq_scene_raycast_closest's and _any's set-up;
+ * an any-hit query keeps t_hi at tmax); false when the ray is not for the
+ * stream. */
 static inline bool lane_begin(scene_lane *l, const mq_scene *s, const mq_dray *ray, size_t i, bool cull)
 {
     if (s->node_count == 0 || !mq_dray_ok(ray))
@@ -181,6 +216,7 @@ static inline bool lane_begin(scene_lane *l, const mq_scene *s, const mq_dray *r
     l->ref = 0;
     l->top = 0;
     l->tracing = false;
+    l->occluded = false;
     l->index = i;
     l->ray = ray;
     mq_closest_ctx *c = &l->c;
@@ -194,8 +230,10 @@ static inline bool lane_begin(scene_lane *l, const mq_scene *s, const mq_dray *r
 }
 
 /* Writes lane l's answer; true on a hit. */
-static inline bool lane_answer(const scene_lane *l, mq_scene_hit *hits)
+static inline bool lane_answer(const scene_lane *l, mq_scene_hit *hits, bool *occluded)
 {
+    if (occluded)
+        return occluded[l->index] = l->occluded;
     const mq_closest_ctx *c = &l->c;
     if (c->found)
         mq_inst_ray_world_hit(&c->ir[c->best_slot], &c->hit[c->best_slot], &hits[l->index]);
@@ -210,7 +248,8 @@ typedef struct stream_input {
     size_t n, next, found;
     const mq_scene_query *query;
     bool cull;
-    mq_scene_hit *hits;
+    mq_scene_hit *hits; /* closest, or */
+    bool *occluded;     /* any */
 } stream_input;
 
 /* Starts the next ray that takes the stream in lane l, answering the others
@@ -221,36 +260,51 @@ static bool lane_refill(scene_lane *l, stream_input *in)
         size_t i = in->next++;
         if (lane_begin(l, in->s, &in->rays[i], i, in->cull))
             return true;
-        in->found += mq_scene_raycast_closest(in->s, &in->rays[i], in->query, &in->hits[i]);
+        if (in->occluded)
+            in->found += in->occluded[i] = mq_scene_raycast_any(in->s, &in->rays[i], in->query);
+        else
+            in->found += mq_scene_raycast_closest(in->s, &in->rays[i], in->query, &in->hits[i]);
     }
     return false;
 }
 
-size_t mq_scene_stream_closest_avx2(const mq_scene *s, const mq_dray *rays, size_t n, const mq_scene_query *query,
-                                    mq_scene_hit *hits)
+static inline __attribute__((always_inline)) size_t stream(stream_input *in, const bool any)
 {
     enum { L = MQ_SCENE_LANES };
     mq_tlas_entry walk_stacks[L][MQ_TLAS_STACK];
     mq_stack_entry trace_stacks[L][MQ_TRAVERSAL_STACK];
     scene_lane lanes[L];
     bool live[L];
-    stream_input in = {s, rays, n, 0, 0, query, query ? query->cull_back_faces : false, hits};
-    const uint32_t mask = query ? query->mask : UINT32_MAX;
-    mq_trace_counts counts = {0, 0, 0}; /* not reported: the single-ray query keeps none either */
+    const uint32_t mask = in->query ? in->query->mask : UINT32_MAX;
+    mq_trace_counts counts = {0, 0, 0}; /* not reported: the single-ray queries keep none either */
     int alive = 0;
     for (int i = 0; i < L; i++) {
         lanes[i].stack = walk_stacks[i];
         lanes[i].trace.stack = trace_stacks[i];
-        live[i] = lane_refill(&lanes[i], &in);
+        live[i] = lane_refill(&lanes[i], in);
         alive += live[i];
     }
     while (alive > 0)
         for (int i = 0; i < L; i++) {
-            if (!live[i] || lane_advance(&lanes[i], s, mask, &counts))
+            if (!live[i] || lane_advance(&lanes[i], in->s, mask, &counts, any))
                 continue;
-            in.found += lane_answer(&lanes[i], hits);
-            live[i] = lane_refill(&lanes[i], &in);
+            in->found += lane_answer(&lanes[i], in->hits, in->occluded);
+            live[i] = lane_refill(&lanes[i], in);
             alive -= !live[i];
         }
-    return in.found;
+    return in->found;
+}
+
+size_t mq_scene_stream_closest_avx2(const mq_scene *s, const mq_dray *rays, size_t n, const mq_scene_query *query,
+                                    mq_scene_hit *hits)
+{
+    stream_input in = {s, rays, n, 0, 0, query, query ? query->cull_back_faces : false, hits, NULL};
+    return stream(&in, false);
+}
+
+size_t mq_scene_stream_any_avx2(const mq_scene *s, const mq_dray *rays, size_t n, const mq_scene_query *query,
+                                bool *occluded)
+{
+    stream_input in = {s, rays, n, 0, 0, query, query ? query->cull_back_faces : false, NULL, occluded};
+    return stream(&in, true);
 }

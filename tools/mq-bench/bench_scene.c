@@ -3,14 +3,15 @@
  * mesh (meshquery/scene.h) beside Embree's instancing, same rays, one process.
  *
  *   mq-bench scene MESH.obj --instances N [--threads N] [--count R] [--reps R]
- *                  [--scale] [--seed S] [--no-embree] [--json]
+ *                  [--scale] [--any] [--seed S] [--no-embree] [--json]
  *
  * Instances: random rotations (and with --scale a random non-uniform scale
  * per axis in [0.5, 2]), translated uniformly in a cube of side
  * 2 * cbrt(N) * mesh diagonal. Rays: incoherent, from a sphere of 1.5 scene
  * diagonals around the scene to a uniform point of the scene box.
  * meshquery: mq_scene_raycast_closest_batch; Embree: rtcIntersect1 per ray
- * on a device with the same thread count. Both on 1 thread (process CPU time)
+ * on a device with the same thread count (with --any: occlusion,
+ * mq_scene_raycast_any_batch and rtcOccluded1). Both on 1 thread (process CPU time)
  * and on --threads threads (0 = all cores; wall time); medians of --reps
  * repetitions, engines measured in turns.
  */
@@ -34,14 +35,14 @@ typedef struct scene_opts {
     const char *mesh_path;
     size_t instances, count;
     unsigned threads, reps;
-    bool scale, json, embree;
+    bool scale, json, embree, any;
     uint64_t seed;
 } scene_opts;
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: mq-bench scene MESH.obj --instances N [--threads N] [--count R] [--reps R]\n"
-               "                      [--scale] [--seed S] [--no-embree] [--json]\n");
+               "                      [--scale] [--any] [--seed S] [--no-embree] [--json]\n");
 }
 
 static int parse_args(int argc, char **argv, scene_opts *o, bool *done)
@@ -58,6 +59,8 @@ static int parse_args(int argc, char **argv, scene_opts *o, bool *done)
             o->json = true;
         } else if (!strcmp(a, "--scale")) {
             o->scale = true;
+        } else if (!strcmp(a, "--any")) {
+            o->any = true;
         } else if (!strcmp(a, "--no-embree")) {
             o->embree = false;
         } else if (a[0] == '-' && !v) {
@@ -118,9 +121,10 @@ static void emit(const scene_opts *o, const char *engine, unsigned threads, cons
     const char *mesh = slash ? slash + 1 : o->mesh_path;
     if (o->json)
         printf("{\"bench\":\"scene\",\"engine\":\"%s\",\"mesh\":\"%s\",\"instances\":%zu,\"transforms\":\"%s\","
-               "\"input\":\"incoherent\",\"query\":\"closest\",\"threads\":%u,\"metric\":\"%s\",\"value\":%.6g,"
+               "\"input\":\"incoherent\",\"query\":\"%s\",\"threads\":%u,\"metric\":\"%s\",\"value\":%.6g,"
                "\"unit\":\"%s\"}\n",
-               engine, mesh, o->instances, o->scale ? "rigid+scale" : "rigid", threads, metric, value, unit);
+               engine, mesh, o->instances, o->scale ? "rigid+scale" : "rigid", o->any ? "any" : "closest", threads,
+               metric, value, unit);
     else
         printf("  %-10s %2u thread(s) %-22s %10.4f %s\n", engine, threads, metric, value, unit);
 }
@@ -216,7 +220,8 @@ int bench_scene_main(int argc, char **argv)
     double *xf = malloc(o.instances * 12 * sizeof *xf), half;
     mq_dray *rays = malloc(o.count * sizeof *rays);
     mq_scene_hit *hits = malloc(o.count * sizeof *hits);
-    if (!xf || !rays || !hits)
+    bool *occluded = malloc(o.count * sizeof *occluded);
+    if (!xf || !rays || !hits || !occluded)
         return 1;
     make_transforms(&o, &box, xf, &half);
     make_rays(&o, half, rays);
@@ -242,6 +247,7 @@ int bench_scene_main(int argc, char **argv)
     double *mq_s = calloc(o.reps, sizeof(double)), *em_s = calloc(o.reps, sizeof(double));
 #if defined(MQ_HAVE_EMBREE)
     float *fx = malloc(o.instances * 12 * sizeof *fx), *et = malloc(o.count * sizeof(float));
+    bool *eocc = malloc(o.count * sizeof *eocc);
     uint32_t *eid = malloc(o.count * sizeof(uint32_t));
     mq_ray *frays = malloc(o.count * sizeof *frays);
     for (size_t i = 0; i < 12 * o.instances; i++)
@@ -272,12 +278,16 @@ int bench_scene_main(int argc, char **argv)
         size_t mq_hits = 0, em_hits = 0, agree = 0;
         for (unsigned r = 0; r < o.reps; r++) {
             double a = th == 1 ? cpu_now() : bench_now();
-            mq_hits = mq_scene_raycast_closest_batch(scene, rays, o.count, NULL, th, hits);
+            mq_hits = o.any ? mq_scene_raycast_any_batch(scene, rays, o.count, NULL, th, occluded)
+                            : mq_scene_raycast_closest_batch(scene, rays, o.count, NULL, th, hits);
             mq_s[r] = (th == 1 ? cpu_now() : bench_now()) - a;
 #if defined(MQ_HAVE_EMBREE)
             if (have_embree) {
                 a = th == 1 ? cpu_now() : bench_now();
-                ref_embree_closest(e, frays, o.count, th, et, eid);
+                if (o.any)
+                    ref_embree_occluded(e, frays, o.count, th, eocc);
+                else
+                    ref_embree_closest(e, frays, o.count, th, et, eid);
                 em_s[r] = (th == 1 ? cpu_now() : bench_now()) - a;
             }
 #endif
@@ -287,6 +297,11 @@ int bench_scene_main(int argc, char **argv)
 #if defined(MQ_HAVE_EMBREE)
         if (have_embree) {
             for (size_t i = 0; i < o.count; i++) {
+                if (o.any) {
+                    em_hits += eocc[i];
+                    agree += eocc[i] == occluded[i];
+                    continue;
+                }
                 bool eh = eid[i] != UINT32_MAX;
                 em_hits += eh;
                 agree += eh == (hits[i].instance != MQ_NO_INSTANCE) &&
@@ -296,8 +311,9 @@ int bench_scene_main(int argc, char **argv)
             emit(&o, "embree", th, "throughput", em_rate, "Mrays/s");
             emit(&o, "meshquery", th, "ratio_vs_embree", mq_rate / em_rate, "x");
             if (!o.json)
-                printf("  hits: meshquery %zu, embree %zu, same triangle and t: %.2f%%\n", mq_hits, em_hits,
-                       100.0 * agree / o.count);
+                printf(o.any ? "  occluded: meshquery %zu, embree %zu, same answer: %.2f%%\n"
+                             : "  hits: meshquery %zu, embree %zu, same triangle and t: %.2f%%\n",
+                       mq_hits, em_hits, 100.0 * agree / o.count);
             ref_embree_destroy(e);
         }
 #endif
@@ -309,6 +325,7 @@ int bench_scene_main(int argc, char **argv)
 #if defined(MQ_HAVE_EMBREE)
     free(fx);
     free(et);
+    free(eocc);
     free(eid);
     free(frays);
 #endif
@@ -317,6 +334,7 @@ int bench_scene_main(int argc, char **argv)
     free(xf);
     free(rays);
     free(hits);
+    free(occluded);
     mq_scene_destroy(scene);
     mq_bvh_destroy(bvh);
     mq_mesh_destroy(mesh);
