@@ -20,9 +20,13 @@
 
 #include "scene/scene_raycast.h"
 
-static inline __attribute__((always_inline)) bool mq_inst_ray_map_avx2(mq_inst_ray *ir,
-                                                                       const mq_instance_rec *inst,
-                                                                       const mq_dray *ray)
+/* mq_inst_ray_init (the same bits, see above), also handing back the local origin and direction in registers (lane 3
+ * junk; their stores into ir->local are followed by the scalar tmin / tmax
+ * stores, so reloading them as vectors would wait for the stores to retire). */
+static inline __attribute__((always_inline)) bool mq_inst_ray_map_avx2_regs(mq_inst_ray *ir,
+                                                                            const mq_instance_rec *inst,
+                                                                            const mq_dray *ray, __m128 *lorg_out,
+                                                                            __m128 *ldir_out)
 {
     const mq_inst_ray_data *d = &inst->ray;
     const double *w = &d->w2l[0][0];
@@ -43,8 +47,12 @@ static inline __attribute__((always_inline)) bool mq_inst_ray_map_avx2(mq_inst_r
                                               _mm256_mul_pd(c1, _mm256_broadcast_sd(ray->dir + 1))),
                                 _mm256_mul_pd(c2, _mm256_broadcast_sd(ray->dir + 2)));
     const __m256d zero = _mm256_setzero_pd();
-    if (_mm256_movemask_pd(_mm256_cmp_pd(dir, zero, _CMP_EQ_OQ)) & 7)
-        return mq_inst_ray_init_scalar(ir, inst, ray);
+    if (_mm256_movemask_pd(_mm256_cmp_pd(dir, zero, _CMP_EQ_OQ)) & 7) {
+        bool ok = mq_inst_ray_init_scalar(ir, inst, ray);
+        *lorg_out = _mm_loadu_ps(ir->local.origin);
+        *ldir_out = _mm_loadu_ps(ir->local.dir);
+        return ok;
+    }
     /* The box, [lo0 lo1 lo2 hi0] and [hi0 hi1 hi2 junk]: an empty (or NaN) slab is no hit. */
     __m256d lo = _mm256_cvtps_pd(_mm_loadu_ps(d->box_lo));
     __m256d hi = _mm256_cvtps_pd(_mm_loadu_ps(d->box_hi));
@@ -82,12 +90,22 @@ static inline __attribute__((always_inline)) bool mq_inst_ray_map_avx2(mq_inst_r
     ir->local.tmax = tmax;
     ir->tmin = tmin;
     ir->tmax = tmax;
+    *lorg_out = lorg;
+    *ldir_out = ldir;
     /* fray_is_valid: finite (x * 0 == 0), a non-zero direction, tmin <= tmax */
     __m256 od = _mm256_insertf128_ps(_mm256_castps128_ps256(lorg), ldir, 1);
     const __m256 fzero = _mm256_setzero_ps();
     unsigned finite = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(_mm256_mul_ps(od, fzero), fzero, _CMP_EQ_OQ));
     unsigned dir_zero = (unsigned)_mm_movemask_ps(_mm_cmp_ps(ldir, _mm256_castps256_ps128(fzero), _CMP_EQ_OQ));
     return (finite & 0x77u) == 0x77u && (dir_zero & 7u) != 7u && tmin <= tmax;
+}
+
+static inline __attribute__((always_inline)) bool mq_inst_ray_map_avx2(mq_inst_ray *ir,
+                                                                       const mq_instance_rec *inst,
+                                                                       const mq_dray *ray)
+{
+    __m128 lorg, ldir;
+    return mq_inst_ray_map_avx2_regs(ir, inst, ray, &lorg, &ldir);
 }
 
 #endif

@@ -115,7 +115,8 @@ static inline bool enter_instance(scene_lane *l, const mq_scene *s)
     mq_closest_ctx *c = &l->c;
     int slot = c->best_slot ^ 1;
     mq_inst_ray *ir = &c->ir[slot];
-    if (!mq_inst_ray_map_avx2(ir, inst, l->ray))
+    __m128 lorg, ldir;
+    if (!mq_inst_ray_map_avx2_regs(ir, inst, l->ray, &lorg, &ldir))
         return instance_done(l);
     /* mq_inst_ray_closest, split where it would call the kernel */
     float lo = ir->tmin, hi = mq_closest_local_hi(c, ir);
@@ -131,7 +132,7 @@ static inline bool enter_instance(scene_lane *l, const mq_scene *s)
         return instance_done(l);
     }
     /* kernel_closest_valid (traverse/kernel_avx2.c), as a lane */
-    mq_prep1_avx2(&l->q, bvh, &ir->local, c->cull);
+    mq_prep1_avx2_regs(&l->q, bvh, &ir->local, lorg, ldir, c->cull);
     if (bvh->root == MQ_REF_EMPTY)
         return instance_done(l);
     lane_start(&l->trace, &l->q, 0, mq_best_init(l->q.ray.tmax), false);
@@ -148,7 +149,8 @@ static inline bool enter_instance_any(scene_lane *l, const mq_scene *s)
 {
     const mq_instance_rec *inst = &s->recs[l->ref & ~MQ_TLAS_LEAF_BIT];
     mq_inst_ray *ir = &l->c.ir[0];
-    if (!mq_inst_ray_map_avx2(ir, inst, l->ray))
+    __m128 lorg, ldir;
+    if (!mq_inst_ray_map_avx2_regs(ir, inst, l->ray, &lorg, &ldir))
         return instance_done(l);
     const mq_bvh *bvh = inst->ray.bvh;
     if (!bvh || (l->c.cull && inst->mirrored)) {
@@ -158,7 +160,7 @@ static inline bool enter_instance_any(scene_lane *l, const mq_scene *s)
     /* mq_bvh_any_valid (traverse/raycast.c), as a lane */
     ir->local.tmin = ir->tmin;
     ir->local.tmax = ir->tmax;
-    mq_prep1_avx2(&l->q, bvh, &ir->local, l->c.cull);
+    mq_prep1_avx2_regs(&l->q, bvh, &ir->local, lorg, ldir, l->c.cull);
     if (bvh->root == MQ_REF_EMPTY)
         return instance_done(l);
     lane_start(&l->trace, &l->q, 0, mq_best_init(l->q.ray.tmax), true);

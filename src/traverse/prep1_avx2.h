@@ -14,14 +14,17 @@
 
 #include "traverse/trace.h"
 
-static inline __attribute__((always_inline)) void mq_prep1_avx2(mq_trace *restrict q, const mq_bvh *bvh,
-                                                                const mq_ray *restrict ray, bool cull)
+/* With the ray's origin and direction already in registers (o, d0: lanes
+ * 0..2; lane 3 is ignored): a caller that just stored them with separate
+ * tmin / tmax stores avoids reloading them across those stores. */
+static inline __attribute__((always_inline)) void mq_prep1_avx2_regs(mq_trace *restrict q, const mq_bvh *bvh,
+                                                                     const mq_ray *restrict ray, __m128 o, __m128 d0,
+                                                                     bool cull)
 {
     /* (kx, ky) of finish(): [kz][down] */
     static const uint8_t perm[3][2][2] = {{{1, 2}, {2, 1}}, {{2, 0}, {0, 2}}, {{0, 1}, {1, 0}}};
     static const uint8_t axis_of[8] = {2, 2, 2, 0, 1, 1, 1, 0};
     const __m128i absm = _mm_set1_epi32(0x7FFFFFFF);
-    __m128 o = _mm_loadu_ps(ray->origin), d0 = _mm_loadu_ps(ray->dir); /* lane 3: tmin, tmax */
     const __m128 s = _mm_set1_ps(bvh->scale);
     __m128 org = _mm_mul_ps(o, s), d = _mm_mul_ps(d0, s);
     __m128i ab = _mm_and_si128(_mm_castps_si128(d0), absm); /* |caller's d| */
@@ -82,6 +85,12 @@ static inline __attribute__((always_inline)) void mq_prep1_avx2(mq_trace *restri
     q->after_id = 0;
     q->bvh = bvh;
     q->user_ray = ray;
+}
+
+static inline __attribute__((always_inline)) void mq_prep1_avx2(mq_trace *restrict q, const mq_bvh *bvh,
+                                                                const mq_ray *restrict ray, bool cull)
+{
+    mq_prep1_avx2_regs(q, bvh, ray, _mm_loadu_ps(ray->origin), _mm_loadu_ps(ray->dir), cull);
 }
 
 #endif
