@@ -415,6 +415,12 @@ MQ_API size_t mq_scene_collide_array(const mq_scene *scene, uint32_t a, uint32_t
  * online cores, 1 = the calling thread only) of a persistent pool started on
  * first use (no thread is created per call). Entry i of the output is exactly
  * what the single query gives for input i, whatever the thread count.
+ *
+ * Prefer the ray batches to a loop of single rays: on CPUs with AVX2 each
+ * thread keeps several rays in flight and steps them in turn, so one ray's
+ * cache misses overlap another's work (1.5x the single-ray loop on 100,000
+ * instances); the answers stay those of the single queries, bit for bit.
+ * A batch call uses about 80 KB of the calling thread's stack.
  */
 
 /** hits[i] = mq_scene_raycast_closest(rays[i]). @return the number of rays that hit. */

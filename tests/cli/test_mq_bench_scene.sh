@@ -7,15 +7,7 @@
 set -u
 bench=$1
 mesh=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-check() { # check NAME COMMAND...
-    local name=$1
-    shift
-    if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $name"; fi
-}
+. "$(dirname "$0")/check.sh"
 # json_lines FILE: every line one flat JSON object with the shared keys.
 json_lines() {
     test -s "$1" || return 1
@@ -51,5 +43,4 @@ check "unknown argument exits 2 (got $rc)" test "$rc" -eq 2
 check "missing mesh exits 1 (got $rc)" test "$rc" -eq 1
 check "missing mesh is named" grep -q "missing.obj" "$tmp/err.txt"
 
-echo "$passed passed, $failed failed"
-test "$failed" -eq 0
+finish

@@ -5,15 +5,7 @@
 set -u
 pick=$1
 mesh=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-check() { # check NAME COMMAND...
-    local name=$1
-    shift
-    if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $name"; fi
-}
+. "$(dirname "$0")/check.sh"
 
 # Rays through the mesh's bounding box from six sides, text form (6 and 8 numbers).
 read -r minx miny minz maxx maxy maxz < <(awk '$1=="v"{if(!n++){a=$2;b=$3;c=$4;d=$2;e=$3;f=$4}
@@ -174,5 +166,4 @@ if test -f "$root/data/suzanne.obj"; then
     done < "$tmp/examples.txt"
 fi
 
-echo "$passed passed, $failed failed"
-test "$failed" -eq 0
+finish

@@ -6,15 +6,7 @@
 set -u
 render=$1
 mesh=$2
-tmp=$(mktemp -d)
-trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-check() { # check NAME COMMAND...
-    local name=$1
-    shift
-    if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $name"; fi
-}
+. "$(dirname "$0")/check.sh"
 # is_png FILE W H: the PNG signature, then the IHDR chunk with big-endian width and height.
 is_png() {
     test -s "$1" || return 1
@@ -91,5 +83,4 @@ fi
 check "overwrite existing image" "$render" "$mesh" --size 20x10 --out "$tmp/a.png"
 check "overwritten image is 20x10" is_png "$tmp/a.png" 20 10
 
-echo "$passed passed, $failed failed"
-test "$failed" -eq 0
+finish
