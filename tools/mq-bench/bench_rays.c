@@ -33,6 +33,7 @@
 #include "bench.h"
 #include "dgeom.h"
 #include "generate.h"
+#include "ray_oracle.h"
 #include "rayfile.h"
 #include "subdivide.h"
 #if defined(MQ_HAVE_EMBREE)
@@ -484,156 +485,53 @@ static void count_differences(const rays_opts *o, const engine_result *a, const 
     }
 }
 
-/*
- * The double-precision oracle for the rays on which the engines disagree and
- * that are not ties: brute force over every triangle of the mesh, the ray
- * against each triangle by Möller–Trumbore evaluated in double on the float
- * inputs (which double holds exactly). It is an oracle for this comparison
- * only — neither the library's intersector nor Embree's, and not watertight
- * itself — but its rounding (~1e-16 relative) is nine orders below the float
- * differences it judges, so only a ray passing within ~1e-15 of an edge could
- * be decided by its rounding; such rays are flagged grazing anyway.
- *
- * A ray is grazing when it crosses the plane of the oracle's closest
- * triangle, or of the triangle either engine reported, within ORACLE_GRAZE of
- * that triangle's boundary (an edge or vertex), relative to the triangle's
- * largest coordinate: ~8 float ulps of the coordinates, the scale at which the
- * float inputs cannot say on which side of a shared edge the ray passes. (The
- * barycentric margin — the smallest barycentric, negative outside — is that
- * distance over the triangle's height, so on small triangles far from the
- * origin a float-level distance is a large margin: 1e-5 on the bunny.) With
- * --any it is the most-inside triangle whose plane the ray crosses inside
- * [tmin, tmax].
- *
- * An engine's triangle that the oracle puts just outside, within that grazing
- * distance, at the oracle's closest t, is an edge tie: the neighbour across
- * the shared edge of the oracle's triangle, as right as the float input allows.
- */
-#define ORACLE_GRAZE 1e-6
-#define ORACLE_TIE 1e-6 /* relative t: the oracle's own ties (shared edges, duplicates) */
-
-typedef struct dray {
-    double o[3], d[3], tmin, tmax;
-} dray;
-
-static void dtriangle(const geometry *g, uint32_t id, double v[3][3])
+/* The mesh's triangle i in double, for the oracle (ray_oracle.h). */
+static void dtriangle(const void *ctx, size_t i, double v[3][3])
 {
+    const geometry *g = ctx;
     for (int c = 0; c < 3; c++)
         for (int k = 0; k < 3; k++)
-            v[c][k] = (double)g->positions[3 * (size_t)g->indices[3 * (size_t)id + c] + k];
+            v[c][k] = (double)g->positions[3 * (size_t)g->indices[3 * i + c] + k];
 }
 
-/* The ray's line against triangle v (Möller–Trumbore in double, the oracle):
- * false when parallel to its plane; else t, and the barycentric margin. */
-static bool dray_plane(const dray *r, double v[3][3], double *t, double *margin)
+/* Prints one judged ray (--verbose), with the |cos| of the angle between the
+ * ray and the oracle's triangle (else the one engine's that is not right). */
+static void print_verdict(const rays_opts *o, const geometry *g, const dray *r, size_t i, const engine_result *a,
+                          const engine_result *b, const oracle_answer *ans, const oracle_verdict *v)
 {
-    double e1[3], e2[3], p[3], s[3], q[3];
-    d3_sub(v[1], v[0], e1), d3_sub(v[2], v[0], e2);
-    d3_cross(r->d, e2, p);
-    double det = d3_dot(e1, p);
-    if (det == 0.0)
-        return false;
-    d3_sub(r->o, v[0], s);
-    d3_cross(s, e1, q);
-    double b1 = d3_dot(s, p) / det, b2 = d3_dot(r->d, q) / det;
-    *t = d3_dot(e2, q) / det;
-    *margin = fmin(fmin(b1, b2), 1.0 - b1 - b2);
-    return true;
-}
-
-/* Distance from the ray's crossing of v's plane at t to v's boundary,
- * relative to v's largest coordinate (INFINITY when parallel). */
-static double boundary_distance(const dray *r, double v[3][3], double t)
-{
-    if (!isfinite(t))
-        return INFINITY;
-    double p[3], scale = 1e-30, d2 = INFINITY;
-    for (int k = 0; k < 3; k++)
-        p[k] = r->o[k] + t * r->d[k];
-    for (int c = 0; c < 3; c++) {
-        for (int k = 0; k < 3; k++)
-            scale = fmax(scale, fabs(v[c][k]));
-        d2 = fmin(d2, segment_segment_d2(p, p, v[c], v[(c + 1) % 3]));
+    double cosang = NAN;
+    uint32_t nid = ans->id != UINT32_MAX ? ans->id : !o->any ? (v->mq_right ? b->id[i] : a->id[i]) : UINT32_MAX;
+    if (nid != UINT32_MAX && nid < g->triangle_count) {
+        double t[3][3], e1[3], e2[3], nn[3];
+        dtriangle(g, nid, t);
+        d3_sub(t[1], t[0], e1), d3_sub(t[2], t[0], e2), d3_cross(e1, e2, nn);
+        cosang = fabs(d3_dot(nn, r->d)) / sqrt(d3_dot(nn, nn) * d3_dot(r->d, r->d));
     }
-    return sqrt(d2) / scale;
+    if (o->any)
+        fprintf(stderr, "  ray %zu: meshquery %s, embree %s, double %s (best margin %.3g, edge %.3g)%s\n", i,
+                a->occl[i] ? "hit" : "miss", b->occl[i] ? "hit" : "miss", ans->id != UINT32_MAX ? "hit" : "miss",
+                ans->margin, ans->edge, v->grazing ? " grazing" : "");
+    else
+        fprintf(stderr,
+                "  ray %zu: meshquery tri %u t %.9g (margin %.3g), embree tri %u t %.9g (margin %.3g), "
+                "double tri %u t %.9g (margin %.3g, edge %.3g), |cos| %.3g: %s%s%s\n",
+                i, a->id[i], (double)a->t[i], v->mq_margin, b->id[i], (double)b->t[i], v->em_margin, ans->id, ans->t,
+                ans->margin, ans->edge, cosang,
+                v->mq_right   ? "meshquery right"
+                : v->em_right ? "embree right"
+                              : "neither",
+                (v->mq_right && v->mq_tie) || (v->em_right && v->em_tie) ? " (edge tie)" : "",
+                v->grazing ? ", grazing" : "");
 }
-
-/* Whether the ray hits triangle id inside its interval; its t, margin and
- * relative boundary distance. */
-static bool dray_hits(const dray *r, const geometry *g, uint32_t id, double *t, double *margin, double *edge)
-{
-    double v[3][3];
-    dtriangle(g, id, v);
-    *margin = -INFINITY;
-    *t = INFINITY;
-    bool crosses = dray_plane(r, v, t, margin);
-    *edge = crosses ? boundary_distance(r, v, *t) : INFINITY;
-    return crosses && *margin >= 0.0 && *t >= r->tmin && *t <= r->tmax;
-}
-
-typedef struct oracle_answer {
-    uint32_t id;   /* closest triangle, UINT32_MAX for none */
-    double t;      /* its t, INFINITY for none */
-    double margin; /* closest: its margin; any: the best margin in the interval */
-    double edge;   /* that triangle's relative boundary distance (boundary_distance) */
-} oracle_answer;
-
-static oracle_answer oracle_trace(const dray *r, const geometry *g)
-{
-    oracle_answer a = {UINT32_MAX, INFINITY, -INFINITY, INFINITY};
-    double best_margin = -INFINITY, best_t = INFINITY, v[3][3], t, m;
-    uint32_t best = UINT32_MAX;
-    for (size_t i = 0; i < g->triangle_count; i++) {
-        dtriangle(g, (uint32_t)i, v);
-        if (!dray_plane(r, v, &t, &m) || !(t >= r->tmin && t <= r->tmax))
-            continue;
-        if (m > best_margin)
-            best_margin = m, best_t = t, best = (uint32_t)i;
-        if (m >= 0.0 && t < a.t)
-            a.id = (uint32_t)i, a.t = t, a.margin = m;
-    }
-    if (a.id == UINT32_MAX) {
-        a.margin = best_margin;
-        if (best != UINT32_MAX)
-            dtriangle(g, best, v), a.edge = boundary_distance(r, v, best_t);
-    } else {
-        dtriangle(g, a.id, v);
-        a.edge = boundary_distance(r, v, a.t);
-    }
-    return a;
-}
-
-/* Whether an engine's closest answer (triangle id) agrees with the oracle's:
- * both miss, or the engine's triangle is hit in double at the oracle's
- * closest t (within ORACLE_TIE), or is an edge tie there (*tie set). Its
- * margin and relative boundary distance under the oracle too. */
-static bool closest_agrees(const dray *r, const geometry *g, const oracle_answer *a, uint32_t id, double *margin,
-                           double *edge, bool *tie)
-{
-    *margin = *edge = INFINITY;
-    *tie = false;
-    if (id == UINT32_MAX || id >= g->triangle_count)
-        return a->id == UINT32_MAX && id == UINT32_MAX;
-    double t;
-    bool hit = dray_hits(r, g, id, &t, margin, edge);
-    if (*margin == -INFINITY) /* parallel: no margin to speak of */
-        *margin = INFINITY;
-    if (a->id == UINT32_MAX || !(fabs(t - a->t) <= ORACLE_TIE * fmax(1.0, fabs(a->t))))
-        return false;
-    *tie = !hit && *edge < ORACLE_GRAZE;
-    return hit || *tie;
-}
-
-typedef struct oracle_counts {
-    size_t checked, mq_right, em_right, neither, grazing, edge_ties;
-} oracle_counts;
 
 /* Classifies each differing, non-tie ray (the `real` ones of
- * count_differences) by the oracle. a = meshquery, b = Embree. */
+ * count_differences) by the double-precision brute-force oracle over the
+ * mesh (ray_oracle.c). a = meshquery, b = Embree. */
 static oracle_counts oracle_classify(const rays_opts *o, const geometry *g, const mq_ray *rays,
                                      const engine_result *a, const engine_result *b, size_t n)
 {
     oracle_counts c = {0, 0, 0, 0, 0, 0};
+    oracle_triangles mesh = {g->triangle_count, dtriangle, g};
     for (size_t i = 0; i < n; i++) {
         if (o->any ? a->occl[i] == b->occl[i]
                    : a->id[i] == b->id[i] || fabsf(a->t[i] - b->t[i]) <= 1e-4f * fmaxf(1.0f, fabsf(a->t[i])))
@@ -643,52 +541,22 @@ static oracle_counts oracle_classify(const rays_opts *o, const geometry *g, cons
                   {fr->dir[0], fr->dir[1], fr->dir[2]},
                   fr->tmin,
                   fr->tmax};
-        oracle_answer ans = oracle_trace(&r, g);
-        bool ra, rb, graze, tie_a = false, tie_b = false;
-        double ma = INFINITY, mb = INFINITY, ea = INFINITY, eb = INFINITY;
+        oracle_answer ans = oracle_trace(&r, &mesh);
+        oracle_verdict v;
         if (o->any) {
-            ra = a->occl[i] == (ans.id != UINT32_MAX);
-            rb = b->occl[i] == (ans.id != UINT32_MAX);
-            graze = ans.edge < ORACLE_GRAZE;
+            v = oracle_judge_any(&ans, a->occl[i], b->occl[i]);
         } else {
-            ra = closest_agrees(&r, g, &ans, a->id[i], &ma, &ea, &tie_a);
-            rb = closest_agrees(&r, g, &ans, b->id[i], &mb, &eb, &tie_b);
-            if (ra && rb) { /* both on triangles hit at the oracle's t: the nearer float t wins */
-                ra = fabs(a->t[i] - ans.t) <= fabs(b->t[i] - ans.t);
-                rb = !ra;
-            }
-            graze = ans.edge < ORACLE_GRAZE || (ma < 0.0 && ea < ORACLE_GRAZE) || (mb < 0.0 && eb < ORACLE_GRAZE);
+            double ta[3][3], tb[3][3];
+            bool ha = a->id[i] < g->triangle_count, hb = b->id[i] < g->triangle_count; /* else a miss */
+            if (ha)
+                dtriangle(g, a->id[i], ta);
+            if (hb)
+                dtriangle(g, b->id[i], tb);
+            v = oracle_judge_closest(&r, &ans, ha ? ta : NULL, a->t[i], hb ? tb : NULL, b->t[i]);
         }
-        c.checked++;
-        c.mq_right += ra && !rb;
-        c.em_right += rb && !ra;
-        c.neither += !ra && !rb;
-        c.grazing += graze;
-        c.edge_ties += (ra && tie_a) || (rb && tie_b);
-        if (o->verbose) {
-            double cosang = NAN;
-            uint32_t nid = ans.id != UINT32_MAX ? ans.id : !o->any ? (ra ? b->id[i] : a->id[i]) : UINT32_MAX;
-            if (nid != UINT32_MAX && nid < g->triangle_count) {
-                double v[3][3], e1[3], e2[3], nn[3];
-                dtriangle(g, nid, v);
-                d3_sub(v[1], v[0], e1), d3_sub(v[2], v[0], e2), d3_cross(e1, e2, nn);
-                cosang = fabs(d3_dot(nn, r.d)) / sqrt(d3_dot(nn, nn) * d3_dot(r.d, r.d));
-            }
-            if (o->any)
-                fprintf(stderr, "  ray %zu: meshquery %s, embree %s, double %s (best margin %.3g, edge %.3g)%s\n", i,
-                        a->occl[i] ? "hit" : "miss", b->occl[i] ? "hit" : "miss",
-                        ans.id != UINT32_MAX ? "hit" : "miss", ans.margin, ans.edge, graze ? " grazing" : "");
-            else
-                fprintf(stderr,
-                        "  ray %zu: meshquery tri %u t %.9g (margin %.3g), embree tri %u t %.9g (margin %.3g), "
-                        "double tri %u t %.9g (margin %.3g, edge %.3g), |cos| %.3g: %s%s%s\n",
-                        i, a->id[i], (double)a->t[i], ma, b->id[i], (double)b->t[i], mb, ans.id, ans.t,
-                        ans.margin, ans.edge, cosang,
-                        ra   ? "meshquery right"
-                        : rb ? "embree right"
-                             : "neither",
-                        (ra && tie_a) || (rb && tie_b) ? " (edge tie)" : "", graze ? ", grazing" : "");
-        }
+        oracle_count(&c, &v);
+        if (o->verbose)
+            print_verdict(o, g, &r, i, a, b, &ans, &v);
     }
     return c;
 }
@@ -729,11 +597,10 @@ static void report(const rays_opts *o, const geometry *g, const mq_ray *rays, co
     emit(o, "meshquery", input, "answers_differing_not_ties", (double)real, "rays");
     /* Who is right on those, by the double-precision brute-force oracle. */
     oracle_counts oc = oracle_classify(o, g, rays, mq, em, n);
-    emit(o, "meshquery", input, "not_ties_meshquery_right", (double)oc.mq_right, "rays");
-    emit(o, "meshquery", input, "not_ties_embree_right", (double)oc.em_right, "rays");
-    emit(o, "meshquery", input, "not_ties_neither", (double)oc.neither, "rays");
-    emit(o, "meshquery", input, "not_ties_grazing", (double)oc.grazing, "rays");
-    emit(o, "meshquery", input, "not_ties_right_by_edge_tie", (double)oc.edge_ties, "rays");
+    oracle_metric m[ORACLE_METRICS];
+    oracle_metrics(&oc, m);
+    for (int k = 0; k < ORACLE_METRICS; k++)
+        emit(o, "meshquery", input, m[k].name, m[k].value, "rays");
 }
 
 static int run_engines(const rays_opts *o, const geometry *g, const mq_ray *rays, size_t n, const char *input)

@@ -14,6 +14,12 @@
  * mq_scene_raycast_any_batch and rtcOccluded1). Both on 1 thread (process CPU time)
  * and on --threads threads (0 = all cores; wall time); medians of --reps
  * repetitions, engines measured in turns.
+ *
+ * The 1-thread run's answers are compared ray by ray as in `mq-bench rays`
+ * (answers_differing_from_embree, ..._not_ties), and the rays that differ
+ * and are no ties are judged by the double-precision oracle (ray_oracle.h)
+ * over the scene meshquery is given: the mesh's float vertices mapped by the
+ * double transforms in double (Embree gets rays and transforms in float).
  */
 #include <math.h>
 #include <stdio.h>
@@ -27,6 +33,7 @@
 #include <meshquery/scene.h>
 
 #include "bench.h"
+#include "ray_oracle.h"
 #if defined(MQ_HAVE_EMBREE)
 #include "ref_embree.h"
 #endif
@@ -126,7 +133,7 @@ static void emit(const scene_opts *o, const char *engine, unsigned threads, cons
                engine, mesh, o->instances, o->scale ? "rigid+scale" : "rigid", o->any ? "any" : "closest", threads,
                metric, value, unit);
     else
-        printf("  %-10s %2u thread(s) %-22s %10.4f %s\n", engine, threads, metric, value, unit);
+        printf("  %-10s %2u thread(s) %-30s %10.4f %s\n", engine, threads, metric, value, unit);
 }
 
 /* Random transforms (row-major 3x4) placing the mesh (centred on its box) in the scene cube. */
@@ -190,6 +197,272 @@ static void make_rays(const scene_opts *o, double half, mq_dray *rays)
     }
 }
 
+/* ------------------------------------------------------------------------- */
+/* Differences from Embree, judged in double                                 */
+/* ------------------------------------------------------------------------- */
+
+#if defined(MQ_HAVE_EMBREE)
+/* Both engines' answers to every ray of the 1-thread run. */
+typedef struct answers {
+    const mq_scene_hit *mq; /* closest */
+    const bool *mq_occl;    /* --any */
+    const float *em_t;
+    const uint32_t *em_id, *em_inst;
+    const bool *em_occl;
+} answers;
+
+/* The scene the oracle judges by: the mesh's float vertices mapped by each
+ * instance's double transform, in double — the scene meshquery is given;
+ * Embree gets it rounded to float. */
+typedef struct dscene {
+    const float *positions;
+    const uint32_t *indices;
+    size_t vertex_count, triangle_count, instances;
+    const double *xf;
+    double *boxes; /* per instance its world box: min[3], max[3] */
+    double *world; /* scratch: one instance's vertices, mapped */
+    struct crossing {
+        double enter;
+        uint32_t instance;
+    } *crossed; /* scratch: the instances a ray crosses */
+} dscene;
+
+static void xf_apply(const double *m, const double p[3], double out[3])
+{
+    for (int r = 0; r < 3; r++)
+        out[r] = m[4 * r] * p[0] + m[4 * r + 1] * p[1] + m[4 * r + 2] * p[2] + m[4 * r + 3];
+}
+
+/* World boxes from the mapped corners of the mesh's box (an affine map takes
+ * the box to a parallelepiped that holds every mapped vertex). Padded by
+ * 1e-12 of their largest coordinate: the corners and the vertices are mapped
+ * with different roundings (~1e-16), and a vertex must never fall outside. */
+static void world_boxes(dscene *s, const mq_aabb *box)
+{
+    for (size_t i = 0; i < s->instances; i++) {
+        double *b = s->boxes + 6 * i, big = 0;
+        for (int k = 0; k < 3; k++)
+            b[k] = INFINITY, b[3 + k] = -INFINITY;
+        for (int c = 0; c < 8; c++) {
+            double p[3], w[3];
+            for (int k = 0; k < 3; k++)
+                p[k] = c >> k & 1 ? box->max[k] : box->min[k];
+            xf_apply(s->xf + 12 * i, p, w);
+            for (int k = 0; k < 3; k++)
+                b[k] = fmin(b[k], w[k]), b[3 + k] = fmax(b[3 + k], w[k]), big = fmax(big, fabs(w[k]));
+        }
+        for (int k = 0; k < 3; k++)
+            b[k] -= 1e-12 * big, b[3 + k] += 1e-12 * big;
+    }
+}
+
+static bool dscene_init(dscene *s, const mq_mesh *mesh, const mq_aabb *box, const double *xf, size_t instances)
+{
+    *s = (dscene){mq_mesh_positions(mesh), mq_mesh_indices(mesh), mq_mesh_vertex_count(mesh),
+                  mq_mesh_triangle_count(mesh), instances, xf, NULL, NULL, NULL};
+    s->boxes = malloc(instances * 6 * sizeof *s->boxes);
+    s->world = malloc(s->vertex_count * 3 * sizeof *s->world + 1);
+    s->crossed = malloc(instances * sizeof *s->crossed);
+    if (!s->boxes || !s->world || !s->crossed)
+        return false;
+    world_boxes(s, box);
+    return true;
+}
+
+static void dscene_free(dscene *s)
+{
+    free(s->boxes);
+    free(s->world);
+    free(s->crossed);
+}
+
+/* Whether the ray's [tmin, tmax] crosses box b (min[3], max[3]), boundary
+ * included, and where it enters. */
+static bool slab(const dray *r, const double *b, double *enter)
+{
+    double t0 = r->tmin, t1 = r->tmax;
+    for (int k = 0; k < 3; k++) {
+        if (r->d[k] == 0.0) { /* parallel to the slab: inside it or not at all */
+            if (r->o[k] < b[k] || r->o[k] > b[3 + k])
+                return false;
+            continue;
+        }
+        double a = (b[k] - r->o[k]) / r->d[k], c = (b[3 + k] - r->o[k]) / r->d[k];
+        t0 = fmax(t0, fmin(a, c));
+        t1 = fmin(t1, fmax(a, c));
+    }
+    *enter = t0;
+    return t0 <= t1;
+}
+
+static int cmp_crossing(const void *pa, const void *pb)
+{
+    const struct crossing *a = pa, *b = pb;
+    if (a->enter != b->enter)
+        return a->enter < b->enter ? -1 : 1;
+    return (a->instance > b->instance) - (a->instance < b->instance);
+}
+
+/* The instances whose world box the ray crosses, nearest entry first. */
+static size_t crossed_instances(dscene *s, const dray *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->instances; i++) {
+        double enter;
+        if (slab(r, s->boxes + 6 * i, &enter))
+            s->crossed[n++] = (struct crossing){enter, (uint32_t)i};
+    }
+    qsort(s->crossed, n, sizeof *s->crossed, cmp_crossing);
+    return n;
+}
+
+/* Maps every vertex of the mesh by instance i's transform into s->world. */
+static void place_instance(dscene *s, uint32_t i)
+{
+    for (size_t v = 0; v < s->vertex_count; v++) {
+        double p[3] = {s->positions[3 * v], s->positions[3 * v + 1], s->positions[3 * v + 2]};
+        xf_apply(s->xf + 12 * (size_t)i, p, s->world + 3 * v);
+    }
+}
+
+/* Triangle i of the placed instance (oracle_triangles). */
+static void placed_corners(const void *ctx, size_t i, double v[3][3])
+{
+    const dscene *s = ctx;
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k < 3; k++)
+            v[c][k] = s->world[3 * (size_t)s->indices[3 * i + c] + k];
+}
+
+/* Triangle tri of instance inst in world space, for an engine's answer. */
+static void world_triangle(const dscene *s, uint32_t inst, uint32_t tri, double v[3][3])
+{
+    for (int c = 0; c < 3; c++) {
+        const float *q = s->positions + 3 * (size_t)s->indices[3 * (size_t)tri + c];
+        double p[3] = {q[0], q[1], q[2]};
+        xf_apply(s->xf + 12 * (size_t)inst, p, v[c]);
+    }
+}
+
+/* The oracle over every triangle of the crossed instances, one instance at a
+ * time, folded with oracle_better. Once a hit is found, instances entered
+ * beyond it cannot hold a nearer one and are skipped; a miss tests them all. */
+static oracle_answer dscene_trace(dscene *s, const dray *r)
+{
+    size_t n = crossed_instances(s, r);
+    oracle_answer best = oracle_none();
+    oracle_triangles tris = {s->triangle_count, placed_corners, s};
+    for (size_t k = 0; k < n && !(best.id != UINT32_MAX && s->crossed[k].enter > best.t); k++) {
+        place_instance(s, s->crossed[k].instance);
+        oracle_answer a = oracle_trace(r, &tris);
+        if (oracle_better(&a, &best))
+            best = a;
+    }
+    return best;
+}
+
+/*
+ * Closest hits on different triangles at the same t within SCENE_TIE
+ * relative are ties (neighbours across a shared edge, coplanar duplicates).
+ * Embree's t carries the rounding of its float rays and transforms, with
+ * coordinates ~1.5 scene diagonals from the origin: ~1e-7 of t, more at
+ * grazing angles. Measured ties stay under 1e-6; the next differences
+ * (another point of the surface, or a triangle not hit) start at 5e-6.
+ * `mq-bench rays` allows 1e-4 of max(1, t), ~1e-3 of its mesh; here t is
+ * ~100 meshes long and 1e-4 of it would pass hits a few percent of the mesh
+ * apart as ties. On the same triangle a t within SCENE_SAME_T is the same
+ * answer: beyond SCENE_TIE it is only Embree's rounding at a grazing angle.
+ */
+#define SCENE_TIE 1e-6
+#define SCENE_SAME_T 1e-4
+
+/* Whether the engines' answers to ray i differ: occlusion, or whether the
+ * closest hit exists, its instance, its triangle, or its t beyond
+ * SCENE_SAME_T; *tie when both hit within SCENE_TIE of each other's t. */
+static bool differs(const scene_opts *o, const answers *a, size_t i, bool *tie)
+{
+    *tie = false;
+    if (o->any)
+        return a->mq_occl[i] != a->em_occl[i];
+    const mq_scene_hit *h = &a->mq[i];
+    bool mh = h->instance != MQ_NO_INSTANCE, eh = a->em_id[i] != UINT32_MAX;
+    if (!mh || !eh)
+        return mh != eh;
+    double dt = fabs(h->t - a->em_t[i]);
+    *tie = dt <= SCENE_TIE * fabs(h->t);
+    if (h->instance == a->em_inst[i] && h->triangle == a->em_id[i])
+        return !(dt <= SCENE_SAME_T * fabs(h->t));
+    return true;
+}
+
+/* Judges ray i, one that differs and is no tie, by the oracle. */
+static oracle_verdict judge(const scene_opts *o, dscene *s, const mq_dray *ray, const answers *a, size_t i)
+{
+    dray r = {{ray->origin[0], ray->origin[1], ray->origin[2]},
+              {ray->dir[0], ray->dir[1], ray->dir[2]},
+              ray->tmin,
+              ray->tmax};
+    oracle_answer ans = dscene_trace(s, &r);
+    if (o->any)
+        return oracle_judge_any(&ans, a->mq_occl[i], a->em_occl[i]);
+    const mq_scene_hit *h = &a->mq[i];
+    double mt[3][3], et[3][3];
+    bool mh = h->instance < s->instances && h->triangle < s->triangle_count;
+    bool eh = a->em_inst[i] < s->instances && a->em_id[i] < s->triangle_count;
+    if (mh)
+        world_triangle(s, h->instance, h->triangle, mt);
+    if (eh)
+        world_triangle(s, a->em_inst[i], a->em_id[i], et);
+    return oracle_judge_closest(&r, &ans, mh ? mt : NULL, h->t, eh ? et : NULL, a->em_t[i]);
+}
+
+/*
+ * The 1-thread run's differences from Embree, as in `mq-bench rays`: rays
+ * whose answers differ, those that are no tie, and who is right on those by
+ * the double-precision brute-force oracle (ray_oracle.c) over the triangles
+ * of every instance whose world box the ray crosses. Only differing rays
+ * meet the oracle; without them nothing is set up and no summary printed.
+ */
+static void report_differences(const scene_opts *o, const mq_mesh *mesh, const mq_aabb *box, const double *xf,
+                               const mq_dray *rays, const answers *a)
+{
+    size_t diff = 0, real = 0;
+    for (size_t i = 0; i < o->count; i++) {
+        bool tie;
+        if (differs(o, a, i, &tie))
+            diff++, real += !tie;
+    }
+    oracle_counts c = {0, 0, 0, 0, 0, 0};
+    double t0 = bench_now();
+    dscene s = {0};
+    if (real && !dscene_init(&s, mesh, box, xf, o->instances)) {
+        fprintf(stderr, "mq-bench scene: out of memory for the oracle\n");
+        real = 0;
+    }
+    for (size_t i = 0; i < o->count && real; i++) {
+        bool tie;
+        if (differs(o, a, i, &tie) && !tie) {
+            oracle_verdict v = judge(o, &s, &rays[i], a, i);
+            oracle_count(&c, &v);
+        }
+    }
+    dscene_free(&s);
+    double secs = bench_now() - t0;
+    if (!o->json && !diff)
+        return; /* JSON always has the metrics, as `mq-bench rays`; people need no zeros */
+    emit(o, "meshquery", 1, "answers_differing_from_embree", (double)diff, "rays");
+    emit(o, "meshquery", 1, "answers_differing_not_ties", (double)real, "rays");
+    oracle_metric m[ORACLE_METRICS];
+    oracle_metrics(&c, m);
+    for (int k = 0; k < ORACLE_METRICS; k++)
+        emit(o, "meshquery", 1, m[k].name, m[k].value, "rays");
+    if (!o->json)
+        printf("  differing from embree: %zu rays, %zu not ties; by the double oracle (%.2f s): meshquery right "
+               "%zu, embree right %zu, neither %zu; grazing %zu, right by an edge tie %zu\n",
+               diff, real, secs, c.mq_right, c.em_right, c.neither, c.grazing, c.edge_ties);
+}
+#endif
+
 static double median_of(double *v, unsigned n) { return bench_median(v, n); }
 
 int bench_scene_main(int argc, char **argv)
@@ -248,7 +521,7 @@ int bench_scene_main(int argc, char **argv)
 #if defined(MQ_HAVE_EMBREE)
     float *fx = malloc(o.instances * 12 * sizeof *fx), *et = malloc(o.count * sizeof(float));
     bool *eocc = malloc(o.count * sizeof *eocc);
-    uint32_t *eid = malloc(o.count * sizeof(uint32_t));
+    uint32_t *eid = malloc(o.count * sizeof(uint32_t)), *einst = malloc(o.count * sizeof(uint32_t));
     mq_ray *frays = malloc(o.count * sizeof *frays);
     for (size_t i = 0; i < 12 * o.instances; i++)
         fx[i] = (float)xf[i];
@@ -287,7 +560,7 @@ int bench_scene_main(int argc, char **argv)
                 if (o.any)
                     ref_embree_occluded(e, frays, o.count, th, eocc);
                 else
-                    ref_embree_closest(e, frays, o.count, th, et, eid);
+                    ref_embree_closest_instanced(e, frays, o.count, th, et, eid, einst);
                 em_s[r] = (th == 1 ? cpu_now() : bench_now()) - a;
             }
 #endif
@@ -314,6 +587,10 @@ int bench_scene_main(int argc, char **argv)
                 printf(o.any ? "  occluded: meshquery %zu, embree %zu, same answer: %.2f%%\n"
                              : "  hits: meshquery %zu, embree %zu, same triangle and t: %.2f%%\n",
                        mq_hits, em_hits, 100.0 * agree / o.count);
+            if (th == 1) {
+                answers ans = {hits, occluded, et, eid, einst, eocc};
+                report_differences(&o, mesh, &box, xf, rays, &ans);
+            }
             ref_embree_destroy(e);
         }
 #endif
@@ -327,6 +604,7 @@ int bench_scene_main(int argc, char **argv)
     free(et);
     free(eocc);
     free(eid);
+    free(einst);
     free(frays);
 #endif
     free(mq_s);

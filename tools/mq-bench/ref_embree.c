@@ -119,7 +119,7 @@ ref_embree *ref_embree_create_instanced(const float *positions, size_t vertex_co
         rtcSetGeometryInstancedScene(inst, e->base);
         rtcSetGeometryTransform(inst, 0, RTC_FORMAT_FLOAT3X4_ROW_MAJOR, xf + 12 * i);
         rtcCommitGeometry(inst);
-        rtcAttachGeometry(e->scene, inst);
+        rtcAttachGeometryByID(e->scene, inst, (unsigned)i); /* instID on a hit = i */
         rtcReleaseGeometry(inst);
     }
     rtcCommitScene(e->scene);
@@ -150,6 +150,7 @@ typedef struct trace_job {
     size_t count;
     float *t;
     uint32_t *id;
+    uint32_t *instance; /* closest on an instanced scene: instID per ray, else NULL */
     bool *occluded;
     int mode; /* 0 closest, 1 occluded, 2 packets of 16 */
     atomic_size_t next;
@@ -164,10 +165,13 @@ static void closest_range(trace_job *j, size_t begin, size_t end)
         to_embree_ray(&j->rays[i], &rh.ray);
         rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
         rh.hit.primID = RTC_INVALID_GEOMETRY_ID;
+        rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
         rtcIntersect1(j->e->scene, &ctx, &rh);
         bool hit = rh.hit.geomID != RTC_INVALID_GEOMETRY_ID;
         j->t[i] = hit ? rh.ray.tfar : INFINITY;
         j->id[i] = hit ? rh.hit.primID : UINT32_MAX;
+        if (j->instance)
+            j->instance[i] = hit ? rh.hit.instID[0] : UINT32_MAX;
     }
 }
 
@@ -252,6 +256,13 @@ static void run_threads(trace_job *j, unsigned threads)
 void ref_embree_closest(ref_embree *e, const mq_ray *rays, size_t count, unsigned threads, float *t, uint32_t *id)
 {
     trace_job j = {.e = e, .rays = rays, .count = count, .t = t, .id = id, .mode = 0};
+    run_threads(&j, threads);
+}
+
+void ref_embree_closest_instanced(ref_embree *e, const mq_ray *rays, size_t count, unsigned threads, float *t,
+                                  uint32_t *id, uint32_t *instance)
+{
+    trace_job j = {.e = e, .rays = rays, .count = count, .t = t, .id = id, .instance = instance, .mode = 0};
     run_threads(&j, threads);
 }
 

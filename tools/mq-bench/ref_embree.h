@@ -1,8 +1,8 @@
 /*
- * Intel Embree 3 as the reference for `mq-bench rays`: the same triangles and
- * the same rays, traced with rtcIntersect1 / rtcOccluded1 (single rays) and
- * rtcIntersect16 (packets). Compiled only when CMake found Embree
- * (MQ_HAVE_EMBREE); bench_rays.c calls nothing here otherwise.
+ * Intel Embree 3 as the reference for `mq-bench rays` and `mq-bench scene`:
+ * the same triangles and the same rays, traced with rtcIntersect1 /
+ * rtcOccluded1 (single rays) and rtcIntersect16 (packets). Compiled only when
+ * CMake found Embree (MQ_HAVE_EMBREE); the benches call nothing here otherwise.
  */
 #ifndef MQ_BENCH_REF_EMBREE_H
 #define MQ_BENCH_REF_EMBREE_H
@@ -40,13 +40,19 @@ void ref_embree_closest16(ref_embree *e, const mq_ray *rays, size_t count, unsig
 /*
  * An instanced scene for `mq-bench scene`: one triangle geometry in a base
  * scene, placed `count` times by RTC_GEOMETRY_TYPE_INSTANCE geometries with
- * the row-major 3x4 transforms xf[12*i..] (local -> world). Reports the
- * top-level commit's wall time. Trace it with ref_embree_closest (primID is
- * the triangle; the instance is not reported). NULL on failure.
+ * the row-major 3x4 transforms xf[12*i..] (local -> world), instance i
+ * attached with geometry id i. Reports the top-level commit's wall time.
+ * Trace it with ref_embree_closest_instanced (or ref_embree_closest, which
+ * reports the triangle only) and ref_embree_occluded. NULL on failure.
  */
 ref_embree *ref_embree_create_instanced(const float *positions, size_t vertex_count, const uint32_t *indices,
                                         size_t triangle_count, const float *xf, size_t count, unsigned threads,
                                         double *build_ms);
+
+/* ref_embree_closest on an instanced scene, with the instance hit (instID:
+ * its index in xf) per ray, UINT32_MAX on a miss. */
+void ref_embree_closest_instanced(ref_embree *e, const mq_ray *rays, size_t count, unsigned threads, float *t,
+                                  uint32_t *id, uint32_t *instance);
 
 /* Embree's version string. */
 const char *ref_embree_version(void);
