@@ -255,8 +255,10 @@ void mq_inst_ray_world_hit(const mq_inst_ray *ir, const mq_hit *h, mq_scene_hit 
     } else {
         memcpy(out->shading_normal, n, sizeof n);
     }
-    const double *d = ir->world->dir;
-    out->back_face = d[0] * n[0] + d[1] * n[1] + d[2] * n[2] > 0.0;
+    /* The side the hierarchy decided (and culled by) in the instance's frame,
+     * flipped by a mirror: recomputing it from the world normal could
+     * disagree on a grazing ray, and a culling query then return a back face. */
+    out->back_face = h->back_face != inst->mirrored;
     out->u = h->u;
     out->v = h->v;
     out->uv[0] = h->uv[0];

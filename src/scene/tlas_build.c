@@ -106,6 +106,8 @@ static uint32_t split(build_ctx *c, uint32_t begin, uint32_t end, uint32_t depth
     if (!(extent > 0.0) || !isfinite(extent))
         return mid;
     double scale = BINS / extent;
+    if (!isfinite(scale)) /* a subnormal extent: the bins cannot tell the centres apart */
+        return mid;
 
     uint32_t count[BINS] = {0};
     double blo[BINS][3], bhi[BINS][3];

@@ -115,6 +115,10 @@ static inline unsigned mq_walk_node_mask(const mq_node8 *n, float inv, const mq_
         float dz = mq_wmaxf(mq_wmaxf(lz - q->c[2], q->c[2] - hz), 0.0f);
         int o = (lx <= q->hi[0]) & (hx >= q->lo[0]) & (ly <= q->hi[1]) & (hy >= q->lo[1]) & (lz <= q->hi[2]) &
                 (hz >= q->lo[2]) & (dx * dx + dy * dy + dz * dz <= q->r2);
+        /* An empty slot (bounds +inf..-inf) passes when the query box itself
+         * reaches +-inf (a world shape overflowing float in an instance's
+         * frame): never a child to visit. */
+        o &= n->child[i] != MQ_REF_EMPTY;
         mask |= (unsigned)o << i;
     }
     return mask;
