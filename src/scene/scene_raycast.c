@@ -3,11 +3,6 @@
 #include <math.h>
 #include <stddef.h>
 
-#if (defined(__SSE2__) || defined(_M_X64)) && !defined(MQ_FORCE_SCALAR)
-#include <emmintrin.h>
-#define MQ_TLAS_SSE 1
-#endif
-
 #include "scene/scene_raycast.h"
 #include "scene/tlas_ray.h"
 
@@ -34,7 +29,7 @@ static unsigned node_hits_double(const mq_tlas_node *n, const mq_tlas_ray *r, fl
     return hit;
 }
 
-#if defined(MQ_TLAS_SSE)
+#if defined(MQ_SCENE_RAY_SSE2)
 typedef struct tlas_vray {
     __m128 o_near[3], o_far[3], rd_near[3], rd_far[3];
 } tlas_vray;
@@ -103,7 +98,7 @@ static inline unsigned tlas_box_hits(const mq_tlas_node *n, const mq_tlas_ray *r
 }
 #endif
 
-#if defined(MQ_TLAS_SSE)
+#if defined(MQ_SCENE_RAY_SSE2)
 static inline unsigned tlas_live(const mq_tlas_node *n, uint32_t qmask)
 {
     unsigned live = 0;

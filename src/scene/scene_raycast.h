@@ -14,6 +14,7 @@
 
 #include <math.h>
 
+/* The scene's ray code uses SSE2 where the target has it (x86-64 always). */
 #if (defined(__SSE2__) || defined(_M_X64)) && !defined(MQ_FORCE_SCALAR)
 #include <emmintrin.h>
 #define MQ_SCENE_RAY_SSE2 1
@@ -40,16 +41,6 @@ static inline bool mq_dray_ok(const mq_dray *r)
 #else
     return mq_dray_is_valid(r);
 #endif
-}
-
-/* mq_dray_prepare, inlined where it is hot. */
-static inline void mq_dray_prepare_inline(const mq_dray *ray, mq_dray_prep *out)
-{
-    for (int k = 0; k < 3; k++) {
-        out->org[k] = ray->origin[k];
-        out->dir[k] = ray->dir[k];
-        out->inv[k] = 1.0 / ray->dir[k];
-    }
 }
 
 /* A world ray as one instance sees it. */

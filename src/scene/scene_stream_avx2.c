@@ -31,7 +31,6 @@ typedef struct scene_lane {
     bool neg;                /* the instance trace's tmin is negative (kernel_node_hits) */
     bool occluded;           /* any hit: the answer */
     size_t index;            /* of the ray in the stream */
-    const mq_dray *ray;
     mq_dray_prep prep;
     mq_tlas_ray tr;          /* the walk: ray constants, */
     tlas_vray tv;
@@ -39,8 +38,7 @@ typedef struct scene_lane {
     uint32_t ref;            /* the next node or instance leaf, */
     int top;                 /* and the stack */
     mq_tlas_entry *stack;
-    const mq_instance_rec *inst; /* being traced */
-    mq_closest_ctx c;        /* the best hit so far, and the instance ray slots */
+    mq_closest_ctx c;        /* the ray, its culling, the best hit so far and the instance ray slots */
     mq_trace q;              /* the instance trace's query */
     stream_lane trace;
 } scene_lane;
@@ -116,7 +114,7 @@ static inline bool enter_instance(scene_lane *l, const mq_scene *s)
     int slot = c->best_slot ^ 1;
     mq_inst_ray *ir = &c->ir[slot];
     __m128 lorg, ldir;
-    if (!mq_inst_ray_map_avx2_regs(ir, inst, l->ray, &lorg, &ldir))
+    if (!mq_inst_ray_map_avx2_regs(ir, inst, l->c.ray, &lorg, &ldir))
         return instance_done(l);
     /* mq_inst_ray_closest, split where it would call the kernel */
     float lo = ir->tmin, hi = mq_closest_local_hi(c, ir);
@@ -137,7 +135,6 @@ static inline bool enter_instance(scene_lane *l, const mq_scene *s)
         return instance_done(l);
     lane_start(&l->trace, &l->q, 0, mq_best_init(l->q.ray.tmax), false);
     l->neg = mq_trace_tmin(&l->q) < 0.0f;
-    l->inst = inst;
     l->tracing = true;
     return true;
 }
@@ -150,7 +147,7 @@ static inline bool enter_instance_any(scene_lane *l, const mq_scene *s)
     const mq_instance_rec *inst = &s->recs[l->ref & ~MQ_TLAS_LEAF_BIT];
     mq_inst_ray *ir = &l->c.ir[0];
     __m128 lorg, ldir;
-    if (!mq_inst_ray_map_avx2_regs(ir, inst, l->ray, &lorg, &ldir))
+    if (!mq_inst_ray_map_avx2_regs(ir, inst, l->c.ray, &lorg, &ldir))
         return instance_done(l);
     const mq_bvh *bvh = inst->ray.bvh;
     if (!bvh || (l->c.cull && inst->mirrored)) {
@@ -186,7 +183,7 @@ static inline __attribute__((always_inline)) bool trace_step(scene_lane *l, mq_t
     if (l->trace.best.id != MQ_NO_TRIANGLE) {
         mq_closest_ctx *c = &l->c;
         mq_hit_from_best(&l->q, &l->trace.best, &c->hit[c->best_slot ^ 1]);
-        mq_closest_offer(c, l->inst);
+        mq_closest_offer(c, c->ir[c->best_slot ^ 1].inst); /* the traced slot's instance */
     }
     return instance_done(l);
 }
@@ -220,7 +217,6 @@ static inline bool lane_begin(scene_lane *l, const mq_scene *s, const mq_dray *r
     l->tracing = false;
     l->occluded = false;
     l->index = i;
-    l->ray = ray;
     mq_closest_ctx *c = &l->c;
     c->found = false;
     c->ray = ray;

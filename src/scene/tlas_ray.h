@@ -71,9 +71,7 @@ static inline void mq_tlas_ray_init_scalar(mq_tlas_ray *r, const mq_dray_prep *p
     r->fast = fast;
 }
 
-#if (defined(__SSE2__) || defined(_M_X64)) && !defined(MQ_FORCE_SCALAR)
-#include <emmintrin.h>
-
+#if defined(MQ_SCENE_RAY_SSE2)
 /* The bits of the next float above each lane (mq_float_next_up_bits). */
 static inline __m128i mq_tlas_next_up_bits4(__m128i b)
 {
@@ -176,7 +174,7 @@ static inline void mq_tlas_ray_init(mq_tlas_ray *r, const mq_dray_prep *prep, do
 
 static inline void mq_tlas_ray_prepare(mq_tlas_ray *r, mq_dray_prep *prep, const mq_dray *ray, double t_lo)
 {
-    mq_dray_prepare_inline(ray, prep);
+    mq_dray_prepare(ray, prep);
     mq_tlas_ray_init_scalar(r, prep, t_lo);
 }
 #endif
