@@ -29,9 +29,9 @@
  * invertible and well conditioned: rotations, translations, uniform and
  * non-uniform scale, mirrors (negative determinant) and shear. Transforms are
  * kept in double precision; each mesh stays in float relative to its own
- * origin. A transform whose linear part has a non-finite entry, or whose
- * smallest singular value is below 1e-12 times its largest, is rejected with
- * MQ_ERR_INVALID_ARG.
+ * origin. A transform with a non-finite entry (linear part or translation),
+ * or whose smallest singular value is below 1e-12 times its largest, is
+ * rejected with MQ_ERR_INVALID_ARG.
  *
  * Large worlds. World-space inputs and outputs (rays, shapes, points, t,
  * distances) are doubles. A query is mapped into each instance's frame in
@@ -53,6 +53,14 @@
  *     smallest triangle id.
  *   - Invalid query inputs (NaN or infinite values, a zero direction,
  *     tmin > tmax, a negative radius, non-orthonormal box axes) match nothing.
+ *   - Shapes of any finite size: only the part of a shape near an instance
+ *     can meet its triangles, and that part is what is tested, so a shape
+ *     far larger than the instances (a box of +-1e300 meaning "everything",
+ *     a capsule along a line 1e39 long, a slab 1e12 wide) answers like any
+ *     other. What must fit float is the shape's place relative to an
+ *     instance: a sphere, capsule or oriented box whose centre (or axis)
+ *     lies beyond float range (about 3.4e38) of an instance, yet reaches into
+ *     it, meets nothing there; so does a closest-point query from that far.
  *
  * Committing. Edits (add, remove, set_transform, set_mask) are staged; queries
  * see the scene as of the last mq_scene_commit, which updates the top-level

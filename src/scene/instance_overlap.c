@@ -275,7 +275,12 @@ bool mq_instance_overlap(const mq_instance_rec *inst, const mq_dshape *shape, mq
                          size_t *calls)
 {
     mq_inst_shape s;
-    if (!inst || !shape || !fn || !mq_dshape_valid(shape) || !mq_inst_shape_prepare(inst, shape, &s))
+    mq_dshape reduced;
+    if (!inst || !shape || !fn || !mq_dshape_valid(shape))
+        return true;
+    /* Only the shape's part near the instance, which keeps the float test
+     * accurate (and possible) for shapes far larger than the instance. */
+    if (!mq_inst_shape_reduce(inst, shape, &reduced) || !mq_inst_shape_prepare(inst, &reduced, &s))
         return true;
     overlap_ctx c = {inst, &s, fn, user, 0};
     bool go_on = inst->bvh ? mq_bvh_walk_box(inst->bvh, &s.q, visit, &c)

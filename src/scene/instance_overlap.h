@@ -127,6 +127,13 @@ void mq_dshape_bounds(const mq_dshape *s, mq_daabb *out);
  * float in the centred frame, where the primitive would call it invalid). */
 bool mq_inst_shape_prepare(const mq_instance_rec *r, const mq_dshape *s, mq_inst_shape *out);
 
+/* A valid world shape reduced to the neighbourhood of instance r's world box
+ * (shape_reduce.c): it meets exactly the triangles of r the shape meets, and
+ * fits float in r's centred frame unless its centre (or axis) itself lies
+ * beyond float range there. For shapes mq_inst_shape_prepare turns down.
+ * @return false when the shape cannot meet the instance. */
+bool mq_inst_shape_reduce(const mq_instance_rec *r, const mq_dshape *s, mq_dshape *out);
+
 /* The body of every scene shape query, for a shape of any kind
  * (scene_overlap.c; the batches use it). @return the calls made to fn. */
 size_t mq_scene_shape_overlap(const mq_scene *scene, const mq_dshape *shape, const mq_scene_query *query,

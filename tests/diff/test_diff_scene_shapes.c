@@ -785,6 +785,141 @@ static void invalid_shapes_match_nothing(void **state)
     fprintf(stderr, "  (invalid_shapes_match_nothing: %.2f s)\n", now_s() - t_start);
 }
 
+/*
+ * Shapes far larger than the instances (a box of +-1e300 meaning "everything",
+ * a capsule along a line of length 1e39, a slab 1e12 wide): each is checked
+ * against the oracle on its moderate twin, the same shape cut down to a
+ * region ten scene sizes across, which meets exactly the same triangles (the
+ * oracle's double arithmetic would overflow on the huge one).
+ */
+static bool huge_twin(mq_test_rng *r, int kind, double big, double reach, mq_dshape *huge, mq_dshape *twin)
+{
+    const oracle_tri *t = random_world_tri(r, NULL);
+    oracle_v3 p = point_on(r, t);
+    double c[3] = {p.x, p.y, p.z}, d[3];
+    mq_test_rng_unit_vector(r, d);
+    huge->kind = twin->kind = (mq_shape_kind)kind;
+    switch (kind) {
+    case MQ_SHAPE_SPHERE: /* everything within reach: every triangle */
+        memcpy(huge->u.sphere.center, c, sizeof c);
+        huge->u.sphere.radius = big;
+        *twin = *huge;
+        twin->u.sphere.radius = reach;
+        return true;
+    case MQ_SHAPE_CAPSULE: {
+        if (mq_test_rng_unit(r) < 0.5) { /* fat: everything within reach */
+            for (int k = 0; k < 3; k++)
+                huge->u.capsule.a[k] = c[k], huge->u.capsule.b[k] = c[k] + random_size(r) * d[k];
+            huge->u.capsule.radius = big;
+            *twin = *huge;
+            twin->u.capsule.radius = reach;
+            return true;
+        }
+        /* A thin line through c, as far as doubles allow: its ends round by
+         * up to an ulp of `big`, so the twin follows the line the ends
+         * define (its midpoint is exact, its direction good to 1e-16). */
+        for (int k = 0; k < 3; k++) {
+            huge->u.capsule.a[k] = c[k] - big * d[k];
+            huge->u.capsule.b[k] = c[k] + big * d[k];
+        }
+        double mid[3], u[3], n = 0.0;
+        for (int k = 0; k < 3; k++) {
+            mid[k] = 0.5 * huge->u.capsule.a[k] + 0.5 * huge->u.capsule.b[k];
+            u[k] = (0.5 * huge->u.capsule.b[k] - 0.5 * huge->u.capsule.a[k]) / big;
+            n += u[k] * u[k];
+        }
+        for (int k = 0; k < 3; k++) {
+            twin->u.capsule.a[k] = mid[k] - reach * u[k] / sqrt(n);
+            twin->u.capsule.b[k] = mid[k] + reach * u[k] / sqrt(n);
+        }
+        huge->u.capsule.radius = twin->u.capsule.radius = random_size(r);
+        break;
+    }
+    case MQ_SHAPE_OBB: /* a thin slab through the scene, on random axes */
+        random_axes(r, huge->u.obb.axes);
+        memcpy(huge->u.obb.center, c, sizeof c);
+        *twin = *huge;
+        for (int k = 0; k < 3; k++) {
+            huge->u.obb.half[k] = k == 1 ? random_size(r) : big;
+            twin->u.obb.half[k] = k == 1 ? huge->u.obb.half[k] : reach;
+        }
+        break;
+    default: /* a half-space-like box: huge on one side of each axis */
+        for (int k = 0; k < 3; k++) {
+            bool low = mq_test_rng_unit(r) < 0.5;
+            double h = random_size(r);
+            huge->u.aabb.min[k] = low ? c[k] - big : c[k] - h;
+            huge->u.aabb.max[k] = low ? c[k] + h : c[k] + big;
+            twin->u.aabb.min[k] = low ? c[k] - reach : c[k] - h;
+            twin->u.aabb.max[k] = low ? c[k] + h : c[k] + reach;
+        }
+    }
+    return false;
+}
+
+/* Every (instance, triangle) of the mask-matching instances: the oracle of a
+ * shape holding the whole scene (no need to test 1e5 pairs one by one). */
+static size_t all_triangles(uint32_t mask, mq_instance_triangle *out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < W.ni; i++)
+        for (size_t t = 0; t < W.in[i].nt && (W.in[i].mask & mask); t++)
+            if (W.in[i].ok[t]) {
+                assert_true(n < cap);
+                out[n++] = (mq_instance_triangle){W.in[i].id, (uint32_t)t};
+            }
+    qsort(out, n, sizeof *out, cmp_pair);
+    return n;
+}
+
+static void huge_shapes_match_brute_force(void **state)
+{
+    (void)state;
+    double t_start = now_s();
+    mq_test_rng rng;
+    mq_test_rng_seed(&rng, mq_test_seed(0x4B16E));
+    mq_daabb b;
+    assert_true(mq_scene_bounds(W.scene, &b));
+    double size = 0.0;
+    for (int k = 0; k < 3; k++)
+        size = fmax(size, fmax(fabs(b.min[k]), fabs(b.max[k])));
+    double reach = 10.0 * size;
+    const double bigs[] = {1e12, 1e30, 1e39, 1e300, 1e307};
+    size_t cap = 1u << 20, mism = 0, forms = 0;
+    mq_instance_triangle *got = malloc(cap * sizeof *got), *want = malloc(cap * sizeof *want);
+    for (int kind = 0; kind < 4; kind++) {
+        tally t = {0};
+        for (size_t i = 0; i < (SCALE_DOWN > 1 ? 1 : 10); i++) { /* each size twice (sanitizers: once, 1e12) */
+            mq_dshape huge, twin;
+            double big = bigs[i % 5] * mq_test_rng_range(&rng, 1.0, 1.5);
+            bool everything = huge_twin(&rng, kind, big, reach, &huge, &twin);
+            mq_scene_query q = mq_default_scene_query();
+            q.mask = random_mask(&rng);
+            size_t ng = impl_array(&huge, &q, got, cap);
+            assert_true(ng <= cap);
+            qsort(got, ng, sizeof *got, cmp_pair);
+            size_t nw = everything ? all_triangles(q.mask, want, cap) : oracle_overlap_all(&twin, q.mask, want, cap);
+            t.queries++;
+            t.nonempty += nw > 0;
+            t.pairs += nw;
+            judge(&twin, got, ng, want, nw, &t);
+            if (impl_any(W.scene, &huge, &q) != (ng > 0))
+                t.form_failures++;
+        }
+        fprintf(stderr, "  huge %-7s %zu queries: %zu non-empty, %zu pairs; disagreements %zu (in band %zu), "
+                        "mismatches %zu, form failures %zu\n",
+                kind_names[kind], t.queries, t.nonempty, t.pairs, t.disagree, t.in_band, t.mismatches,
+                t.form_failures);
+        mism += t.mismatches;
+        forms += t.form_failures;
+    }
+    free(got);
+    free(want);
+    assert_int_equal(mism, 0);
+    assert_int_equal(forms, 0);
+    fprintf(stderr, "  (huge_shapes_match_brute_force: %.2f s)\n", now_s() - t_start);
+}
+
 /* ------------------------------------------------------------------------- */
 /* Closest point                                                             */
 /* ------------------------------------------------------------------------- */
@@ -1234,6 +1369,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(shapes_match_brute_force),
         cmocka_unit_test(invalid_shapes_match_nothing),
+        cmocka_unit_test(huge_shapes_match_brute_force),
         cmocka_unit_test(closest_matches_brute_force),
         cmocka_unit_test(batches_equal_single_queries),
         cmocka_unit_test(collide_matches_brute_force),
