@@ -45,6 +45,18 @@ static double region(const mq_instance_rec *r, double lo[3], double hi[3])
     return m;
 }
 
+/* |d|, scaled by its largest component so that no square overflows. */
+static double length(const double d[3])
+{
+    double m = fmax(fabs(d[0]), fmax(fabs(d[1]), fabs(d[2])));
+    if (!(m > 0.0))
+        return m;
+    double d2 = 0.0;
+    for (int k = 0; k < 3; k++)
+        d2 += (d[k] / m) * (d[k] / m);
+    return m * sqrt(d2);
+}
+
 /* A segment as mid + t * half, t in [-1, 1]: no overflow for any finite ends. */
 typedef struct seg {
     double mid[3], half[3];
@@ -74,17 +86,10 @@ static double dist_point_seg(const double p[3], const seg *s)
         }
         t = fmin(fmax(du / uu, -1.0), 1.0);
     }
-    double d[3], m = 0.0;
-    for (int k = 0; k < 3; k++) {
-        d[k] = p[k] - (s->mid[k] + t * s->half[k]);
-        m = fmax(m, fabs(d[k]));
-    }
-    if (!(m > 0.0))
-        return m;
-    double d2 = 0.0;
+    double d[3];
     for (int k = 0; k < 3; k++)
-        d2 += (d[k] / m) * (d[k] / m);
-    return m * sqrt(d2);
+        d[k] = p[k] - (s->mid[k] + t * s->half[k]);
+    return length(d);
 }
 
 /* The largest distance from a corner of [lo, hi] to the segment. */
@@ -134,17 +139,10 @@ static bool clip_segment(const seg *s, const double lo[3], const double hi[3], d
 /* max(0, distance from p to the box [lo, hi]) */
 static double dist_point_box(const double p[3], const double lo[3], const double hi[3])
 {
-    double d[3], m = 0.0;
-    for (int k = 0; k < 3; k++) {
-        d[k] = p[k] < lo[k] ? lo[k] - p[k] : (p[k] > hi[k] ? p[k] - hi[k] : 0.0);
-        m = fmax(m, d[k]);
-    }
-    if (!(m > 0.0))
-        return m;
-    double d2 = 0.0;
+    double d[3];
     for (int k = 0; k < 3; k++)
-        d2 += (d[k] / m) * (d[k] / m);
-    return m * sqrt(d2);
+        d[k] = p[k] < lo[k] ? lo[k] - p[k] : (p[k] > hi[k] ? p[k] - hi[k] : 0.0);
+    return length(d);
 }
 
 bool mq_inst_shape_reduce(const mq_instance_rec *r, const mq_dshape *s, mq_dshape *out)

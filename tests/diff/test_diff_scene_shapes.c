@@ -679,6 +679,18 @@ static void judge(const mq_dshape *s, const mq_instance_triangle *got, size_t ng
     }
 }
 
+/* Prints one kind's tally and adds its failures to the test's. */
+static void report_tally(const char *what, int kind, const tally *t, size_t *mism, size_t *forms)
+{
+    fprintf(stderr,
+            "  %s%-7s %zu queries: %zu non-empty, %zu pairs; disagreements %zu (in band %zu, max |sep|/scale %.2g), "
+            "mismatches %zu, form failures %zu\n",
+            what, kind_names[kind], t->queries, t->nonempty, t->pairs, t->disagree, t->in_band, t->max_sep,
+            t->mismatches, t->form_failures);
+    *mism += t->mismatches;
+    *forms += t->form_failures;
+}
+
 static void check_shape(const mq_dshape *s, uint32_t mask, tally *t, mq_instance_triangle *got,
                          mq_instance_triangle *want, size_t cap)
 {
@@ -722,13 +734,7 @@ static void shapes_match_brute_force(void **state)
             random_shape(&rng, (mq_shape_kind)kind, &s);
             check_shape(&s, random_mask(&rng), &t, got, want, cap);
         }
-        fprintf(stderr,
-                "  %-7s %zu queries: %zu non-empty, %zu pairs; disagreements %zu (in band %zu, max |sep|/scale "
-                "%.2g), mismatches %zu, form failures %zu\n",
-                kind_names[kind], t.queries, t.nonempty, t.pairs, t.disagree, t.in_band, t.max_sep, t.mismatches,
-                t.form_failures);
-        mism += t.mismatches;
-        forms += t.form_failures;
+        report_tally("", kind, &t, &mism, &forms);
     }
     free(got);
     free(want);
@@ -906,12 +912,7 @@ static void huge_shapes_match_brute_force(void **state)
             if (impl_any(W.scene, &huge, &q) != (ng > 0))
                 t.form_failures++;
         }
-        fprintf(stderr, "  huge %-7s %zu queries: %zu non-empty, %zu pairs; disagreements %zu (in band %zu), "
-                        "mismatches %zu, form failures %zu\n",
-                kind_names[kind], t.queries, t.nonempty, t.pairs, t.disagree, t.in_band, t.mismatches,
-                t.form_failures);
-        mism += t.mismatches;
-        forms += t.form_failures;
+        report_tally("huge ", kind, &t, &mism, &forms);
     }
     free(got);
     free(want);
