@@ -130,7 +130,10 @@ bool mq_inst_shape_prepare(const mq_instance_rec *r, const mq_dshape *s, mq_inst
 /* A valid world shape reduced to the neighbourhood of instance r's world box
  * (shape_reduce.c): it meets exactly the triangles of r the shape meets, and
  * fits float in r's centred frame unless its centre (or axis) itself lies
- * beyond float range there. For shapes mq_inst_shape_prepare turns down.
+ * beyond float range there; a shape no larger than about the instance and
+ * its distance to it comes back as it is, except a box clipped outside the
+ * instance. Run before mq_inst_shape_prepare, which would otherwise turn
+ * such shapes down or test them in float at their full size.
  * @return false when the shape cannot meet the instance. */
 bool mq_inst_shape_reduce(const mq_instance_rec *r, const mq_dshape *s, mq_dshape *out);
 

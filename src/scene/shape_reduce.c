@@ -5,9 +5,10 @@
  * reaching beyond float range there (a box of +-DBL_MAX meaning "everything",
  * a sphere of radius 1e300) has no float form. But only the part of a shape
  * near the instance can meet its triangles, and every triangle lies in the
- * instance's world box W (conservative, mq_instance_world_box). So such a
+ * instance's world box W (conservative, mq_instance_world_box). So every
  * shape is replaced by one that meets W, hence every triangle, exactly where
- * the original does, and whose extent is that of W plus the distance to it:
+ * the original does, and whose extent is that of W plus the distance to it
+ * (a shape of that size already is left as it is):
  *   - a box is clipped to W widened by a margin;
  *   - a sphere's radius, or a capsule's, is capped at twice the largest
  *     distance from its centre (axis) to a corner of W, plus the margin: then
@@ -113,7 +114,9 @@ static double diagonal(const double lo[3], const double hi[3])
     return sqrt(d2);
 }
 
-/* Clips the segment to the box [lo, hi] into [a, b]; false when it misses. */
+/* Clips the segment to the box [lo, hi]: an end cut off is replaced in a or
+ * b (the segment's ends on entry), an end inside is kept as it is. False
+ * when the segment misses the box. */
 static bool clip_segment(const seg *s, const double lo[3], const double hi[3], double a[3], double b[3])
 {
     double t0 = -1.0, t1 = 1.0;
@@ -130,8 +133,10 @@ static bool clip_segment(const seg *s, const double lo[3], const double hi[3], d
     if (!(t0 <= t1))
         return false;
     for (int k = 0; k < 3; k++) { /* clamped: the roundings cannot leave the box */
-        a[k] = fmin(fmax(s->mid[k] + t0 * s->half[k], lo[k]), hi[k]);
-        b[k] = fmin(fmax(s->mid[k] + t1 * s->half[k], lo[k]), hi[k]);
+        if (t0 > -1.0)
+            a[k] = fmin(fmax(s->mid[k] + t0 * s->half[k], lo[k]), hi[k]);
+        if (t1 < 1.0)
+            b[k] = fmin(fmax(s->mid[k] + t1 * s->half[k], lo[k]), hi[k]);
     }
     return true;
 }
