@@ -31,7 +31,6 @@ typedef struct scene_lane {
     bool neg;                /* the instance trace's tmin is negative (kernel_node_hits) */
     bool occluded;           /* any hit: the answer */
     size_t index;            /* of the ray in the stream */
-    mq_dray_prep prep;
     mq_tlas_ray tr;          /* the walk: ray constants, */
     tlas_vray tv;
     float tmin, tmax;        /* float bounds (tmax follows the best hit), */
@@ -204,12 +203,8 @@ static inline __attribute__((always_inline)) bool lane_advance(scene_lane *l, co
  * stream. */
 static inline bool lane_begin(scene_lane *l, const mq_scene *s, const mq_dray *ray, size_t i, bool cull)
 {
-    if (s->node_count == 0 || !mq_dray_ok(ray))
+    if (s->node_count == 0 || !tlas_vray_begin(&l->tr, &l->tv, ray))
         return false;
-    mq_tlas_ray_prepare(&l->tr, &l->prep, ray, ray->tmin);
-    if (!l->tr.fast)
-        return false;
-    tlas_vray_init(&l->tr, &l->tv);
     l->tmin = mq_float_floor_of(ray->tmin);
     l->tmax = mq_float_ceil_of(ray->tmax);
     l->ref = 0;
