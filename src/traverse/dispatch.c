@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "core/cpu.h"
 #include "traverse/trace.h"
 
 static const mq_kernels *forced;
@@ -15,7 +16,7 @@ static _Atomic(const mq_kernels *) detected;
 static const mq_kernels *best_available(void)
 {
 #if defined(MQ_HAVE_AVX2_KERNELS)
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    if (mq_cpu_has_avx2_set())
         return &mq_kernels_avx2;
 #endif
 #if defined(MQ_HAVE_SSE2_KERNELS)
@@ -46,7 +47,7 @@ const mq_kernels *mq_kernels_by_name(const char *name)
         return &mq_kernels_sse2;
 #endif
 #if defined(MQ_HAVE_AVX2_KERNELS)
-    if (!strcmp(name, "avx2") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    if (!strcmp(name, "avx2") && mq_cpu_has_avx2_set())
         return &mq_kernels_avx2;
 #endif
     return NULL;

@@ -6,7 +6,8 @@
  * zero, tiny, huge, out-of-range, NaN and infinite components, and tmin / tmax
  * of every sign, it takes exactly the rays the reference calls valid and
  * fast, with the same plane offsets and bit-identical constants. Compiled
- * with -mavx2 (tests/CMakeLists.txt); skipped on CPUs without AVX2.
+ * as the library's AVX2 files are (tests/CMakeLists.txt); skipped on CPUs
+ * without that instruction set (core/cpu.h).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/cpu.h"
 #include "scene/tlas_node_avx2.h"
 #include "test_support.h"
 
@@ -72,7 +74,7 @@ static void check_ray(const mq_dray *ray, size_t *taken)
 static void test_begin_equals_reference(void **state)
 {
     (void)state;
-    if (!__builtin_cpu_supports("avx2")) {
+    if (!mq_cpu_has_avx2_set()) {
         skip();
         return;
     }
