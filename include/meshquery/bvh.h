@@ -343,7 +343,10 @@ MQ_API size_t mq_bvh_raycast_any_batch(const mq_bvh *bvh, const mq_ray *rays, si
  * (types.h) matches nothing; a zero-area triangle acts as the segment or point
  * it spans (after mq_bvh_refit with new positions it is tested at its mesh
  * corners: the BVH stores no corners for triangles a ray cannot hit); a
- * triangle with a non-finite corner never matches. No allocation,
+ * triangle with a non-finite corner never matches. Shapes of any finite
+ * size are answered exactly, as on the OBB tree ("Shapes of any finite size"
+ * in obbtree.h): the shape is first cut down to its part near the BVH's root
+ * box, and the walk and the leaf primitive see that cut shape. No allocation,
  * fixed stacks; safe from any number of threads. Triangles come in no
  * particular order. The types below are those of obbtree.h, repeated here so
  * this header stands alone (mq_point_hit's fields are defined in obbtree.h).

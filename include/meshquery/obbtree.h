@@ -21,7 +21,9 @@
  *                with a rigid transform (mq_rigid) placing tree B in tree A's frame
  *
  * Answers. Every query gives exactly the answer of its leaf primitive from
- * meshquery/primitives.h applied to every triangle of the mesh (brute force):
+ * meshquery/primitives.h applied to every triangle of the mesh (brute force;
+ * for a shape reaching far beyond the mesh, applied to the shape cut down to
+ * the mesh's neighbourhood, see "Shapes of any finite size"):
  * mq_overlap_sphere_triangle, mq_overlap_capsule_triangle, mq_overlap_triangle_obb,
  * mq_overlap_triangle_aabb, mq_raycast_triangle, mq_closest_point_triangle and
  * mq_overlap_triangle_triangle. The tree only skips triangles that cannot
@@ -35,6 +37,20 @@
  * transform) overlaps nothing. Triangles with a non-finite corner are left out
  * of the tree (they never overlap anything); zero-area triangles stay in and
  * act as the segment or point they span.
+ *
+ * Shapes of any finite size. A shape query first cuts the shape down, in
+ * double precision, to its part near the tree's root box (a capsule's axis
+ * clipped, a radius or an OBB's half extents capped once they hold the whole
+ * mesh, an AABB clipped); the cut shape meets every triangle exactly where
+ * the given one does, and is what the walk and the leaf primitive see. So a
+ * capsule along a line 1e30 long, a slab of half extents 1e18 or a box of
+ * +-FLT_MAX answers like the same shape clipped to the mesh's neighbourhood,
+ * to the precision of the mesh's own scale. A shape with an infinite field
+ * is still invalid (types.h) and matches nothing. The limit that remains: a
+ * sphere or capsule of huge radius, or an OBB, whose centre (axis) lies far
+ * from the mesh while its surface cuts through it (a sphere of radius 1e12
+ * centred 1e12 away) is decided to about 1e-6 of that distance, the float
+ * precision of its own coordinates.
  *
  * Triangle ids: every query reports triangles by their id in the mesh
  * (mesh.h: input order), never by the tree's internal order.

@@ -44,6 +44,19 @@
  * independent double-precision oracles and report the tolerance band around
  * exact touching inside which an answer may go either way (README, "Tolerances").
  *
+ * Huge shapes: a test rounds at the scale of its inputs, the shapes
+ * included, so a shape far larger than what it meets is decided at the
+ * shape's scale, not the smaller one's: mq_overlap_capsule_triangle on a
+ * capsule 1e30 long, or mq_overlap_triangle_obb / _aabb and the box–box tests
+ * on a slab 1e18 wide, may decide either way (boxes: count as touching) a
+ * triangle or box within about 1e-7 (capsule) or 1e-13 (boxes) of that size
+ * of touching. The hierarchy and scene queries
+ * (bvh.h, obbtree.h, scene.h) cut a shape down to the mesh's neighbourhood
+ * before calling these tests, so they answer shapes of any finite size
+ * exactly; to test a huge shape against a single triangle, do the same (clip
+ * a capsule's axis, or a box, to a region around the triangle that its parts
+ * farther away cannot reach).
+ *
  * Output pointers may be NULL when the caller does not want that output.
  */
 #ifndef MESHQUERY_PRIMITIVES_H

@@ -17,12 +17,19 @@
  * Every filter is widened by MQ_BVH_OVERLAP_SLACK times the magnitudes that
  * enter it (and, for OBBs, by what the axes lose to orthonormality, as the OBB
  * tree does), so rounding never culls a triangle the primitive accepts.
+ *
+ * Every shape is first cut down to its part near the root box (primitives/
+ * shape_reduce.h): a huge shape would overflow the filters or widen them to
+ * everything, and its float primitive would round at its own scale. The cut
+ * shape meets the mesh exactly where the given one does.
  */
 #include <float.h>
 
 #include "primitives/shape_checks.h"
+#include "primitives/shape_reduce.h"
 #include "traverse/bvh_walk.h"
 #include "traverse/obbtree_walk.h"
+#include "traverse/root_region.h"
 
 /* Relative widening of the filters: about 80 ulp of the magnitudes involved. */
 #define MQ_BVH_OVERLAP_SLACK 1e-5f
@@ -84,6 +91,11 @@ static size_t walk_sphere(const mq_bvh *b, const mq_sphere *s, mq_overlap_fn fn,
 {
     if (!b || !s || !mq_sphere_ok(s))
         return 0;
+    double lo[3], hi[3];
+    mq_sphere cut;
+    if (!mq_bvh_root_region(b, lo, hi) || !mq_sphere_reduce(s, lo, hi, &cut))
+        return 0;
+    s = &cut;
     float g = s->radius + MQ_BVH_OVERLAP_SLACK * (mq_abs_sum3(s->center) + s->radius);
     mq_walk_box q;
     for (int k = 0; k < 3; k++) {
@@ -137,6 +149,11 @@ static size_t walk_capsule(const mq_bvh *b, const mq_capsule *cap, mq_overlap_fn
 {
     if (!b || !cap || !mq_capsule_ok(cap))
         return 0;
+    double lo[3], hi[3];
+    mq_capsule cut;
+    if (!mq_bvh_root_region(b, lo, hi) || !mq_capsule_reduce(cap, lo, hi, &cut))
+        return 0;
+    cap = &cut;
     capsule_refine rq;
     float mag = mq_abs_sum3(cap->a) + mq_abs_sum3(cap->b);
     float g = cap->radius + MQ_BVH_OVERLAP_SLACK * (mag + cap->radius);
@@ -206,6 +223,11 @@ static size_t walk_obb(const mq_bvh *b, const mq_obb *box, mq_overlap_fn fn, voi
 {
     if (!b || !box || !mq_obb_is_valid(box))
         return 0;
+    double lo[3], hi[3];
+    mq_obb cut;
+    if (!mq_bvh_root_region(b, lo, hi) || !mq_obb_reduce(box, lo, hi, &cut))
+        return 0;
+    box = &cut;
     obb_refine rq = {box, box->half[0] + box->half[1] + box->half[2],
                      MQ_BVH_OVERLAP_SLACK + 8.0f * axes_deviation(box), mq_abs_sum3(box->center)};
     /* Bounding box and ball of the set the primitive tests, {p : |axes . (p - c)| <= half},
@@ -232,6 +254,11 @@ static size_t walk_aabb(const mq_bvh *b, const mq_aabb *box, mq_overlap_fn fn, v
 {
     if (!b || !box || !mq_aabb_ok(box))
         return 0;
+    double lo[3], hi[3];
+    mq_aabb cut;
+    if (!mq_bvh_root_region(b, lo, hi) || !mq_aabb_reduce(box, lo, hi, &cut))
+        return 0;
+    box = &cut;
     float g = MQ_BVH_OVERLAP_SLACK * (maxabs3f(box->min) + maxabs3f(box->max));
     mq_walk_box q;
     for (int k = 0; k < 3; k++) {

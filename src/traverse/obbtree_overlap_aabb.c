@@ -2,7 +2,9 @@
  * separating axis test with the query as a box of world axes (so R is the
  * node's own frame, no products needed); leaf: mq_overlap_triangle_aabb. */
 #include "primitives/shape_checks.h"
+#include "primitives/shape_reduce.h"
 #include "traverse/obbtree_walk.h"
+#include "traverse/root_region.h"
 
 typedef struct aabb_query {
     mq_aabb box;
@@ -32,6 +34,11 @@ static size_t walk(const mq_obbtree *t, const mq_aabb *box, mq_overlap_fn fn, vo
 {
     if (!t || !box || !mq_aabb_ok(box))
         return 0;
+    double lo[3], hi[3]; /* cut down to the root box: huge shapes answer exactly (shape_reduce.h) */
+    mq_aabb cut;
+    if (!mq_obbtree_root_region(t, lo, hi) || !mq_aabb_reduce(box, lo, hi, &cut))
+        return 0;
+    box = &cut;
     aabb_query q = {.box = *box};
     for (int i = 0; i < 3; i++) {
         q.center[i] = 0.5f * box->min[i] + 0.5f * box->max[i];

@@ -1,7 +1,9 @@
 /* OBB tree: the triangles a capsule overlaps. Node: the segment clipped against
  * the box grown by the radius; leaf: mq_overlap_capsule_triangle. */
 #include "primitives/shape_checks.h"
+#include "primitives/shape_reduce.h"
 #include "traverse/obbtree_walk.h"
+#include "traverse/root_region.h"
 
 static bool node_test(const mq_obbtree_node *n, const void *q)
 {
@@ -15,6 +17,11 @@ static size_t walk(const mq_obbtree *t, const mq_capsule *c, mq_overlap_fn fn, v
 {
     if (!t || !c || !mq_capsule_ok(c))
         return 0;
+    double lo[3], hi[3]; /* cut down to the root box: huge shapes answer exactly (shape_reduce.h) */
+    mq_capsule cut;
+    if (!mq_obbtree_root_region(t, lo, hi) || !mq_capsule_reduce(c, lo, hi, &cut))
+        return 0;
+    c = &cut;
     return mq_obbtree_walk(t, c, node_test, tri_test, fn, user);
 }
 

@@ -2,7 +2,9 @@
  * axis test, the query box expressed in the node's frame; leaf:
  * mq_overlap_triangle_obb. */
 #include "primitives/shape_checks.h"
+#include "primitives/shape_reduce.h"
 #include "traverse/obbtree_walk.h"
+#include "traverse/root_region.h"
 
 typedef struct obb_query {
     mq_obb box;
@@ -48,6 +50,11 @@ static size_t walk(const mq_obbtree *t, const mq_obb *box, mq_overlap_fn fn, voi
 {
     if (!t || !box || !mq_obb_is_valid(box))
         return 0;
+    double lo[3], hi[3]; /* cut down to the root box: huge shapes answer exactly (shape_reduce.h) */
+    mq_obb cut;
+    if (!mq_obbtree_root_region(t, lo, hi) || !mq_obb_reduce(box, lo, hi, &cut))
+        return 0;
+    box = &cut;
     obb_query q = {*box, box->half[0] + box->half[1] + box->half[2], MQ_OBBTREE_SLACK + 8.0f * axes_deviation(box)};
     return mq_obbtree_walk(t, &q, node_test, tri_test, fn, user);
 }

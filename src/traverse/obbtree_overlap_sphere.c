@@ -1,7 +1,9 @@
 /* OBB tree: the triangles a sphere overlaps. Node: closest point of the box to
  * the centre within the radius; leaf: mq_overlap_sphere_triangle. */
 #include "primitives/shape_checks.h"
+#include "primitives/shape_reduce.h"
 #include "traverse/obbtree_walk.h"
+#include "traverse/root_region.h"
 
 static bool node_test(const mq_obbtree_node *n, const void *q)
 {
@@ -15,6 +17,11 @@ static size_t walk(const mq_obbtree *t, const mq_sphere *s, mq_overlap_fn fn, vo
 {
     if (!t || !s || !mq_sphere_ok(s))
         return 0;
+    double lo[3], hi[3]; /* cut down to the root box: huge shapes answer exactly (shape_reduce.h) */
+    mq_sphere cut;
+    if (!mq_obbtree_root_region(t, lo, hi) || !mq_sphere_reduce(s, lo, hi, &cut))
+        return 0;
+    s = &cut;
     return mq_obbtree_walk(t, s, node_test, tri_test, fn, user);
 }
 
