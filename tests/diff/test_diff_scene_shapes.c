@@ -793,7 +793,8 @@ static void invalid_shapes_match_nothing(void **state)
 
 /*
  * Shapes far larger than the instances (a box of +-1e300 meaning "everything",
- * a capsule along a line of length 1e39, a slab 1e12 wide): each is checked
+ * a capsule along a line of length 1e39 or from a triangle out to 1e39, a
+ * slab 1e12 wide): each is checked
  * against the oracle on its moderate twin, the same shape cut down to a
  * region ten scene sizes across, which meets exactly the same triangles (the
  * oracle's double arithmetic would overflow on the huge one).
@@ -813,13 +814,31 @@ static bool huge_twin(mq_test_rng *r, int kind, double big, double reach, mq_dsh
         twin->u.sphere.radius = reach;
         return true;
     case MQ_SHAPE_CAPSULE: {
-        if (mq_test_rng_unit(r) < 0.5) { /* fat: everything within reach */
+        double form = mq_test_rng_unit(r);
+        if (form < 1.0 / 3.0) { /* fat: everything within reach */
             for (int k = 0; k < 3; k++)
                 huge->u.capsule.a[k] = c[k], huge->u.capsule.b[k] = c[k] + random_size(r) * d[k];
             huge->u.capsule.radius = big;
             *twin = *huge;
             twin->u.capsule.radius = reach;
             return true;
+        }
+        if (form < 2.0 / 3.0) {
+            /* A thin ray from c, on a triangle, out to `big`: one end inside
+             * an instance, the other far away. The twin follows the direction
+             * the rounded far end defines, out to `reach`. */
+            double u[3], n = 0.0;
+            for (int k = 0; k < 3; k++) {
+                huge->u.capsule.a[k] = c[k];
+                huge->u.capsule.b[k] = c[k] + big * d[k];
+                u[k] = (huge->u.capsule.b[k] - c[k]) / big;
+                n += u[k] * u[k];
+            }
+            *twin = *huge;
+            for (int k = 0; k < 3; k++)
+                twin->u.capsule.b[k] = c[k] + reach * u[k] / sqrt(n);
+            huge->u.capsule.radius = twin->u.capsule.radius = random_size(r);
+            break;
         }
         /* A thin line through c, as far as doubles allow: its ends round by
          * up to an ulp of `big`, so the twin follows the line the ends
