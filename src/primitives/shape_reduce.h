@@ -14,7 +14,7 @@
  * (bit for bit), except a box clipped outside W.
  *
  * Used by the single-mesh walks (bvh_overlap.c, obbtree_overlap_*.c) and
- * the scene (scene/shape_reduce.c, per instance). The pairwise primitives do
+ * the scene (scene/instance_overlap.c, per instance). The pairwise primitives do
  * not use it: a shape far larger than one triangle is decided there at the
  * shape's scale (primitives.h), because testing for it on every call costs
  * about 4 ns of a 55 ns triangle-box test.

@@ -19,19 +19,8 @@
  */
 #include <math.h>
 
+#include "core/float_steps.h"
 #include "primitives/shape_reduce.h"
-
-static float round_up_f(double x)
-{
-    float f = (float)x;
-    return (double)f < x ? nextafterf(f, INFINITY) : f;
-}
-
-static float round_down_f(double x)
-{
-    float f = (float)x;
-    return (double)f > x ? nextafterf(f, -INFINITY) : f;
-}
 
 /* The float value of a reduced double: the given float when unchanged. */
 static float kept_or(float given, double reduced, float (*round)(double))
@@ -84,7 +73,7 @@ bool mq_sphere_reduce(const mq_sphere *s, const double lo[3], const double hi[3]
     if (!mq_dshape_reduce(&d, lo, hi, &r))
         return false;
     *out = *s;
-    out->radius = kept_or(s->radius, r.u.sphere.radius, round_up_f);
+    out->radius = kept_or(s->radius, r.u.sphere.radius, mq_float_ceil_of);
     return true;
 }
 
@@ -105,7 +94,7 @@ bool mq_capsule_reduce(const mq_capsule *c, const double lo[3], const double hi[
         out->a[k] = kept_or(given.a[k], r.u.capsule.a[k], round_near_f);
         out->b[k] = kept_or(given.b[k], r.u.capsule.b[k], round_near_f);
     }
-    out->radius = kept_or(given.radius, r.u.capsule.radius, round_up_f);
+    out->radius = kept_or(given.radius, r.u.capsule.radius, mq_float_ceil_of);
     return true;
 }
 
@@ -131,7 +120,7 @@ bool mq_obb_reduce(const mq_obb *b, const double lo[3], const double hi[3], mq_o
         return false;
     *out = *b;
     for (int i = 0; i < 3; i++)
-        out->half[i] = kept_or(b->half[i], r.u.obb.half[i], round_up_f);
+        out->half[i] = kept_or(b->half[i], r.u.obb.half[i], mq_float_ceil_of);
     return true;
 }
 
@@ -151,8 +140,8 @@ bool mq_aabb_reduce(const mq_aabb *b, const double lo[3], const double hi[3], mq
         return false;
     mq_aabb given = *b;
     for (int k = 0; k < 3; k++) {
-        out->min[k] = kept_or(given.min[k], r.u.aabb.min[k], round_down_f);
-        out->max[k] = kept_or(given.max[k], r.u.aabb.max[k], round_up_f);
+        out->min[k] = kept_or(given.min[k], r.u.aabb.min[k], mq_float_floor_of);
+        out->max[k] = kept_or(given.max[k], r.u.aabb.max[k], mq_float_ceil_of);
     }
     return true;
 }

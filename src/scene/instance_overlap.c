@@ -17,6 +17,7 @@
 #include "scene/instance_overlap.h"
 
 #include "primitives/shape_checks.h"
+#include "primitives/shape_reduce.h"
 
 static bool dvec_finite(const double v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
 
@@ -278,9 +279,13 @@ bool mq_instance_overlap(const mq_instance_rec *inst, const mq_dshape *shape, mq
     mq_dshape reduced;
     if (!inst || !shape || !fn || !mq_dshape_valid(shape))
         return true;
-    /* Only the shape's part near the instance, which keeps the float test
-     * accurate (and possible) for shapes far larger than the instance. */
-    if (!mq_inst_shape_reduce(inst, shape, &reduced) || !mq_inst_shape_prepare(inst, &reduced, &s))
+    /* Only the shape's part near the instance's world box, which holds every
+     * triangle of it (primitives/shape_reduce.h): that keeps the float test
+     * accurate (and possible) for shapes far larger than the instance. A
+     * centre or axis itself beyond float range of the instance, whose shape
+     * still cuts through it, stays as it is and meets nothing (scene.h). */
+    if (!mq_dshape_reduce(shape, inst->world_box.min, inst->world_box.max, &reduced) ||
+        !mq_inst_shape_prepare(inst, &reduced, &s))
         return true;
     overlap_ctx c = {inst, &s, fn, user, 0};
     bool go_on = inst->bvh ? mq_bvh_walk_box(inst->bvh, &s.q, visit, &c)

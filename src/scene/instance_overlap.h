@@ -25,6 +25,7 @@
 
 #include <meshquery/primitives.h>
 
+#include "core/float_steps.h"
 #include "scene/scene_internal.h"
 #include "traverse/bvh_walk.h"
 
@@ -82,24 +83,13 @@ static inline double mq_inst_rel_slack(const mq_instance_rec *r)
     return MQ_SCENE_REL_SLACK + 1e-14 * (r->sigma_max / r->sigma_min);
 }
 
-/* Rounds a double down / up to a float that does not cross it. */
-static inline float mq_round_down_f(double x)
-{
-    float f = (float)x;
-    return (double)f > x ? nextafterf(f, -INFINITY) : f;
-}
-static inline float mq_round_up_f(double x)
-{
-    float f = (float)x;
-    return (double)f < x ? nextafterf(f, INFINITY) : f;
-}
 
 /* The walker box [lo - grow, hi + grow] in float, rounded outwards; no ball. */
 static inline void mq_walk_box_set(mq_walk_box *q, const double lo[3], const double hi[3], double grow)
 {
     for (int k = 0; k < 3; k++) {
-        q->lo[k] = mq_round_down_f(lo[k] - grow);
-        q->hi[k] = mq_round_up_f(hi[k] + grow);
+        q->lo[k] = mq_float_floor_of(lo[k] - grow);
+        q->hi[k] = mq_float_ceil_of(hi[k] + grow);
         q->c[k] = 0.0f;
     }
     q->r2 = INFINITY;
@@ -126,16 +116,6 @@ void mq_dshape_bounds(const mq_dshape *s, mq_daabb *out);
  * its local candidate volume. False when it cannot overlap (e.g. it overflows
  * float in the centred frame, where the primitive would call it invalid). */
 bool mq_inst_shape_prepare(const mq_instance_rec *r, const mq_dshape *s, mq_inst_shape *out);
-
-/* A valid world shape reduced to the neighbourhood of instance r's world box
- * (shape_reduce.c): it meets exactly the triangles of r the shape meets, and
- * fits float in r's centred frame unless its centre (or axis) itself lies
- * beyond float range there; a shape no larger than about the instance and
- * its distance to it comes back as it is, except a box clipped outside the
- * instance. Run before mq_inst_shape_prepare, which would otherwise turn
- * such shapes down or test them in float at their full size.
- * @return false when the shape cannot meet the instance. */
-bool mq_inst_shape_reduce(const mq_instance_rec *r, const mq_dshape *s, mq_dshape *out);
 
 /* The body of every scene shape query, for a shape of any kind
  * (scene_overlap.c; the batches use it). @return the calls made to fn. */

@@ -20,6 +20,7 @@
 #define MQ_SCENE_RAY_SSE2 1
 #endif
 
+#include "core/float_steps.h"
 #include "scene/scene_internal.h"
 #include "traverse/trace.h"
 
@@ -100,49 +101,6 @@ size_t mq_scene_stream_any_avx2(const mq_scene *s, const mq_dray *rays, size_t n
 /* The world t of a local hit at local t, clamped into the caller's [tmin, tmax]. */
 double mq_inst_ray_world_t(const mq_inst_ray *ir, float t_local);
 
-/* The next float below / above a float that is not NaN (nor -inf / +inf):
- * nextafterf's results, without the library call and without a branch (they
- * run several times per instance a ray visits). */
-static inline uint32_t mq_float_bits(float f)
-{
-    union { float f; uint32_t u; } b = {f};
-    return b.u;
-}
-
-static inline float mq_float_from_bits(uint32_t u)
-{
-    union { uint32_t u; float f; } b = {u};
-    return b.f;
-}
-
-/* The bits of the next float above the float of bits b: a negative non-zero
- * one shrinks in magnitude, anything else (+-0 included) grows from its magnitude. */
-static inline uint32_t mq_float_next_up_bits(uint32_t b)
-{
-    uint32_t mag = b & 0x7FFFFFFFu;
-    return ((b >> 31) & (mag != 0)) ? b - 1 : mag + 1;
-}
-
-static inline float mq_float_next_up(float f) { return mq_float_from_bits(mq_float_next_up_bits(mq_float_bits(f))); }
-
-/* next_down(f) = -next_up(-f) */
-static inline float mq_float_next_down(float f)
-{
-    return mq_float_from_bits(mq_float_next_up_bits(mq_float_bits(f) ^ 0x80000000u) ^ 0x80000000u);
-}
-
-/* The largest float <= x and the smallest float >= x (x not NaN). */
-static inline float mq_float_floor_of(double x)
-{
-    float f = (float)x;
-    return (double)f > x ? mq_float_next_down(f) : f;
-}
-
-static inline float mq_float_ceil_of(double x)
-{
-    float f = (float)x;
-    return (double)f < x ? mq_float_next_up(f) : f;
-}
 
 /* The local float t at or below (or at or above) a world t: bounds for the traced interval. */
 static inline float mq_inst_ray_local_floor(const mq_inst_ray *ir, double t_world)
