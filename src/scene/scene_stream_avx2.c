@@ -251,8 +251,17 @@ static bool lane_refill(scene_lane *l, stream_input *in)
 {
     while (in->next < in->n) {
         size_t i = in->next++;
-        if (lane_begin(l, in->s, &in->rays[i], i, in->cull))
+        if (lane_begin(l, in->s, &in->rays[i], i, in->cull)) {
+            /* The answer's three lines (a record spans 136 bytes), owned by
+             * the time the ray ends: its stores then do not wait for them. */
+            if (in->hits) {
+                const char *out = (const char *)&in->hits[i];
+                mq_prefetch_write(out);
+                mq_prefetch_write(out + 64);
+                mq_prefetch_write(out + sizeof in->hits[i] - 1);
+            }
             return true;
+        }
         if (in->occluded)
             in->found += in->occluded[i] = mq_scene_raycast_any(in->s, &in->rays[i], in->query);
         else
