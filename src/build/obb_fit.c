@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "build/obb_fit.h"
+#include "core/float_steps.h"
 
 /* Plain comparisons: fmin/fmax are library calls (NaN rules); inputs are finite. */
 static double min2(double a, double b) { return a < b ? a : b; }
@@ -42,13 +43,6 @@ static void orthonormalize(double in[3][3], double out[3][3])
     normalize3(out[2]);
 }
 
-/* Smallest float >= x (x finite, >= 0). */
-static float round_up_float(double x)
-{
-    float f = (float)x;
-    return (double)f < x ? nextafterf(f, INFINITY) : f;
-}
-
 double mq_obb_fit_extents(const mq_fit_tris *t, double axes_in[3][3], mq_obb *out)
 {
     double frame[3][3], ax[3][3];
@@ -83,7 +77,7 @@ double mq_obb_fit_extents(const mq_fit_tris *t, double axes_in[3][3], mq_obb *ou
     for (int i = 0; i < 3; i++) {
         double pc = dot3(ax[i], cf);
         h[i] = max2(hi[i] - pc, pc - lo[i]) + pad;
-        out->half[i] = round_up_float(h[i]);
+        out->half[i] = mq_float_ceil_of(h[i]);
     }
     return h[0] * h[1] + h[1] * h[2] + h[2] * h[0];
 }

@@ -40,7 +40,9 @@ static inline float mq_float_next_down(float f)
     return mq_float_from_bits(mq_float_next_up_bits(mq_float_bits(f) ^ 0x80000000u) ^ 0x80000000u);
 }
 
-/* The largest float <= x and the smallest float >= x (x not NaN). */
+/* The largest float <= x and the smallest float >= x, the infinities
+ * counting as floats (beyond FLT_MAX: FLT_MAX and +inf); a NaN comes back
+ * as a NaN. */
 static inline float mq_float_floor_of(double x)
 {
     float f = (float)x;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "build/bvh_internal.h"
+#include "core/float_steps.h"
 #include "scene/scene_internal.h"
 
 /*
@@ -98,13 +99,8 @@ static void local_root_box(const mq_instance_def *def, mq_aabb *out)
         for (int i = 0; i < 3; i++)
             ext += fabs((double)obb.axes[i][k]) * obb.half[i];
         double lo = obb.center[k] - ext, hi = obb.center[k] + ext;
-        float flo = (float)lo, fhi = (float)hi;
-        if ((double)flo > lo)
-            flo = nextafterf(flo, -INFINITY);
-        if ((double)fhi < hi)
-            fhi = nextafterf(fhi, INFINITY);
-        out->min[k] = flo;
-        out->max[k] = fhi;
+        out->min[k] = mq_float_floor_of(lo);
+        out->max[k] = mq_float_ceil_of(hi);
     }
 }
 
@@ -122,9 +118,8 @@ static void ray_data(mq_instance_rec *rec)
         d->origin[r] = rec->to_world.m[r][3];
         double lo = rec->local_box.min[r], hi = rec->local_box.max[r];
         double pad = MQ_RAY_BOX_WIDEN * (fabs(lo) + fabs(hi)) + 1e-30; /* inf - inf: NaN, an empty box */
-        float flo = (float)(lo - pad), fhi = (float)(hi + pad);
-        d->box_lo[r] = (double)flo > lo - pad ? nextafterf(flo, -INFINITY) : flo;
-        d->box_hi[r] = (double)fhi < hi + pad ? nextafterf(fhi, INFINITY) : fhi;
+        d->box_lo[r] = mq_float_floor_of(lo - pad);
+        d->box_hi[r] = mq_float_ceil_of(hi + pad);
     }
     d->bvh = rec->bvh;
 }

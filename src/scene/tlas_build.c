@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/float_steps.h"
 #include "scene/scene_internal.h"
 
 #define BINS 16
@@ -28,16 +29,14 @@ float mq_tlas_round_lo(double x)
 {
     if (!(x >= -MQ_TLAS_FLOAT_RANGE && x <= MQ_TLAS_FLOAT_RANGE))
         return x > 0.0 ? -INFINITY : (x < 0.0 ? -INFINITY : INFINITY); /* huge: infinite slab; NaN: empty */
-    float f = (float)x;
-    return (double)f > x ? nextafterf(f, -INFINITY) : f;
+    return mq_float_floor_of(x);
 }
 
 float mq_tlas_round_hi(double x)
 {
     if (!(x >= -MQ_TLAS_FLOAT_RANGE && x <= MQ_TLAS_FLOAT_RANGE))
         return x > 0.0 ? INFINITY : (x < 0.0 ? INFINITY : -INFINITY);
-    float f = (float)x;
-    return (double)f < x ? nextafterf(f, INFINITY) : f;
+    return mq_float_ceil_of(x);
 }
 
 typedef struct build_ctx {

@@ -4,7 +4,9 @@
  *     -inf on zeros of both signs, the smallest and largest finite floats,
  *     +-inf where defined, and random bit patterns;
  *   - mq_float_floor_of / mq_float_ceil_of give the largest float <= x and
- *     the smallest float >= x for doubles near, on and between floats;
+ *     the smallest float >= x for doubles near, on and between floats, and
+ *     equal the nextafterf formula they replaced everywhere (beyond the float
+ *     range and on NaN too);
  *   - the top-level walk's ray set-up built on them, mq_tlas_ray_init (SSE2
  *     where available), equals mq_tlas_ray_init_scalar field by field on
  *     random rays and on zero, tiny, huge, negative-zero and exactly
@@ -86,6 +88,32 @@ static void test_floor_ceil_of(void **state)
     }
 }
 
+/* The formula the library used before float_steps.h: round to nearest, then one nextafterf step. */
+static void check_like_nextafterf(double x)
+{
+    float f = (float)x;
+    float lo = (double)f > x ? nextafterf(f, -INFINITY) : f, hi = (double)f < x ? nextafterf(f, INFINITY) : f;
+    assert_same_float(mq_float_floor_of(x), lo);
+    assert_same_float(mq_float_ceil_of(x), hi);
+}
+
+static void test_floor_ceil_like_nextafterf(void **state)
+{
+    (void)state;
+    const double special[] = {0.0, -0.0, FLT_MAX, -FLT_MAX, (double)FLT_MAX * (1.0 + 0x1p-30), 0x1p128, -0x1p128,
+                              1e300, -1e300, DBL_MAX, INFINITY, -INFINITY, NAN, 0x1p-150, -0x1p-149};
+    for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
+        check_like_nextafterf(special[i]);
+    mq_test_rng g;
+    mq_test_rng_seed(&g, 17);
+    for (int i = 0; i < 200000; i++) {
+        uint64_t u = mq_test_rng_u64(&g);
+        double x;
+        memcpy(&x, &u, sizeof x);
+        check_like_nextafterf(x);
+    }
+}
+
 static double special_component(mq_test_rng *g)
 {
     static const double v[] = {0.0, -0.0, 1.0, -1.0, 0.1, -0.1, 1e-300, -1e-300, 0x1p-60, 0x1p60, 0x1p61, -0x1p61,
@@ -132,6 +160,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_next_up_down),
         cmocka_unit_test(test_floor_ceil_of),
+        cmocka_unit_test(test_floor_ceil_like_nextafterf),
         cmocka_unit_test(test_tlas_ray_init),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
