@@ -206,14 +206,32 @@ typedef struct mq_tlas_entry {
 static inline void mq_tlas_prefetch(const mq_scene *s, uint32_t ref)
 {
     _Static_assert(sizeof(mq_tlas_node) == 256 && sizeof(mq_inst_ray_data) <= 128, "lines prefetched");
-    const char *p = ref & MQ_TLAS_LEAF_BIT ? (const char *)&s->recs[ref & ~MQ_TLAS_LEAF_BIT].ray
-                                           : (const char *)&s->nodes[ref];
+    /* Arithmetic, not a branch (GCC turns a ?: here into one), as which kind
+     * comes is unpredictable: a node's four lines, or a record's first four
+     * (the ray data, then the start of what a hit reads). */
+    uintptr_t leaf = ref >> 31, nodes = (uintptr_t)s->nodes, recs = (uintptr_t)s->recs;
+    uintptr_t base = nodes + leaf * (recs - nodes);
+    uintptr_t stride = sizeof *s->nodes + leaf * (sizeof *s->recs - sizeof *s->nodes);
+    const char *p = (const char *)(base + (uintptr_t)(ref & ~MQ_TLAS_LEAF_BIT) * stride);
     mq_prefetch(p);
     mq_prefetch(p + 64);
-    if (!(ref & MQ_TLAS_LEAF_BIT)) {
-        mq_prefetch(p + 128);
-        mq_prefetch(p + 192);
-    }
+    mq_prefetch(p + 128);
+    mq_prefetch(p + 192);
+}
+
+/*
+ * Keeps the nearer of *best and c in *best (ties: *best) and returns the
+ * other: a masked swap, not a branch, as which one is nearer is
+ * unpredictable (GCC turns the same ?: selects into a branch).
+ */
+static inline mq_tlas_entry mq_tlas_keep_nearer(mq_tlas_entry *best, mq_tlas_entry c)
+{
+    uint32_t swap = -(uint32_t)(c.dist < best->dist);
+    uint32_t dref = (c.ref ^ best->ref) & swap;
+    uint32_t ddist = (mq_float_bits(c.dist) ^ mq_float_bits(best->dist)) & swap;
+    best->ref ^= dref;
+    best->dist = mq_float_from_bits(mq_float_bits(best->dist) ^ ddist);
+    return (mq_tlas_entry){c.ref ^ dref, mq_float_from_bits(mq_float_bits(c.dist) ^ ddist)};
 }
 
 /*
@@ -232,12 +250,7 @@ static inline uint32_t mq_tlas_push_hits(const mq_scene *s, const mq_tlas_node *
     while (hit) {
         i = __builtin_ctz(hit);
         hit &= hit - 1;
-        mq_tlas_entry x = {n->child[i], dist[i]};
-        if (x.dist < best.dist) {
-            mq_tlas_entry t = best;
-            best = x;
-            x = t;
-        }
+        mq_tlas_entry x = mq_tlas_keep_nearer(&best, (mq_tlas_entry){n->child[i], dist[i]});
         mq_tlas_prefetch(s, x.ref);
         int j = (*top)++;
         while (j > base && stack[j - 1].dist < x.dist) {

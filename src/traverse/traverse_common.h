@@ -6,6 +6,8 @@
 #ifndef MQ_TRAVERSE_COMMON_H
 #define MQ_TRAVERSE_COMMON_H
 
+#include <string.h>
+
 #include "core/prefetch.h"
 #include "traverse/trace.h"
 
@@ -35,13 +37,34 @@ typedef struct mq_stack_entry {
 
 static inline int mq_ctz(unsigned x) { return __builtin_ctz(x); }
 
+/* Keeps the nearer of *near and c in *near (ties: *near) and returns the
+ * other: a masked swap, not a branch, as which one is nearer is
+ * unpredictable (GCC turns the same ?: selects into a branch). */
+static inline mq_stack_entry mq_keep_nearer(mq_stack_entry *near, mq_stack_entry c)
+{
+    uint32_t cd, nd;
+    memcpy(&cd, &c.dist, sizeof cd);
+    memcpy(&nd, &near->dist, sizeof nd);
+    uint32_t swap = -(uint32_t)(c.dist < near->dist);
+    uint32_t dref = (c.ref ^ near->ref) & swap, ddist = (cd ^ nd) & swap;
+    near->ref ^= dref;
+    nd ^= ddist;
+    cd ^= ddist;
+    memcpy(&near->dist, &nd, sizeof nd);
+    c.ref ^= dref;
+    memcpy(&c.dist, &cd, sizeof cd);
+    return c;
+}
+
 /* Starts loading a child the traversal will (likely) visit: the node's box
  * planes, or the leaf's first block. Hides much of the cache-miss latency
  * behind the work on its siblings (Embree prefetches each hit child too). */
 static inline void mq_prefetch_child(const void *arena, uint32_t ref)
 {
-    const char *p = mq_ref_is_leaf(ref) ? (const char *)mq_arena_leaf(arena, ref)
-                                        : (const char *)mq_arena_node(arena, ref);
+    /* The unit of a leaf (mq_ref_leaf_unit) or of a node (the ref itself) by
+     * arithmetic, not a branch: which kind comes is unpredictable. */
+    uint32_t unit = (ref & ~MQ_REF_LEAF) >> ((ref >> 31) << 1);
+    const char *p = (const char *)arena + (size_t)unit * MQ_ARENA_UNIT;
     mq_prefetch(p); /* not __builtin_prefetch: core/prefetch.h */
     mq_prefetch(p + 64);
     mq_prefetch(p + 128);

@@ -31,12 +31,9 @@ static inline uint32_t push_ordered(const void *arena, const mq_node8 *n, unsign
     mq_prefetch_child(arena, cj);
     float di = kernel_dist_at(d, i), dj = kernel_dist_at(d, j);
     if (!mask) { /* two: push the farther */
-        if (di <= dj) {
-            stack[(*sp)++] = (mq_stack_entry){cj, dj};
-            return ci;
-        }
-        stack[(*sp)++] = (mq_stack_entry){ci, di};
-        return cj;
+        mq_stack_entry near = {ci, di};
+        stack[(*sp)++] = mq_keep_nearer(&near, (mq_stack_entry){cj, dj});
+        return near.ref;
     }
     int base = *sp;
     stack[(*sp)++] = (mq_stack_entry){ci, di};
