@@ -223,17 +223,38 @@ static void normalize3(double v[3])
             v[k] /= len;
 }
 
+/*
+ * Zeroes the record's last 8 bytes: its three flags and the padding after
+ * them, so records compare equal bytewise. The writers below set every field
+ * one by one rather than clearing the whole record first: GCC compiles a
+ * 136-byte memset or struct copy into `rep stos`, whose start-up cost was
+ * measurable once per ray.
+ */
+static void clear_tail(mq_scene_hit *out)
+{
+    _Static_assert(sizeof(mq_scene_hit) - offsetof(mq_scene_hit, back_face) <= 8, "flags and padding in 8 bytes");
+    memset((char *)out + offsetof(mq_scene_hit, back_face), 0, sizeof *out - offsetof(mq_scene_hit, back_face));
+}
+
 void mq_scene_hit_miss(mq_scene_hit *out)
 {
-    static const mq_scene_hit miss = {
-        .t = INFINITY, .instance = MQ_NO_INSTANCE, .triangle = MQ_NO_TRIANGLE, .face = MQ_NO_TRIANGLE};
-    *out = miss;
+    clear_tail(out);
+    out->t = INFINITY;
+    for (int k = 0; k < 3; k++)
+        out->point[k] = out->normal[k] = out->shading_normal[k] = 0.0;
+    out->u = out->v = 0.0f;
+    out->uv[0] = out->uv[1] = 0.0f;
+    out->instance = MQ_NO_INSTANCE;
+    out->triangle = MQ_NO_TRIANGLE;
+    out->face = MQ_NO_TRIANGLE;
+    out->group = out->object = out->material = 0;
+    out->user_id = 0;
 }
 
 void mq_inst_ray_world_hit(const mq_inst_ray *ir, const mq_hit *h, mq_scene_hit *out)
 {
     const mq_instance_rec *inst = ir->inst;
-    memset(out, 0, sizeof *out);
+    clear_tail(out); /* every other field is set below */
     out->t = mq_inst_ray_world_t(ir, h->t);
     /* The point on the traced float ray, mapped to the world: as precise as the
      * mesh's own coordinates, wherever the instance is. */
