@@ -251,6 +251,9 @@ static bool lane_refill(scene_lane *l, stream_input *in)
 {
     while (in->next < in->n) {
         size_t i = in->next++;
+        /* A ray a round of lanes ahead: its line is read at once when its turn comes. */
+        if (i + MQ_SCENE_LANES < in->n)
+            mq_prefetch(&in->rays[i + MQ_SCENE_LANES]);
         if (lane_begin(l, in->s, &in->rays[i], i, in->cull)) {
             /* The answer's three lines (a record spans 136 bytes), owned by
              * the time the ray ends: its stores then do not wait for them. */
