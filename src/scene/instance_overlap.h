@@ -83,7 +83,6 @@ static inline double mq_inst_rel_slack(const mq_instance_rec *r)
     return MQ_SCENE_REL_SLACK + 1e-14 * (r->sigma_max / r->sigma_min);
 }
 
-
 /* The walker box [lo - grow, hi + grow] in float, rounded outwards; no ball. */
 static inline void mq_walk_box_set(mq_walk_box *q, const double lo[3], const double hi[3], double grow)
 {

@@ -101,7 +101,6 @@ size_t mq_scene_stream_any_avx2(const mq_scene *s, const mq_dray *rays, size_t n
 /* The world t of a local hit at local t, clamped into the caller's [tmin, tmax]. */
 double mq_inst_ray_world_t(const mq_inst_ray *ir, float t_local);
 
-
 /* The local float t at or below (or at or above) a world t: bounds for the traced interval. */
 static inline float mq_inst_ray_local_floor(const mq_inst_ray *ir, double t_world)
 {

@@ -35,6 +35,7 @@
 
 #include "core/prefetch.h"
 #include "scene/scene_raycast.h"
+#include "traverse/traverse_common.h"
 
 #define MQ_TLAS_WIDEN_REL 0x1p-21f
 #define MQ_TLAS_RAY_RANGE 0x1p60
@@ -193,11 +194,9 @@ static inline unsigned mq_tlas_live(const mq_tlas_node *n, uint32_t qmask)
     return live;
 }
 
-/* An entry of a walk's stack: a child and a lower bound of its entry distance. */
-typedef struct mq_tlas_entry {
-    uint32_t ref;
-    float dist;
-} mq_tlas_entry;
+/* An entry of a walk's stack: a child and a lower bound of its entry
+ * distance (the instance traversals' entry, so mq_keep_nearer serves both). */
+typedef mq_stack_entry mq_tlas_entry;
 
 /* Starts loading what visiting child `ref` will read (a node, or the ray
  * lines of an instance record) while the walk goes on elsewhere: over a large
@@ -220,21 +219,6 @@ static inline void mq_tlas_prefetch(const mq_scene *s, uint32_t ref)
 }
 
 /*
- * Keeps the nearer of *best and c in *best (ties: *best) and returns the
- * other: a masked swap, not a branch, as which one is nearer is
- * unpredictable (GCC turns the same ?: selects into a branch).
- */
-static inline mq_tlas_entry mq_tlas_keep_nearer(mq_tlas_entry *best, mq_tlas_entry c)
-{
-    uint32_t swap = -(uint32_t)(c.dist < best->dist);
-    uint32_t dref = (c.ref ^ best->ref) & swap;
-    uint32_t ddist = (mq_float_bits(c.dist) ^ mq_float_bits(best->dist)) & swap;
-    best->ref ^= dref;
-    best->dist = mq_float_from_bits(mq_float_bits(best->dist) ^ ddist);
-    return (mq_tlas_entry){c.ref ^ dref, mq_float_from_bits(mq_float_bits(c.dist) ^ ddist)};
-}
-
-/*
  * The children of node n whose slots are set in `hit` (not 0), with entry
  * distances dist[slot]: pushes all but the nearest farthest-first above
  * stack[*top] (so they pop nearest first), prefetching each, and returns the
@@ -250,7 +234,7 @@ static inline uint32_t mq_tlas_push_hits(const mq_scene *s, const mq_tlas_node *
     while (hit) {
         i = __builtin_ctz(hit);
         hit &= hit - 1;
-        mq_tlas_entry x = mq_tlas_keep_nearer(&best, (mq_tlas_entry){n->child[i], dist[i]});
+        mq_tlas_entry x = mq_keep_nearer(&best, (mq_tlas_entry){n->child[i], dist[i]});
         mq_tlas_prefetch(s, x.ref);
         int j = (*top)++;
         while (j > base && stack[j - 1].dist < x.dist) {

@@ -6,8 +6,7 @@
 #ifndef MQ_TRAVERSE_COMMON_H
 #define MQ_TRAVERSE_COMMON_H
 
-#include <string.h>
-
+#include "core/float_steps.h"
 #include "core/prefetch.h"
 #include "traverse/trace.h"
 
@@ -42,18 +41,12 @@ static inline int mq_ctz(unsigned x) { return __builtin_ctz(x); }
  * unpredictable (GCC turns the same ?: selects into a branch). */
 static inline mq_stack_entry mq_keep_nearer(mq_stack_entry *near, mq_stack_entry c)
 {
-    uint32_t cd, nd;
-    memcpy(&cd, &c.dist, sizeof cd);
-    memcpy(&nd, &near->dist, sizeof nd);
     uint32_t swap = -(uint32_t)(c.dist < near->dist);
-    uint32_t dref = (c.ref ^ near->ref) & swap, ddist = (cd ^ nd) & swap;
+    uint32_t dref = (c.ref ^ near->ref) & swap;
+    uint32_t ddist = (mq_float_bits(c.dist) ^ mq_float_bits(near->dist)) & swap;
     near->ref ^= dref;
-    nd ^= ddist;
-    cd ^= ddist;
-    memcpy(&near->dist, &nd, sizeof nd);
-    c.ref ^= dref;
-    memcpy(&c.dist, &cd, sizeof cd);
-    return c;
+    near->dist = mq_float_from_bits(mq_float_bits(near->dist) ^ ddist);
+    return (mq_stack_entry){c.ref ^ dref, mq_float_from_bits(mq_float_bits(c.dist) ^ ddist)};
 }
 
 /* Starts loading a child the traversal will (likely) visit: the node's box
