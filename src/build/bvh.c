@@ -181,6 +181,7 @@ mq_status mq_bvh_build(const mq_mesh *mesh, const mq_bvh_def *def, mq_bvh **out,
                                mesh->triangle_count);
         }
     }
+    mq_bvh_set_top_boxes(bvh);
     bvh->build_ms = now_ms() - t0;
     *out = bvh;
     return MQ_OK;

@@ -5,6 +5,7 @@
 #include <meshquery/bvh.h>
 
 #include "build/bvh_layout.h"
+#include "build/top_boxes.h"
 
 struct mq_bvh {
     const mq_mesh *mesh;    /* referenced, not owned (unless owned_mesh) */
@@ -34,7 +35,7 @@ struct mq_bvh {
     uint32_t leaf_count;
     uint32_t max_depth;
     double build_ms;
-    /* What the (immutable) mesh carries for hit records, looked up once. */
+    mq_aligned_boxes top; /* the top boxes, for instances' world boxes (top_boxes.h) */
 };
 
 /* The exponent k that puts `magnitude` (a largest finite |coordinate|, >= 0)

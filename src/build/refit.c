@@ -65,5 +65,6 @@ mq_status mq_bvh_refit(mq_bvh *bvh, const float *positions, mq_diag *diag)
         bvh->root_box[2 * k] = lo[k] * bvh->inv_scale; /* in the mesh's units */
         bvh->root_box[2 * k + 1] = hi[k] * bvh->inv_scale;
     }
+    mq_bvh_set_top_boxes(bvh);
     return MQ_OK;
 }

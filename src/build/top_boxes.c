@@ -8,63 +8,66 @@
 #include "build/obbtree_internal.h"
 #include "build/top_boxes.h"
 
-/* Child slot `i` of a node, in mesh units: exact (a power-of-two scale, in double). */
-static void bvh_slot_box(const mq_bvh *b, const mq_node8 *n, int i, mq_top_box *out)
+/* Child slot `i` of a node as box k of `out`, in mesh units: exact (a power-of-two scale, in double). */
+static void bvh_slot_box(const mq_bvh *b, const mq_node8 *n, int i, mq_aligned_boxes *out, uint32_t k)
 {
     double s = (double)b->inv_scale;
-    out->aligned = true; /* axes left unset */
-    for (int k = 0; k < 3; k++) {
-        double lo = (double)n->bounds[2 * k][i] * s, hi = (double)n->bounds[2 * k + 1][i] * s;
-        out->center[k] = 0.5 * (lo + hi); /* exact: floats summed in double, halved */
-        out->half[k] = 0.5 * (hi - lo);
+    for (int a = 0; a < 3; a++) {
+        double lo = (double)n->bounds[2 * a][i] * s, hi = (double)n->bounds[2 * a + 1][i] * s;
+        out->center[a][k] = 0.5 * (lo + hi); /* exact: floats summed in double, halved */
+        out->half[a][k] = 0.5 * (hi - lo);
     }
 }
 
-size_t mq_bvh_top_boxes(const mq_bvh *b, mq_top_box *out, size_t cap)
+static uint32_t bvh_top_boxes(const mq_bvh *b, mq_aligned_boxes *out)
 {
-    if (cap == 0 || b->root == MQ_REF_EMPTY)
+    const uint32_t cap = MQ_TOP_BOXES_MAX;
+    if (b->root == MQ_REF_EMPTY)
         return 0;
     if (mq_ref_is_leaf(b->root)) {
         /* A single leaf: the root box (lo x, hi x, lo y, ...), already in mesh units. */
-        out[0].aligned = true;
-        for (int k = 0; k < 3; k++) {
-            double lo = b->root_box[2 * k], hi = b->root_box[2 * k + 1];
-            out[0].center[k] = 0.5 * (lo + hi);
-            out[0].half[k] = 0.5 * (hi - lo);
+        for (int a = 0; a < 3; a++) {
+            double lo = b->root_box[2 * a], hi = b->root_box[2 * a + 1];
+            out->center[a][0] = 0.5 * (lo + hi);
+            out->half[a][0] = 0.5 * (hi - lo);
         }
         return 1;
     }
     /* The root's child slots, then each inner child replaced by its own slots
      * while the total stays within cap: the two top levels for cap >= 64. */
     const mq_node8 *root = mq_arena_node(b->arena, b->root);
-    size_t slots = 0;
+    uint32_t slots = 0;
     for (int i = 0; i < MQ_BVH_WIDTH; i++)
         slots += root->child[i] != MQ_REF_EMPTY;
-    size_t n = 0;
+    uint32_t n = 0;
     for (int i = 0; i < MQ_BVH_WIDTH; i++) {
         uint32_t ref = root->child[i];
         if (ref == MQ_REF_EMPTY)
             continue;
         slots--; /* the slots still to come after this one */
         const mq_node8 *c = mq_ref_is_leaf(ref) ? NULL : mq_arena_node(b->arena, ref);
-        size_t grand = 0;
+        uint32_t grand = 0;
         for (int j = 0; c && j < MQ_BVH_WIDTH; j++)
             grand += c->child[j] != MQ_REF_EMPTY;
         if (c && n + grand + slots <= cap) {
             for (int j = 0; j < MQ_BVH_WIDTH; j++)
                 if (c->child[j] != MQ_REF_EMPTY)
-                    bvh_slot_box(b, c, j, &out[n++]);
+                    bvh_slot_box(b, c, j, out, n++);
         } else if (n < cap) {
-            bvh_slot_box(b, root, i, &out[n++]);
+            bvh_slot_box(b, root, i, out, n++);
         }
     }
     return n;
 }
 
+void mq_bvh_set_top_boxes(mq_bvh *b)
+{
+    b->top.n = bvh_top_boxes(b, &b->top);
+}
+
 static mq_top_box obb_node_box(const mq_obbtree_node *nd)
 {
     mq_top_box box;
-    box.aligned = false;
     for (int k = 0; k < 3; k++) {
         box.center[k] = nd->center[k];
         box.half[k] = nd->half[k];

@@ -374,6 +374,7 @@ static mq_status load(mq_saved_reader *r, const mq_allocator *alloc, mq_bvh **ou
         mq_bvh_destroy(b);
         return st;
     }
+    mq_bvh_set_top_boxes(b); /* the arena is checked */
     *out = b;
     return MQ_OK;
 }

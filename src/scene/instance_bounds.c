@@ -10,6 +10,11 @@
 #include <math.h>
 #include <string.h>
 
+#if defined(__SSE2__) && !defined(MQ_FORCE_SCALAR)
+#include <emmintrin.h>
+#define MQ_BOUNDS_SSE2 1
+#endif
+
 #include "build/bvh_internal.h"
 #include "build/top_boxes.h"
 #include "scene/scene_internal.h"
@@ -28,22 +33,40 @@ static bool axes_inverse(const double axes[3][3], double inv[3][3])
     return fabs(det) > 1e-6 && mq_mat3d_inverse(m, det, inv);
 }
 
-/* The world box of a local box { center + e : |e_i| <= half_i along the
- * columns of `edges` }, grown into [lo, hi], widened for the rounding. */
-static void grow(const mq_xform *xf, const double center[3], const double half[3], double (*edges)[3],
+/* A transform's rows and their magnitudes, read once per instance (the
+ * boxes are many, and through pointers every box would reload them). */
+typedef struct xform_rows {
+    double m[3][4];        /* local -> world */
+    double axis_mag[3][3]; /* |m[k][i]|: the magnitudes of the local axes along the world's */
+    double t_mag[3];       /* |m[k][3]| */
+} xform_rows;
+
+static void xform_rows_init(const mq_xform *xf, xform_rows *x)
+{
+    for (int k = 0; k < 3; k++) {
+        for (int j = 0; j < 4; j++)
+            x->m[k][j] = xf->m[k][j];
+        for (int i = 0; i < 3; i++)
+            x->axis_mag[k][i] = fabs(xf->m[k][i]);
+        x->t_mag[k] = fabs(xf->m[k][3]);
+    }
+}
+
+/* The world box of a local box { center + sum_i s_i E_i : |s_i| <= half_i },
+ * whose world edge directions E_i have magnitudes edge_mag[3 k + i] along
+ * world axis k, grown into [lo, hi], widened for the rounding. */
+static void grow(const xform_rows *x, const double center[3], const double half[3], const double *edge_mag,
                  double lo[3], double hi[3])
 {
     for (int k = 0; k < 3; k++) {
-        double c = xf->m[k][3], mag = fabs(xf->m[k][3]), h = 0.0;
+        double c = x->m[k][3], mag = x->t_mag[k], h = 0.0;
         for (int j = 0; j < 3; j++) {
-            c += xf->m[k][j] * center[j];
-            mag += fabs(xf->m[k][j] * center[j]);
+            double p = x->m[k][j] * center[j];
+            c += p;
+            mag += fabs(p);
         }
-        for (int i = 0; i < 3; i++) {
-            double e = edges ? xf->m[k][0] * edges[0][i] + xf->m[k][1] * edges[1][i] + xf->m[k][2] * edges[2][i]
-                             : xf->m[k][i];
-            h += fabs(e) * half[i];
-        }
+        for (int i = 0; i < 3; i++)
+            h += edge_mag[3 * k + i] * half[i];
         double pad = MQ_BOX_WIDEN * (mag + 2.0 * h) + DBL_MIN;
         double l = c - h - pad, u = c + h + pad;
         lo[k] = l < lo[k] ? l : lo[k];
@@ -51,22 +74,90 @@ static void grow(const mq_xform *xf, const double center[3], const double half[3
     }
 }
 
-/* Grows [lo, hi] by the world image of one box; false if its axes are degenerate. */
-static bool grow_by_box(const mq_xform *xf, const mq_top_box *b, double lo[3], double hi[3])
+#if defined(MQ_BOUNDS_SSE2)
+/* World axis k of a transform (xform_rows), each term in both lanes. */
+typedef struct axis2 {
+    __m128d m[3], t, axis_mag[3], t_mag;
+} axis2;
+
+static axis2 axis2_of(const xform_rows *x, int k)
 {
-    if (b->aligned) {
-        grow(xf, b->center, b->half, NULL, lo, hi);
-        return true;
+    axis2 r;
+    for (int j = 0; j < 3; j++) {
+        r.m[j] = _mm_set1_pd(x->m[k][j]);
+        r.axis_mag[j] = _mm_set1_pd(x->axis_mag[k][j]);
     }
+    r.t = _mm_set1_pd(x->m[k][3]);
+    r.t_mag = _mm_set1_pd(x->t_mag[k]);
+    return r;
+}
+
+/* Boxes b and b + 1 of `a` along world axis x, as grow() computes them (lane
+ * by lane the same operations in the same order, so the same bits), merged
+ * into the lanes of *lo and *hi (minpd(l, lo) is `l < lo ? l : lo`). */
+static inline void grow_aligned_two(const axis2 *x, const mq_aligned_boxes *a, uint32_t b, __m128d *lo, __m128d *hi)
+{
+    const __m128d abs_mask = _mm_castsi128_pd(_mm_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
+    __m128d p0 = _mm_mul_pd(x->m[0], _mm_loadu_pd(&a->center[0][b]));
+    __m128d p1 = _mm_mul_pd(x->m[1], _mm_loadu_pd(&a->center[1][b]));
+    __m128d p2 = _mm_mul_pd(x->m[2], _mm_loadu_pd(&a->center[2][b]));
+    __m128d c = _mm_add_pd(_mm_add_pd(_mm_add_pd(x->t, p0), p1), p2);
+    __m128d mag = _mm_add_pd(x->t_mag, _mm_and_pd(p0, abs_mask));
+    mag = _mm_add_pd(_mm_add_pd(mag, _mm_and_pd(p1, abs_mask)), _mm_and_pd(p2, abs_mask));
+    __m128d h = _mm_add_pd(_mm_setzero_pd(), _mm_mul_pd(x->axis_mag[0], _mm_loadu_pd(&a->half[0][b])));
+    h = _mm_add_pd(h, _mm_mul_pd(x->axis_mag[1], _mm_loadu_pd(&a->half[1][b])));
+    h = _mm_add_pd(h, _mm_mul_pd(x->axis_mag[2], _mm_loadu_pd(&a->half[2][b])));
+    __m128d pad =
+        _mm_add_pd(_mm_mul_pd(_mm_set1_pd(MQ_BOX_WIDEN), _mm_add_pd(mag, _mm_add_pd(h, h))), _mm_set1_pd(DBL_MIN));
+    *lo = _mm_min_pd(_mm_sub_pd(_mm_sub_pd(c, h), pad), *lo);
+    *hi = _mm_max_pd(_mm_add_pd(_mm_add_pd(c, h), pad), *hi);
+}
+#endif
+
+/* grow() of every box of `a`: their world box merged into [lo, hi]. The
+ * boxes are many and the same for every instance of the BVH, so this is
+ * most of an instance's set-up: two boxes at a time with SSE2. */
+static void grow_aligned(const xform_rows *x, const mq_aligned_boxes *a, double lo[3], double hi[3])
+{
+    uint32_t b = 0;
+#if defined(MQ_BOUNDS_SSE2)
+    const uint32_t pairs = a->n & ~1u;
+    for (int k = 0; k < 3; k++) {
+        const axis2 xk = axis2_of(x, k);
+        __m128d lo2 = _mm_set1_pd(lo[k]), hi2 = _mm_set1_pd(hi[k]);
+        for (uint32_t p = 0; p < pairs; p += 2)
+            grow_aligned_two(&xk, a, p, &lo2, &hi2);
+        double l[2], u[2];
+        _mm_storeu_pd(l, lo2);
+        _mm_storeu_pd(u, hi2);
+        lo[k] = l[1] < l[0] ? l[1] : l[0];
+        hi[k] = u[1] > u[0] ? u[1] : u[0];
+    }
+    b = pairs;
+#endif
+    for (; b < a->n; b++) {
+        double c[3] = {a->center[0][b], a->center[1][b], a->center[2][b]};
+        double h[3] = {a->half[0][b], a->half[1][b], a->half[2][b]};
+        grow(x, c, h, &x->axis_mag[0][0], lo, hi);
+    }
+}
+
+/* Grows [lo, hi] by the world image of one oriented box; false if its axes are degenerate. */
+static bool grow_by_box(const xform_rows *x, const mq_top_box *b, double lo[3], double hi[3])
+{
     double edges[3][3]; /* column i: local direction of the box's axis i */
     if (!axes_inverse(b->axes, edges))
         return false;
-    grow(xf, b->center, b->half, edges, lo, hi);
+    double edge_mag[3][3];
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 3; i++)
+            edge_mag[k][i] = fabs(x->m[k][0] * edges[0][i] + x->m[k][1] * edges[1][i] + x->m[k][2] * edges[2][i]);
+    grow(x, b->center, b->half, &edge_mag[0][0], lo, hi);
     return true;
 }
 
 /* The world box of the local root box (the box of its 8 mapped corners). */
-static void root_box(const mq_instance_rec *rec, double lo[3], double hi[3])
+static void root_box(const mq_instance_rec *rec, const xform_rows *x, double lo[3], double hi[3])
 {
     double c[3], h[3];
     for (int k = 0; k < 3; k++) {
@@ -74,23 +165,30 @@ static void root_box(const mq_instance_rec *rec, double lo[3], double hi[3])
         c[k] = 0.5 * (l + u); /* exact: floats in double */
         h[k] = 0.5 * (u - l);
     }
-    grow(&rec->to_world, c, h, NULL, lo, hi);
+    grow(x, c, h, &x->axis_mag[0][0], lo, hi);
 }
 
 void mq_instance_world_box(mq_instance_rec *rec)
 {
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    mq_top_box boxes[MQ_TOP_BOXES_MAX];
-    size_t n = rec->bvh ? mq_bvh_top_boxes(rec->bvh, boxes, MQ_TOP_BOXES_MAX)
-                        : mq_obbtree_top_boxes(rec->obbtree, boxes, MQ_TOP_BOXES_MAX);
+    xform_rows x;
+    xform_rows_init(&rec->to_world, &x);
+    size_t n;
     bool ok = true;
-    for (size_t i = 0; i < n && ok; i++)
-        ok = grow_by_box(&rec->to_world, &boxes[i], lo, hi);
+    if (rec->bvh) {
+        n = rec->bvh->top.n;
+        grow_aligned(&x, &rec->bvh->top, lo, hi);
+    } else {
+        mq_top_box boxes[MQ_TOP_BOXES_MAX];
+        n = mq_obbtree_top_boxes(rec->obbtree, boxes, MQ_TOP_BOXES_MAX);
+        for (size_t i = 0; i < n && ok; i++)
+            ok = grow_by_box(&x, &boxes[i], lo, hi);
+    }
     /* Both boxes contain the mesh, so their intersection does: an OBB tree's
      * child boxes may stick out of the root's box, and then the root's wins. */
     double clo[3] = {INFINITY, INFINITY, INFINITY}, chi[3] = {-INFINITY, -INFINITY, -INFINITY};
     if (n > 0)
-        root_box(rec, clo, chi);
+        root_box(rec, &x, clo, chi);
     for (int k = 0; k < 3; k++) {
         rec->world_box.min[k] = ok && lo[k] > clo[k] ? lo[k] : clo[k];
         rec->world_box.max[k] = ok && hi[k] < chi[k] ? hi[k] : chi[k];

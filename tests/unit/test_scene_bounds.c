@@ -5,7 +5,8 @@
  *     instance's world box, for BVH and OBB-tree instances of shared meshes
  *     under rotations, non-uniform scales, mirrors, shears and translations
  *     up to 1e7; and the box is never wider than the box of the mapped root
- *     box's corners (the one it replaces);
+ *     box's corners (the one it replaces); the same after the BVH is refit,
+ *     and bit for bit the same boxes from a saved and loaded BVH;
  *   - an instance of mask 0 is never reported, before or after a refit turns
  *     its mask off, and is found again once its mask is back.
  */
@@ -19,6 +20,7 @@
 #include <string.h>
 
 #include <meshquery/obj.h>
+#include <meshquery/saved.h>
 #include <meshquery/scene.h>
 
 #include "scene/scene_internal.h"
@@ -64,6 +66,33 @@ static void corner_box(const mq_instance_rec *r, double lo[3], double hi[3])
     }
 }
 
+/* Every corner of triangles idx over positions pos, mapped by d's transform in
+ * double, lies inside r's world box; and that box is no wider than the box of
+ * the mapped root box's corners. */
+static void check_world_box(const mq_instance_rec *r, const mq_instance_def *d, const float *pos, const uint32_t *idx,
+                            size_t tris, const char *what)
+{
+    for (size_t t = 0; t < tris; t++) {
+        for (int c = 0; c < 3; c++) {
+            const float *v = pos + 3 * (size_t)idx[3 * t + c];
+            double p[3] = {v[0], v[1], v[2]}, w[3];
+            mq_xform_apply_point(&d->transform, p, w);
+            for (int k = 0; k < 3; k++)
+                if (!(r->world_box.min[k] <= w[k] && w[k] <= r->world_box.max[k]))
+                    fail_msg("%s: vertex %u of triangle %zu outside the world box on axis %d: %.17g not in "
+                             "[%.17g, %.17g]",
+                             what, idx[3 * t + c], t, k, w[k], r->world_box.min[k], r->world_box.max[k]);
+        }
+    }
+    double lo[3], hi[3];
+    corner_box(r, lo, hi);
+    for (int k = 0; k < 3; k++) {
+        double slack = 1e-9 * (fabs(lo[k]) + fabs(hi[k]) + (hi[k] - lo[k]));
+        assert_true(r->world_box.min[k] >= lo[k] - slack);
+        assert_true(r->world_box.max[k] <= hi[k] + slack);
+    }
+}
+
 static void check_mesh(const char *path, mq_test_rng *g)
 {
     mq_mesh *mesh = NULL;
@@ -94,26 +123,9 @@ static void check_mesh(const char *path, mq_test_rng *g)
             }
             mq_instance_rec r;
             assert_true(mq_instance_rec_init(&r, &d, 0));
-            for (size_t t = 0; t < tris; t++) {
-                for (int c = 0; c < 3; c++) {
-                    const float *v = pos + 3 * (size_t)idx[3 * t + c];
-                    double p[3] = {v[0], v[1], v[2]}, w[3];
-                    mq_xform_apply_point(&d.transform, p, w);
-                    for (int k = 0; k < 3; k++)
-                        if (!(r.world_box.min[k] <= w[k] && w[k] <= r.world_box.max[k]))
-                            fail_msg("%s: vertex %u of triangle %zu outside the world box on axis %d "
-                                     "(trial %d, leaf %d): %.17g not in [%.17g, %.17g]",
-                                     path, idx[3 * t + c], t, k, trial, leaf, w[k], r.world_box.min[k],
-                                     r.world_box.max[k]);
-                }
-            }
-            double lo[3], hi[3];
-            corner_box(&r, lo, hi);
-            for (int k = 0; k < 3; k++) {
-                double slack = 1e-9 * (fabs(lo[k]) + fabs(hi[k]) + (hi[k] - lo[k]));
-                assert_true(r.world_box.min[k] >= lo[k] - slack);
-                assert_true(r.world_box.max[k] <= hi[k] + slack);
-            }
+            char what[512];
+            snprintf(what, sizeof what, "%s (trial %d, leaf %d)", path, trial, leaf);
+            check_world_box(&r, &d, pos, idx, tris, what);
         }
         mq_bvh_destroy(bvh);
         mq_obbtree_destroy(obb);
@@ -137,6 +149,68 @@ static void test_world_boxes_contain_mesh(void **state)
         }
         check_mesh(path, &g);
     }
+}
+
+/*
+ * A BVH keeps the boxes its instances' world boxes are made of: they follow
+ * a refit (to positions moved, stretched and scaled by 2^20, then back), and
+ * a saved and loaded BVH gives the same world boxes bit for bit.
+ */
+static void test_world_boxes_follow_refit_and_load(void **state)
+{
+    (void)state;
+    const char *path = mq_test_shared_mesh("spot.obj");
+    if (!mq_test_file_exists(path))
+        path = mq_test_data_file("spot.obj");
+    if (!mq_test_file_exists(path))
+        skip();
+    mq_test_rng g;
+    mq_test_rng_seed(&g, mq_test_seed(0xB0C6));
+    mq_mesh *mesh = NULL;
+    assert_int_equal(mq_obj_load(path, NULL, &mesh, NULL, NULL), MQ_OK);
+    const float *pos = mq_mesh_positions(mesh);
+    const uint32_t *idx = mq_mesh_indices(mesh);
+    size_t nv = mq_mesh_vertex_count(mesh), tris = mq_mesh_triangle_count(mesh);
+    float *moved = malloc(3 * nv * sizeof *moved);
+    assert_non_null(moved);
+    for (size_t i = 0; i < nv; i++) {
+        moved[3 * i] = ldexpf(3.0f * pos[3 * i] + 7.0f, 20);
+        moved[3 * i + 1] = ldexpf(pos[3 * i + 2], 20); /* y and z swapped */
+        moved[3 * i + 2] = ldexpf(-0.5f * pos[3 * i + 1], 20);
+    }
+    mq_bvh *bvh = NULL;
+    assert_int_equal(mq_bvh_build(mesh, NULL, &bvh, NULL), MQ_OK);
+    for (int trial = 0; trial < 16; trial++) {
+        bool refit = trial % 2 == 0;
+        assert_int_equal(mq_bvh_refit(bvh, refit ? moved : NULL, NULL), MQ_OK);
+        mq_instance_def d = mq_default_instance_def();
+        d.bvh = bvh;
+        double a[3][3];
+        random_linear(&g, trial % 4, a);
+        for (int i = 0; i < 3; i++) {
+            for (int j = 0; j < 3; j++)
+                d.transform.m[i][j] = a[i][j];
+            d.transform.m[i][3] = mq_test_rng_range(&g, -1e7, 1e7);
+        }
+        mq_instance_rec r;
+        assert_true(mq_instance_rec_init(&r, &d, 0));
+        check_world_box(&r, &d, refit ? moved : pos, idx, tris, refit ? "refit to moved positions" : "refit back");
+
+        void *data = NULL;
+        size_t size = 0;
+        assert_int_equal(mq_bvh_save_memory(bvh, NULL, &data, &size, NULL), MQ_OK);
+        mq_bvh *loaded = NULL;
+        assert_int_equal(mq_bvh_load_memory(data, size, NULL, &loaded, NULL), MQ_OK);
+        d.bvh = loaded;
+        mq_instance_rec lr;
+        assert_true(mq_instance_rec_init(&lr, &d, 0));
+        assert_memory_equal(&lr.world_box, &r.world_box, sizeof r.world_box);
+        mq_bvh_destroy(loaded);
+        mq_saved_free(data, size, NULL);
+    }
+    mq_bvh_destroy(bvh);
+    free(moved);
+    mq_mesh_destroy(mesh);
 }
 
 /* One triangle (a single-leaf BVH) and an empty mesh: root-box cases. */
@@ -282,6 +356,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_world_boxes_contain_mesh),
+        cmocka_unit_test(test_world_boxes_follow_refit_and_load),
         cmocka_unit_test(test_world_boxes_small),
         cmocka_unit_test(test_mask_zero),
     };
