@@ -13,6 +13,8 @@
 
 #include <meshquery/scene.h>
 
+#include "core/mat3d.h"
+
 /*
  * What a ray reads of each instance it visits (mq_inst_ray_init), packed into
  * the first two cache lines of the record. A walk visits a few instances per
@@ -152,13 +154,6 @@ static inline bool mq_instance_rec_live(const mq_instance_rec *r) { return r->bv
 
 /* out = the linear part of xf applied to the vector v (no translation), in double. */
 void mq_xform_apply_vector(const mq_xform *xf, const double v[3], double out[3]);
-/* out = m * v for a 3x3 matrix. */
-void mq_mat3d_apply(const double m[3][3], const double v[3], double out[3]);
-/* The determinant of a 3x3 matrix. */
-double mq_mat3d_det(double a[3][3]);
-/* inv = a^-1 by cofactors, given det = mq_mat3d_det(a); false when det is 0
- * or the result is not finite. */
-bool mq_mat3d_inverse(double a[3][3], double det, double inv[3][3]);
 
 /*
  * Builds the committed top-level hierarchy over recs[0..slots) (live records
