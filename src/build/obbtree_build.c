@@ -342,6 +342,7 @@ mq_status mq_obbtree_build(const mq_mesh *mesh, const mq_obbtree_def *def, mq_ob
             return mq_diag_set(diag, st, NULL, 0, 0, "out of memory building an OBB tree");
         }
     }
+    mq_obbtree_set_top_boxes(t);
     *out = t;
     return MQ_OK;
 }

@@ -13,6 +13,8 @@
 
 #include <meshquery/obbtree.h>
 
+#include "build/top_boxes.h"
+
 /* Below this depth splits go at the mean; from it on, at the median, which
  * halves the triangle count per level: with at most 2^27 triangles,
  * depth <= 30 + 27 < MQ_OBBTREE_STACK. */
@@ -60,6 +62,7 @@ struct mq_obbtree {
     void *map;
     size_t map_bytes;
     float magnitude;          /* max |x|+|y|+|z| over the corners: scale for rounding margins */
+    mq_oriented_boxes top;    /* the top boxes, for instances' world boxes (top_boxes.h) */
 };
 
 static inline const mq_allocator *mq_obbtree_allocator(const mq_obbtree *t)

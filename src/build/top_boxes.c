@@ -7,6 +7,7 @@
 #include "build/bvh_internal.h"
 #include "build/obbtree_internal.h"
 #include "build/top_boxes.h"
+#include "core/mat3d.h"
 
 /* Child slot `i` of a node as box k of `out`, in mesh units: exact (a power-of-two scale, in double). */
 static void bvh_slot_box(const mq_bvh *b, const mq_node8 *n, int i, mq_aligned_boxes *out, uint32_t k)
@@ -65,36 +66,45 @@ void mq_bvh_set_top_boxes(mq_bvh *b)
     b->top.n = bvh_top_boxes(b, &b->top);
 }
 
-static mq_top_box obb_node_box(const mq_obbtree_node *nd)
+/* Node `node` of t as box k of `out`; false if its axes are degenerate. */
+static bool obb_node_box(const mq_obbtree *t, uint32_t node, mq_oriented_boxes *out, uint32_t k)
 {
-    mq_top_box box;
-    for (int k = 0; k < 3; k++) {
-        box.center[k] = nd->center[k];
-        box.half[k] = nd->half[k];
+    const mq_obbtree_node *nd = &t->nodes[node];
+    double axes[3][3], edges[3][3];
+    for (int a = 0; a < 3; a++) {
+        out->box.center[a][k] = nd->center[a];
+        out->box.half[a][k] = nd->half[a];
         for (int j = 0; j < 3; j++)
-            box.axes[k][j] = nd->axes[k][j];
+            axes[a][j] = nd->axes[a][j];
     }
-    return box;
+    double det = mq_mat3d_det(axes);
+    if (!(fabs(det) > 1e-6 && mq_mat3d_inverse(axes, det, edges)))
+        return false;
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++)
+            out->edge[j][i][k] = edges[j][i];
+    return true;
 }
 
-size_t mq_obbtree_top_boxes(const mq_obbtree *t, mq_top_box *out, size_t cap)
+void mq_obbtree_set_top_boxes(mq_obbtree *t)
 {
-    if (cap == 0 || t->node_count == 0)
-        return 0;
+    mq_oriented_boxes *out = &t->top;
+    out->box.n = 0;
+    out->ok = true;
+    if (t->node_count == 0)
+        return;
     /* Breadth first from the root: a level replaces the one above while it fits. */
     uint32_t level[MQ_TOP_BOXES_MAX], next[MQ_TOP_BOXES_MAX];
-    size_t count = 1;
+    uint32_t count = 1;
     level[0] = 0;
-    if (cap > MQ_TOP_BOXES_MAX)
-        cap = MQ_TOP_BOXES_MAX;
     for (;;) {
-        size_t m = 0;
-        for (size_t i = 0; i < count; i++)
+        uint32_t m = 0;
+        for (uint32_t i = 0; i < count; i++)
             m += mq_obbtree_node_is_leaf(&t->nodes[level[i]]) ? 1 : 2;
-        if (m == count || m > cap)
+        if (m == count || m > MQ_TOP_BOXES_MAX)
             break;
         m = 0;
-        for (size_t i = 0; i < count; i++) {
+        for (uint32_t i = 0; i < count; i++) {
             const mq_obbtree_node *nd = &t->nodes[level[i]];
             if (mq_obbtree_node_is_leaf(nd)) {
                 next[m++] = level[i];
@@ -103,11 +113,11 @@ size_t mq_obbtree_top_boxes(const mq_obbtree *t, mq_top_box *out, size_t cap)
                 next[m++] = nd->data;
             }
         }
-        for (size_t i = 0; i < m; i++)
+        for (uint32_t i = 0; i < m; i++)
             level[i] = next[i];
         count = m;
     }
-    for (size_t i = 0; i < count; i++)
-        out[i] = obb_node_box(&t->nodes[level[i]]);
-    return count;
+    for (uint32_t i = 0; i < count && out->ok; i++)
+        out->ok = obb_node_box(t, level[i], out, i);
+    out->box.n = count;
 }

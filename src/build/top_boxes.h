@@ -33,16 +33,21 @@ typedef struct mq_aligned_boxes {
  * in MQ_TOP_BOXES_MAX. Exact (no rounding). */
 void mq_bvh_set_top_boxes(mq_bvh *b);
 
-/* An OBB tree node's box: { p : |axes[i] . (p - center)| <= half[i] }, the
- * axes (nearly) unit rows. */
-typedef struct mq_top_box {
-    double center[3], half[3];
-    double axes[3][3];
-} mq_top_box;
+/*
+ * An OBB tree's top boxes: { center + sum_i s_i edge_i : |s_i| <= half_i },
+ * edge_i the local direction of the box's axis i (the columns of the inverse
+ * of its stored axis rows: those are not exactly orthonormal, so their
+ * transpose would not do). Kept in the tree (mq_obbtree.top), set by
+ * mq_obbtree_set_top_boxes when it is built or loaded.
+ */
+typedef struct mq_oriented_boxes {
+    mq_aligned_boxes box; /* centres and half extents along the boxes' own axes */
+    bool ok;              /* false: some box's axes are degenerate; instances then use the root box alone */
+    double edge[3][3][MQ_TOP_BOXES_MAX]; /* edge[j][i][b]: component j of box b's edge_i */
+} mq_oriented_boxes;
 
-/* The OBB tree's boxes (its nodes' stored boxes) of the deepest top level
- * that fits in `cap` (<= MQ_TOP_BOXES_MAX); @return their count, 0 for an
- * empty tree. */
-size_t mq_obbtree_top_boxes(const mq_obbtree *t, mq_top_box *out, size_t cap);
+/* Sets t->top from its nodes: the boxes of the deepest level (breadth first
+ * from the root, leaves kept) that fits in MQ_TOP_BOXES_MAX. */
+void mq_obbtree_set_top_boxes(mq_obbtree *t);
 
 #endif

@@ -209,6 +209,7 @@ static mq_status load(mq_saved_reader *r, const mq_allocator *alloc, mq_obbtree 
         mq_obbtree_destroy(t);
         return st;
     }
+    mq_obbtree_set_top_boxes(t); /* the tree is checked */
     *out = t;
     return MQ_OK;
 }

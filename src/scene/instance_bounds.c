@@ -8,7 +8,6 @@
  */
 #include <float.h>
 #include <math.h>
-#include <string.h>
 
 #if defined(__SSE2__) && !defined(MQ_FORCE_SCALAR)
 #include <emmintrin.h>
@@ -16,22 +15,12 @@
 #endif
 
 #include "build/bvh_internal.h"
+#include "build/obbtree_internal.h"
 #include "build/top_boxes.h"
 #include "scene/scene_internal.h"
 
 /* Relative widening: far above the few-ulp error of the double arithmetic below. */
 #define MQ_BOX_WIDEN 1e-12
-
-/* The inverse of a box's axis rows: columns are the world directions of its
- * edges. The stored float axes are not exactly orthonormal, so the transpose
- * would not do: the box is the set where each |axes[i].(p - c)| <= half[i]. */
-static bool axes_inverse(const double axes[3][3], double inv[3][3])
-{
-    double m[3][3];
-    memcpy(m, axes, sizeof m);
-    double det = mq_mat3d_det(m);
-    return fabs(det) > 1e-6 && mq_mat3d_inverse(m, det, inv);
-}
 
 /* A transform's rows and their magnitudes, read once per instance (the
  * boxes are many, and through pointers every box would reload them). */
@@ -92,25 +81,51 @@ static axis2 axis2_of(const xform_rows *x, int k)
     return r;
 }
 
-/* Boxes b and b + 1 of `a` along world axis x, as grow() computes them (lane
- * by lane the same operations in the same order, so the same bits), merged
- * into the lanes of *lo and *hi (minpd(l, lo) is `l < lo ? l : lo`). */
-static inline void grow_aligned_two(const axis2 *x, const mq_aligned_boxes *a, uint32_t b, __m128d *lo, __m128d *hi)
+static inline __m128d abs2(__m128d v)
 {
-    const __m128d abs_mask = _mm_castsi128_pd(_mm_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
+    return _mm_and_pd(v, _mm_castsi128_pd(_mm_set1_epi64x(0x7FFFFFFFFFFFFFFFll)));
+}
+
+/* Boxes b and b + 1 of `a` along world axis x, their edges' magnitudes along
+ * it em[i], as grow() computes them (lane by lane the same operations in the
+ * same order, so the same bits), merged into the lanes of *lo and *hi
+ * (minpd(l, lo) is `l < lo ? l : lo`). */
+static inline void grow_two(const axis2 *x, const mq_aligned_boxes *a, uint32_t b, const __m128d em[3], __m128d *lo,
+                            __m128d *hi)
+{
     __m128d p0 = _mm_mul_pd(x->m[0], _mm_loadu_pd(&a->center[0][b]));
     __m128d p1 = _mm_mul_pd(x->m[1], _mm_loadu_pd(&a->center[1][b]));
     __m128d p2 = _mm_mul_pd(x->m[2], _mm_loadu_pd(&a->center[2][b]));
     __m128d c = _mm_add_pd(_mm_add_pd(_mm_add_pd(x->t, p0), p1), p2);
-    __m128d mag = _mm_add_pd(x->t_mag, _mm_and_pd(p0, abs_mask));
-    mag = _mm_add_pd(_mm_add_pd(mag, _mm_and_pd(p1, abs_mask)), _mm_and_pd(p2, abs_mask));
-    __m128d h = _mm_add_pd(_mm_setzero_pd(), _mm_mul_pd(x->axis_mag[0], _mm_loadu_pd(&a->half[0][b])));
-    h = _mm_add_pd(h, _mm_mul_pd(x->axis_mag[1], _mm_loadu_pd(&a->half[1][b])));
-    h = _mm_add_pd(h, _mm_mul_pd(x->axis_mag[2], _mm_loadu_pd(&a->half[2][b])));
+    __m128d mag = _mm_add_pd(_mm_add_pd(_mm_add_pd(x->t_mag, abs2(p0)), abs2(p1)), abs2(p2));
+    __m128d h = _mm_add_pd(_mm_setzero_pd(), _mm_mul_pd(em[0], _mm_loadu_pd(&a->half[0][b])));
+    h = _mm_add_pd(h, _mm_mul_pd(em[1], _mm_loadu_pd(&a->half[1][b])));
+    h = _mm_add_pd(h, _mm_mul_pd(em[2], _mm_loadu_pd(&a->half[2][b])));
     __m128d pad =
         _mm_add_pd(_mm_mul_pd(_mm_set1_pd(MQ_BOX_WIDEN), _mm_add_pd(mag, _mm_add_pd(h, h))), _mm_set1_pd(DBL_MIN));
     *lo = _mm_min_pd(_mm_sub_pd(_mm_sub_pd(c, h), pad), *lo);
     *hi = _mm_max_pd(_mm_add_pd(_mm_add_pd(c, h), pad), *hi);
+}
+
+/* The magnitudes along world axis x of the edges of oriented boxes b, b + 1
+ * (grow_oriented's, lane by lane). */
+static inline void edge_mags_two(const axis2 *x, const mq_oriented_boxes *o, uint32_t b, __m128d em[3])
+{
+    for (int i = 0; i < 3; i++) {
+        __m128d e = _mm_add_pd(_mm_mul_pd(x->m[0], _mm_loadu_pd(&o->edge[0][i][b])),
+                               _mm_mul_pd(x->m[1], _mm_loadu_pd(&o->edge[1][i][b])));
+        em[i] = abs2(_mm_add_pd(e, _mm_mul_pd(x->m[2], _mm_loadu_pd(&o->edge[2][i][b]))));
+    }
+}
+
+/* Both lanes' bounds into lo, hi. */
+static void merge_lanes(__m128d lo2, __m128d hi2, double *lo, double *hi)
+{
+    double l[2], u[2];
+    _mm_storeu_pd(l, lo2);
+    _mm_storeu_pd(u, hi2);
+    *lo = l[1] < l[0] ? l[1] : l[0];
+    *hi = u[1] > u[0] ? u[1] : u[0];
 }
 #endif
 
@@ -126,12 +141,8 @@ static void grow_aligned(const xform_rows *x, const mq_aligned_boxes *a, double 
         const axis2 xk = axis2_of(x, k);
         __m128d lo2 = _mm_set1_pd(lo[k]), hi2 = _mm_set1_pd(hi[k]);
         for (uint32_t p = 0; p < pairs; p += 2)
-            grow_aligned_two(&xk, a, p, &lo2, &hi2);
-        double l[2], u[2];
-        _mm_storeu_pd(l, lo2);
-        _mm_storeu_pd(u, hi2);
-        lo[k] = l[1] < l[0] ? l[1] : l[0];
-        hi[k] = u[1] > u[0] ? u[1] : u[0];
+            grow_two(&xk, a, p, xk.axis_mag, &lo2, &hi2);
+        merge_lanes(lo2, hi2, &lo[k], &hi[k]);
     }
     b = pairs;
 #endif
@@ -142,18 +153,36 @@ static void grow_aligned(const xform_rows *x, const mq_aligned_boxes *a, double 
     }
 }
 
-/* Grows [lo, hi] by the world image of one oriented box; false if its axes are degenerate. */
-static bool grow_by_box(const xform_rows *x, const mq_top_box *b, double lo[3], double hi[3])
+/* grow() of every box of o (an OBB tree's): the same, each box's edges
+ * mapped to the world first. */
+static void grow_oriented(const xform_rows *x, const mq_oriented_boxes *o, double lo[3], double hi[3])
 {
-    double edges[3][3]; /* column i: local direction of the box's axis i */
-    if (!axes_inverse(b->axes, edges))
-        return false;
-    double edge_mag[3][3];
-    for (int k = 0; k < 3; k++)
-        for (int i = 0; i < 3; i++)
-            edge_mag[k][i] = fabs(x->m[k][0] * edges[0][i] + x->m[k][1] * edges[1][i] + x->m[k][2] * edges[2][i]);
-    grow(x, b->center, b->half, &edge_mag[0][0], lo, hi);
-    return true;
+    const mq_aligned_boxes *a = &o->box;
+    uint32_t b = 0;
+#if defined(MQ_BOUNDS_SSE2)
+    const uint32_t pairs = a->n & ~1u;
+    for (int k = 0; k < 3; k++) {
+        const axis2 xk = axis2_of(x, k);
+        __m128d lo2 = _mm_set1_pd(lo[k]), hi2 = _mm_set1_pd(hi[k]);
+        for (uint32_t p = 0; p < pairs; p += 2) {
+            __m128d em[3];
+            edge_mags_two(&xk, o, p, em);
+            grow_two(&xk, a, p, em, &lo2, &hi2);
+        }
+        merge_lanes(lo2, hi2, &lo[k], &hi[k]);
+    }
+    b = pairs;
+#endif
+    for (; b < a->n; b++) {
+        double c[3] = {a->center[0][b], a->center[1][b], a->center[2][b]};
+        double h[3] = {a->half[0][b], a->half[1][b], a->half[2][b]};
+        double em[3][3];
+        for (int k = 0; k < 3; k++)
+            for (int i = 0; i < 3; i++)
+                em[k][i] =
+                    fabs(x->m[k][0] * o->edge[0][i][b] + x->m[k][1] * o->edge[1][i][b] + x->m[k][2] * o->edge[2][i][b]);
+        grow(x, c, h, &em[0][0], lo, hi);
+    }
 }
 
 /* The world box of the local root box (the box of its 8 mapped corners). */
@@ -173,16 +202,16 @@ void mq_instance_world_box(mq_instance_rec *rec)
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     xform_rows x;
     xform_rows_init(&rec->to_world, &x);
-    size_t n;
+    uint32_t n = 0;
     bool ok = true;
     if (rec->bvh) {
         n = rec->bvh->top.n;
         grow_aligned(&x, &rec->bvh->top, lo, hi);
     } else {
-        mq_top_box boxes[MQ_TOP_BOXES_MAX];
-        n = mq_obbtree_top_boxes(rec->obbtree, boxes, MQ_TOP_BOXES_MAX);
-        for (size_t i = 0; i < n && ok; i++)
-            ok = grow_by_box(&x, &boxes[i], lo, hi);
+        n = rec->obbtree->top.box.n;
+        ok = rec->obbtree->top.ok;
+        if (ok)
+            grow_oriented(&x, &rec->obbtree->top, lo, hi);
     }
     /* Both boxes contain the mesh, so their intersection does: an OBB tree's
      * child boxes may stick out of the root's box, and then the root's wins. */

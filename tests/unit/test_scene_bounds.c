@@ -154,7 +154,8 @@ static void test_world_boxes_contain_mesh(void **state)
 /*
  * A BVH keeps the boxes its instances' world boxes are made of: they follow
  * a refit (to positions moved, stretched and scaled by 2^20, then back), and
- * a saved and loaded BVH gives the same world boxes bit for bit.
+ * a saved and loaded BVH gives the same world boxes bit for bit; so does a
+ * saved and loaded OBB tree.
  */
 static void test_world_boxes_follow_refit_and_load(void **state)
 {
@@ -210,6 +211,34 @@ static void test_world_boxes_follow_refit_and_load(void **state)
     }
     mq_bvh_destroy(bvh);
     free(moved);
+
+    /* An OBB tree keeps its top boxes too: built and loaded, the same world boxes. */
+    mq_obbtree *obb = NULL, *obb_loaded = NULL;
+    assert_int_equal(mq_obbtree_build(mesh, NULL, &obb, NULL), MQ_OK);
+    void *data = NULL;
+    size_t size = 0;
+    assert_int_equal(mq_obbtree_save_memory(obb, NULL, &data, &size, NULL), MQ_OK);
+    assert_int_equal(mq_obbtree_load_memory(data, size, NULL, &obb_loaded, NULL), MQ_OK);
+    for (int trial = 0; trial < 8; trial++) {
+        mq_instance_def d = mq_default_instance_def();
+        double a[3][3];
+        random_linear(&g, trial % 4, a);
+        for (int i = 0; i < 3; i++) {
+            for (int j = 0; j < 3; j++)
+                d.transform.m[i][j] = a[i][j];
+            d.transform.m[i][3] = mq_test_rng_range(&g, -1e7, 1e7);
+        }
+        mq_instance_rec r, lr;
+        d.obbtree = obb;
+        assert_true(mq_instance_rec_init(&r, &d, 0));
+        check_world_box(&r, &d, pos, idx, tris, "OBB tree");
+        d.obbtree = obb_loaded;
+        assert_true(mq_instance_rec_init(&lr, &d, 0));
+        assert_memory_equal(&lr.world_box, &r.world_box, sizeof r.world_box);
+    }
+    mq_obbtree_destroy(obb_loaded);
+    mq_obbtree_destroy(obb);
+    mq_saved_free(data, size, NULL);
     mq_mesh_destroy(mesh);
 }
 
