@@ -181,7 +181,10 @@ mq_status mq_bvh_build(const mq_mesh *mesh, const mq_bvh_def *def, mq_bvh **out,
                                mesh->triangle_count);
         }
     }
-    mq_bvh_set_top_boxes(bvh);
+    if (mq_bvh_set_top_boxes(bvh) != MQ_OK) {
+        mq_bvh_destroy(bvh);
+        return mq_diag_set(diag, MQ_ERR_OUT_OF_MEMORY, NULL, 0, 0, "out of memory building a BVH");
+    }
     bvh->build_ms = now_ms() - t0;
     *out = bvh;
     return MQ_OK;
@@ -197,6 +200,7 @@ void mq_bvh_destroy(mq_bvh *bvh)
         mq_saved_mesh_forget(bvh->owned_mesh, bvh->map, bvh->map_bytes);
     else
         mq_free(a, bvh->arena, bvh->arena_bytes);
+    mq_top_boxes_free(a, &bvh->top);
     mq_mesh_destroy(bvh->owned_mesh);
     mq_saved_unmap(bvh->map, bvh->map_bytes);
     mq_free(a, bvh, sizeof *bvh);
@@ -204,7 +208,7 @@ void mq_bvh_destroy(mq_bvh *bvh)
 
 size_t mq_bvh_byte_count(const mq_bvh *bvh)
 {
-    return sizeof *bvh + bvh->arena_bytes;
+    return sizeof *bvh + bvh->arena_bytes + bvh->top.doubles * sizeof(double);
 }
 
 const mq_mesh *mq_bvh_mesh(const mq_bvh *bvh) { return bvh->mesh; }

@@ -35,7 +35,7 @@ struct mq_bvh {
     uint32_t leaf_count;
     uint32_t max_depth;
     double build_ms;
-    mq_aligned_boxes top; /* the top boxes, for instances' world boxes (top_boxes.h) */
+    mq_top_boxes top;       /* the top boxes, for instances' world boxes (top_boxes.h) */
 };
 
 /* The exponent k that puts `magnitude` (a largest finite |coordinate|, >= 0)

@@ -22,6 +22,7 @@ void mq_obbtree_destroy(mq_obbtree *t)
         mq_free(a, t->tris, (size_t)t->tri_count * sizeof *t->tris);
         mq_free(a, t->ids, (size_t)t->tri_count * sizeof *t->ids);
     }
+    mq_top_boxes_free(a, &t->top);
     mq_mesh_destroy(t->owned_mesh);
     mq_saved_unmap(t->map, t->map_bytes);
     mq_free(a, t, sizeof *t);
@@ -30,7 +31,7 @@ void mq_obbtree_destroy(mq_obbtree *t)
 size_t mq_obbtree_byte_count(const mq_obbtree *t)
 {
     return sizeof *t + (size_t)t->node_capacity * sizeof *t->nodes +
-           (size_t)t->tri_count * (sizeof *t->tris + sizeof *t->ids);
+           (size_t)t->tri_count * (sizeof *t->tris + sizeof *t->ids) + t->top.doubles * sizeof(double);
 }
 
 const mq_mesh *mq_obbtree_mesh(const mq_obbtree *t) { return t->mesh; }

@@ -342,7 +342,10 @@ mq_status mq_obbtree_build(const mq_mesh *mesh, const mq_obbtree_def *def, mq_ob
             return mq_diag_set(diag, st, NULL, 0, 0, "out of memory building an OBB tree");
         }
     }
-    mq_obbtree_set_top_boxes(t);
+    if (mq_obbtree_set_top_boxes(t) != MQ_OK) {
+        mq_obbtree_destroy(t);
+        return mq_diag_set(diag, MQ_ERR_OUT_OF_MEMORY, NULL, 0, 0, "out of memory building an OBB tree");
+    }
     *out = t;
     return MQ_OK;
 }

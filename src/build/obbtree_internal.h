@@ -62,7 +62,7 @@ struct mq_obbtree {
     void *map;
     size_t map_bytes;
     float magnitude;          /* max |x|+|y|+|z| over the corners: scale for rounding margins */
-    mq_oriented_boxes top;    /* the top boxes, for instances' world boxes (top_boxes.h) */
+    mq_top_boxes top;         /* the top boxes, for instances' world boxes (top_boxes.h) */
 };
 
 static inline const mq_allocator *mq_obbtree_allocator(const mq_obbtree *t)

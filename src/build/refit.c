@@ -65,6 +65,7 @@ mq_status mq_bvh_refit(mq_bvh *bvh, const float *positions, mq_diag *diag)
         bvh->root_box[2 * k] = lo[k] * bvh->inv_scale; /* in the mesh's units */
         bvh->root_box[2 * k + 1] = hi[k] * bvh->inv_scale;
     }
-    mq_bvh_set_top_boxes(bvh);
+    if (mq_bvh_set_top_boxes(bvh) != MQ_OK) /* cannot happen: the block's size is unchanged */
+        return mq_diag_set(diag, MQ_ERR_OUT_OF_MEMORY, NULL, 0, 0, "out of memory refitting a BVH");
     return MQ_OK;
 }

@@ -19,35 +19,38 @@
 #define MQ_TOP_BOXES_MAX 64
 
 /*
- * A BVH's top boxes, axis-aligned, one array per coordinate (the world box's
- * loop over them vectorizes). Kept in the BVH (mq_bvh.top), as every
- * instance of it maps them: set by mq_bvh_set_top_boxes when the BVH is
- * built, refit or loaded.
+ * A hierarchy's top boxes, one array per coordinate (the world box's loop
+ * over them vectorizes): box b is { center + sum_i s_i edge_i : |s_i| <=
+ * half_i }, edge_i the local direction of its axis i. A BVH's boxes are
+ * axis-aligned (edge_i = the unit axis, `edge` unset); an OBB tree's edges
+ * are the columns of the inverse of the box's stored axis rows (those are not
+ * exactly orthonormal, so their transpose would not do).
+ *
+ * Kept in the hierarchy (its `top`), as every instance of it maps them: set
+ * by mq_bvh_set_top_boxes when a BVH is built, refit or loaded, by
+ * mq_obbtree_set_top_boxes when an OBB tree is built or loaded. The arrays
+ * share one block (`data`, `doubles` long) from the hierarchy's allocator,
+ * freed by mq_top_boxes_free.
  */
-typedef struct mq_aligned_boxes {
-    uint32_t n; /* 0 for an empty BVH */
-    double center[3][MQ_TOP_BOXES_MAX], half[3][MQ_TOP_BOXES_MAX];
-} mq_aligned_boxes;
+typedef struct mq_top_boxes {
+    uint32_t n;                  /* 0 for an empty hierarchy */
+    bool ok;                     /* false: some OBB's axes are degenerate; instances then use the root box alone */
+    double *center[3], *half[3]; /* [k][b]: coordinate k of box b */
+    double *edge[3][3];          /* OBB tree: [j][i][b], component j of box b's edge_i */
+    double *data;
+    size_t doubles;
+} mq_top_boxes;
 
 /* Sets b->top from its nodes: the boxes of the deepest top level that fits
- * in MQ_TOP_BOXES_MAX. Exact (no rounding). */
-void mq_bvh_set_top_boxes(mq_bvh *b);
-
-/*
- * An OBB tree's top boxes: { center + sum_i s_i edge_i : |s_i| <= half_i },
- * edge_i the local direction of the box's axis i (the columns of the inverse
- * of its stored axis rows: those are not exactly orthonormal, so their
- * transpose would not do). Kept in the tree (mq_obbtree.top), set by
- * mq_obbtree_set_top_boxes when it is built or loaded.
- */
-typedef struct mq_oriented_boxes {
-    mq_aligned_boxes box; /* centres and half extents along the boxes' own axes */
-    bool ok;              /* false: some box's axes are degenerate; instances then use the root box alone */
-    double edge[3][3][MQ_TOP_BOXES_MAX]; /* edge[j][i][b]: component j of box b's edge_i */
-} mq_oriented_boxes;
+ * in MQ_TOP_BOXES_MAX. Exact (no rounding). MQ_ERR_OUT_OF_MEMORY, b->top
+ * empty, when its block cannot be allocated (a refit reuses the block). */
+mq_status mq_bvh_set_top_boxes(mq_bvh *b);
 
 /* Sets t->top from its nodes: the boxes of the deepest level (breadth first
- * from the root, leaves kept) that fits in MQ_TOP_BOXES_MAX. */
-void mq_obbtree_set_top_boxes(mq_obbtree *t);
+ * from the root, leaves kept) that fits in MQ_TOP_BOXES_MAX. Errors as above. */
+mq_status mq_obbtree_set_top_boxes(mq_obbtree *t);
+
+/* Frees t's block (with the allocator of its hierarchy); t becomes empty. */
+void mq_top_boxes_free(const mq_allocator *a, mq_top_boxes *t);
 
 #endif

@@ -370,11 +370,12 @@ static mq_status load(mq_saved_reader *r, const mq_allocator *alloc, mq_bvh **ou
     if (st == MQ_OK && w.tri_seen)
         st = walk_finish(&w);
     mq_free(alloc, w.tri_seen, seen_bytes);
+    if (st == MQ_OK && mq_bvh_set_top_boxes(b) != MQ_OK) /* the arena is checked */
+        st = mq_diag_set(r->diag, MQ_ERR_OUT_OF_MEMORY, r->path, 0, 0, "out of memory loading a BVH");
     if (st != MQ_OK) {
         mq_bvh_destroy(b);
         return st;
     }
-    mq_bvh_set_top_boxes(b); /* the arena is checked */
     *out = b;
     return MQ_OK;
 }

@@ -205,11 +205,12 @@ static mq_status load(mq_saved_reader *r, const mq_allocator *alloc, mq_obbtree 
         st = mq_saved_finish(r);
     if (st == MQ_OK)
         st = check_tree(r, t);
+    if (st == MQ_OK && mq_obbtree_set_top_boxes(t) != MQ_OK) /* the tree is checked */
+        st = mq_diag_set(r->diag, MQ_ERR_OUT_OF_MEMORY, r->path, 0, 0, "out of memory loading an OBB tree");
     if (st != MQ_OK) {
         mq_obbtree_destroy(t);
         return st;
     }
-    mq_obbtree_set_top_boxes(t); /* the tree is checked */
     *out = t;
     return MQ_OK;
 }

@@ -90,7 +90,7 @@ static inline __m128d abs2(__m128d v)
  * it em[i], as grow() computes them (lane by lane the same operations in the
  * same order, so the same bits), merged into the lanes of *lo and *hi
  * (minpd(l, lo) is `l < lo ? l : lo`). */
-static inline void grow_two(const axis2 *x, const mq_aligned_boxes *a, uint32_t b, const __m128d em[3], __m128d *lo,
+static inline void grow_two(const axis2 *x, const mq_top_boxes *a, uint32_t b, const __m128d em[3], __m128d *lo,
                             __m128d *hi)
 {
     __m128d p0 = _mm_mul_pd(x->m[0], _mm_loadu_pd(&a->center[0][b]));
@@ -109,7 +109,7 @@ static inline void grow_two(const axis2 *x, const mq_aligned_boxes *a, uint32_t 
 
 /* The magnitudes along world axis x of the edges of oriented boxes b, b + 1
  * (grow_oriented's, lane by lane). */
-static inline void edge_mags_two(const axis2 *x, const mq_oriented_boxes *o, uint32_t b, __m128d em[3])
+static inline void edge_mags_two(const axis2 *x, const mq_top_boxes *o, uint32_t b, __m128d em[3])
 {
     for (int i = 0; i < 3; i++) {
         __m128d e = _mm_add_pd(_mm_mul_pd(x->m[0], _mm_loadu_pd(&o->edge[0][i][b])),
@@ -132,7 +132,7 @@ static void merge_lanes(__m128d lo2, __m128d hi2, double *lo, double *hi)
 /* grow() of every box of `a`: their world box merged into [lo, hi]. The
  * boxes are many and the same for every instance of the BVH, so this is
  * most of an instance's set-up: two boxes at a time with SSE2. */
-static void grow_aligned(const xform_rows *x, const mq_aligned_boxes *a, double lo[3], double hi[3])
+static void grow_aligned(const xform_rows *x, const mq_top_boxes *a, double lo[3], double hi[3])
 {
     uint32_t b = 0;
 #if defined(MQ_BOUNDS_SSE2)
@@ -155,27 +155,26 @@ static void grow_aligned(const xform_rows *x, const mq_aligned_boxes *a, double 
 
 /* grow() of every box of o (an OBB tree's): the same, each box's edges
  * mapped to the world first. */
-static void grow_oriented(const xform_rows *x, const mq_oriented_boxes *o, double lo[3], double hi[3])
+static void grow_oriented(const xform_rows *x, const mq_top_boxes *o, double lo[3], double hi[3])
 {
-    const mq_aligned_boxes *a = &o->box;
     uint32_t b = 0;
 #if defined(MQ_BOUNDS_SSE2)
-    const uint32_t pairs = a->n & ~1u;
+    const uint32_t pairs = o->n & ~1u;
     for (int k = 0; k < 3; k++) {
         const axis2 xk = axis2_of(x, k);
         __m128d lo2 = _mm_set1_pd(lo[k]), hi2 = _mm_set1_pd(hi[k]);
         for (uint32_t p = 0; p < pairs; p += 2) {
             __m128d em[3];
             edge_mags_two(&xk, o, p, em);
-            grow_two(&xk, a, p, em, &lo2, &hi2);
+            grow_two(&xk, o, p, em, &lo2, &hi2);
         }
         merge_lanes(lo2, hi2, &lo[k], &hi[k]);
     }
     b = pairs;
 #endif
-    for (; b < a->n; b++) {
-        double c[3] = {a->center[0][b], a->center[1][b], a->center[2][b]};
-        double h[3] = {a->half[0][b], a->half[1][b], a->half[2][b]};
+    for (; b < o->n; b++) {
+        double c[3] = {o->center[0][b], o->center[1][b], o->center[2][b]};
+        double h[3] = {o->half[0][b], o->half[1][b], o->half[2][b]};
         double em[3][3];
         for (int k = 0; k < 3; k++)
             for (int i = 0; i < 3; i++)
@@ -208,7 +207,7 @@ void mq_instance_world_box(mq_instance_rec *rec)
         n = rec->bvh->top.n;
         grow_aligned(&x, &rec->bvh->top, lo, hi);
     } else {
-        n = rec->obbtree->top.box.n;
+        n = rec->obbtree->top.n;
         ok = rec->obbtree->top.ok;
         if (ok)
             grow_oriented(&x, &rec->obbtree->top, lo, hi);
