@@ -40,7 +40,7 @@ static mq_status keep(const mq_allocator *a, mq_top_boxes *t, const box_scratch 
         for (uint32_t b = 0; b < s->n; b++)
             t->data[(size_t)r * s->n + b] = s->row[r][b];
     double *row[ORIENTED_ROWS] = {NULL};
-    for (int r = 0; r < rows; r++)
+    for (int r = 0; r < rows && s->n > 0; r++) /* no boxes: no block (and no offsets from NULL) */
         row[r] = t->data + (size_t)r * s->n;
     for (int k = 0; k < 3; k++) {
         t->center[k] = row[CENTER + k];
