@@ -62,7 +62,8 @@ static inline bool walk_pop(scene_lane *l)
  * measured slower (the upper levels stay in cache); the leaf's record is
  * prefetched, and gets a round of the other lanes to arrive.
  */
-static inline bool walk_down(scene_lane *l, const mq_scene *s, uint32_t mask)
+static inline __attribute__((always_inline)) bool walk_down(scene_lane *l, const mq_scene *s, uint32_t mask,
+                                                            const bool any)
 {
     uint32_t ref = l->ref;
     int top = l->top;
@@ -75,7 +76,8 @@ static inline bool walk_down(scene_lane *l, const mq_scene *s, uint32_t mask)
         unsigned live = mask == UINT32_MAX ? (1u << MQ_TLAS_WIDTH) - 1 : tlas_live(n, mask);
         unsigned hit = live ? tlas_box_hits(n, &l->tr, &l->tv, tmin, tmax, dist) & live : 0;
         if (hit) {
-            ref = mq_tlas_push_hits(s, n, hit, dist, stack, &top);
+            ref = any ? mq_tlas_push_any(s, n, hit, dist, stack, &top)
+                      : mq_tlas_push_hits(s, n, hit, dist, stack, &top);
             continue;
         }
         for (;;) { /* walk_pop */
@@ -195,7 +197,7 @@ static inline __attribute__((always_inline)) bool lane_advance(scene_lane *l, co
         return trace_step(l, counts, any);
     if (l->ref & MQ_TLAS_LEAF_BIT)
         return any ? enter_instance_any(l, s) : enter_instance(l, s);
-    return walk_down(l, s, mask);
+    return walk_down(l, s, mask, any);
 }
 
 /* Starts rays[i] in lane l (mq_scene_raycast_closest's and _any's set-up;

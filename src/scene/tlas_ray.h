@@ -246,6 +246,24 @@ static inline uint32_t mq_tlas_push_hits(const mq_scene *s, const mq_tlas_node *
     return best.ref;
 }
 
+/* The same for an any-hit walk, where the order does not matter: the hit
+ * children but the first pushed as they come (no sorting), each prefetched;
+ * returns the first. */
+static inline uint32_t mq_tlas_push_any(const mq_scene *s, const mq_tlas_node *n, unsigned hit, const float *dist,
+                                        mq_tlas_entry *stack, int *top)
+{
+    int i = __builtin_ctz(hit);
+    hit &= hit - 1;
+    uint32_t first = n->child[i];
+    while (hit) {
+        i = __builtin_ctz(hit);
+        hit &= hit - 1;
+        mq_tlas_prefetch(s, n->child[i]);
+        stack[(*top)++] = (mq_tlas_entry){n->child[i], dist[i]};
+    }
+    return first;
+}
+
 /* CMake compiles *_avx2.c (with -mavx2) exactly on x86-64 builds without MQ_FORCE_SCALAR. */
 #if (defined(__x86_64__) || defined(_M_X64)) && !defined(MQ_FORCE_SCALAR)
 #define MQ_TLAS_HAVE_AVX2 1
