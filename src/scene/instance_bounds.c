@@ -107,8 +107,8 @@ static inline void grow_two(const axis2 *x, const mq_top_boxes *a, uint32_t b, c
     *hi = _mm_max_pd(_mm_add_pd(_mm_add_pd(c, h), pad), *hi);
 }
 
-/* The magnitudes along world axis x of the edges of oriented boxes b, b + 1
- * (grow_oriented's, lane by lane). */
+/* The magnitudes along world axis x of the edges of OBB-tree boxes b, b + 1
+ * (grow_boxes', lane by lane). */
 static inline void edge_mags_two(const axis2 *x, const mq_top_boxes *o, uint32_t b, __m128d em[3])
 {
     for (int i = 0; i < 3; i++) {
@@ -129,57 +129,40 @@ static void merge_lanes(__m128d lo2, __m128d hi2, double *lo, double *hi)
 }
 #endif
 
-/* grow() of every box of `a`: their world box merged into [lo, hi]. The
- * boxes are many and the same for every instance of the BVH, so this is
- * most of an instance's set-up: two boxes at a time with SSE2. */
-static void grow_aligned(const xform_rows *x, const mq_top_boxes *a, double lo[3], double hi[3])
+/* grow() of every box of t: their world box merged into [lo, hi]. An OBB
+ * tree's boxes have their edges mapped to the world first; a BVH's edges are
+ * the local axes. The boxes are many and the same for every instance of the
+ * hierarchy, so this is most of an instance's set-up: two boxes at a time
+ * with SSE2. `oriented`: t is an OBB tree's (a constant in each call, so each
+ * kind gets its own loop). */
+static inline __attribute__((always_inline)) void grow_boxes(const xform_rows *x, const mq_top_boxes *t,
+                                                             const bool oriented, double lo[3], double hi[3])
 {
     uint32_t b = 0;
 #if defined(MQ_BOUNDS_SSE2)
-    const uint32_t pairs = a->n & ~1u;
-    for (int k = 0; k < 3; k++) {
-        const axis2 xk = axis2_of(x, k);
-        __m128d lo2 = _mm_set1_pd(lo[k]), hi2 = _mm_set1_pd(hi[k]);
-        for (uint32_t p = 0; p < pairs; p += 2)
-            grow_two(&xk, a, p, xk.axis_mag, &lo2, &hi2);
-        merge_lanes(lo2, hi2, &lo[k], &hi[k]);
-    }
-    b = pairs;
-#endif
-    for (; b < a->n; b++) {
-        double c[3] = {a->center[0][b], a->center[1][b], a->center[2][b]};
-        double h[3] = {a->half[0][b], a->half[1][b], a->half[2][b]};
-        grow(x, c, h, &x->axis_mag[0][0], lo, hi);
-    }
-}
-
-/* grow() of every box of o (an OBB tree's): the same, each box's edges
- * mapped to the world first. */
-static void grow_oriented(const xform_rows *x, const mq_top_boxes *o, double lo[3], double hi[3])
-{
-    uint32_t b = 0;
-#if defined(MQ_BOUNDS_SSE2)
-    const uint32_t pairs = o->n & ~1u;
+    const uint32_t pairs = t->n & ~1u;
     for (int k = 0; k < 3; k++) {
         const axis2 xk = axis2_of(x, k);
         __m128d lo2 = _mm_set1_pd(lo[k]), hi2 = _mm_set1_pd(hi[k]);
         for (uint32_t p = 0; p < pairs; p += 2) {
-            __m128d em[3];
-            edge_mags_two(&xk, o, p, em);
-            grow_two(&xk, o, p, em, &lo2, &hi2);
+            __m128d em[3] = {xk.axis_mag[0], xk.axis_mag[1], xk.axis_mag[2]};
+            if (oriented)
+                edge_mags_two(&xk, t, p, em);
+            grow_two(&xk, t, p, em, &lo2, &hi2);
         }
         merge_lanes(lo2, hi2, &lo[k], &hi[k]);
     }
     b = pairs;
 #endif
-    for (; b < o->n; b++) {
-        double c[3] = {o->center[0][b], o->center[1][b], o->center[2][b]};
-        double h[3] = {o->half[0][b], o->half[1][b], o->half[2][b]};
+    for (; b < t->n; b++) {
+        double c[3] = {t->center[0][b], t->center[1][b], t->center[2][b]};
+        double h[3] = {t->half[0][b], t->half[1][b], t->half[2][b]};
         double em[3][3];
         for (int k = 0; k < 3; k++)
             for (int i = 0; i < 3; i++)
-                em[k][i] =
-                    fabs(x->m[k][0] * o->edge[0][i][b] + x->m[k][1] * o->edge[1][i][b] + x->m[k][2] * o->edge[2][i][b]);
+                em[k][i] = oriented ? fabs(x->m[k][0] * t->edge[0][i][b] + x->m[k][1] * t->edge[1][i][b] +
+                                           x->m[k][2] * t->edge[2][i][b])
+                                    : x->axis_mag[k][i];
         grow(x, c, h, &em[0][0], lo, hi);
     }
 }
@@ -201,21 +184,16 @@ void mq_instance_world_box(mq_instance_rec *rec)
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     xform_rows x;
     xform_rows_init(&rec->to_world, &x);
-    uint32_t n = 0;
-    bool ok = true;
-    if (rec->bvh) {
-        n = rec->bvh->top.n;
-        grow_aligned(&x, &rec->bvh->top, lo, hi);
-    } else {
-        n = rec->obbtree->top.n;
-        ok = rec->obbtree->top.ok;
-        if (ok)
-            grow_oriented(&x, &rec->obbtree->top, lo, hi);
-    }
+    const mq_top_boxes *top = rec->bvh ? &rec->bvh->top : &rec->obbtree->top;
+    bool ok = top->ok;
+    if (rec->bvh)
+        grow_boxes(&x, top, false, lo, hi);
+    else if (ok)
+        grow_boxes(&x, top, true, lo, hi);
     /* Both boxes contain the mesh, so their intersection does: an OBB tree's
      * child boxes may stick out of the root's box, and then the root's wins. */
     double clo[3] = {INFINITY, INFINITY, INFINITY}, chi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    if (n > 0)
+    if (top->n > 0)
         root_box(rec, &x, clo, chi);
     for (int k = 0; k < 3; k++) {
         rec->world_box.min[k] = ok && lo[k] > clo[k] ? lo[k] : clo[k];

@@ -47,6 +47,18 @@ static void random_linear(mq_test_rng *g, int kind, double a[3][3])
             a[i][j] = r.m[i][0] * shear[0][j] + r.m[i][1] * shear[1][j] + r.m[i][2] * shear[2][j];
 }
 
+/* A random linear part (random_linear's kind) and a translation in [-far, far]. */
+static void random_placement(mq_test_rng *g, int kind, double far, mq_xform *xf)
+{
+    double a[3][3];
+    random_linear(g, kind, a);
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++)
+            xf->m[i][j] = a[i][j];
+        xf->m[i][3] = mq_test_rng_range(g, -far, far);
+    }
+}
+
 /* The box of the 8 mapped corners of the local root box: what world boxes used to be. */
 static void corner_box(const mq_instance_rec *r, double lo[3], double hi[3])
 {
@@ -113,14 +125,7 @@ static void check_mesh(const char *path, mq_test_rng *g)
                 d.obbtree = obb;
             else
                 d.bvh = bvh;
-            double a[3][3];
-            random_linear(g, (trial / 2) % 4, a);
-            double far = trial < 12 ? 10.0 : 1e7;
-            for (int i = 0; i < 3; i++) {
-                for (int j = 0; j < 3; j++)
-                    d.transform.m[i][j] = a[i][j];
-                d.transform.m[i][3] = mq_test_rng_range(g, -far, far);
-            }
+            random_placement(g, (trial / 2) % 4, trial < 12 ? 10.0 : 1e7, &d.transform);
             mq_instance_rec r;
             assert_true(mq_instance_rec_init(&r, &d, 0));
             char what[512];
@@ -186,13 +191,7 @@ static void test_world_boxes_follow_refit_and_load(void **state)
         assert_int_equal(mq_bvh_refit(bvh, refit ? moved : NULL, NULL), MQ_OK);
         mq_instance_def d = mq_default_instance_def();
         d.bvh = bvh;
-        double a[3][3];
-        random_linear(&g, trial % 4, a);
-        for (int i = 0; i < 3; i++) {
-            for (int j = 0; j < 3; j++)
-                d.transform.m[i][j] = a[i][j];
-            d.transform.m[i][3] = mq_test_rng_range(&g, -1e7, 1e7);
-        }
+        random_placement(&g, trial % 4, 1e7, &d.transform);
         mq_instance_rec r;
         assert_true(mq_instance_rec_init(&r, &d, 0));
         check_world_box(&r, &d, refit ? moved : pos, idx, tris, refit ? "refit to moved positions" : "refit back");
@@ -221,13 +220,7 @@ static void test_world_boxes_follow_refit_and_load(void **state)
     assert_int_equal(mq_obbtree_load_memory(data, size, NULL, &obb_loaded, NULL), MQ_OK);
     for (int trial = 0; trial < 8; trial++) {
         mq_instance_def d = mq_default_instance_def();
-        double a[3][3];
-        random_linear(&g, trial % 4, a);
-        for (int i = 0; i < 3; i++) {
-            for (int j = 0; j < 3; j++)
-                d.transform.m[i][j] = a[i][j];
-            d.transform.m[i][3] = mq_test_rng_range(&g, -1e7, 1e7);
-        }
+        random_placement(&g, trial % 4, 1e7, &d.transform);
         mq_instance_rec r, lr;
         d.obbtree = obb;
         assert_true(mq_instance_rec_init(&r, &d, 0));
