@@ -129,18 +129,18 @@ static inline unsigned tlas_live(const mq_tlas_node *n, uint32_t qmask)
 #undef TLAS_WALK_HITS
 #undef TLAS_WALK_LIVE
 
-bool mq_tlas_walk(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const double *t_hi, uint32_t mask,
+bool mq_tlas_walk(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const double *t_hi, uint32_t mask, bool ordered,
                   bool (*leaf)(const mq_instance_rec *inst, void *user), void *user)
 {
     if (s->node_count == 0)
         return true;
     if (!r->fast)
-        return walk_slow(s, r, t_lo, t_hi, mask, leaf, user);
+        return walk_slow(s, r, t_lo, t_hi, mask, ordered, leaf, user);
 #if defined(MQ_TLAS_HAVE_AVX2)
     if (mq_inst_ray_have_avx2()) /* the same CPU test (AVX2 and FMA) */
-        return mq_tlas_walk_fast_avx2(s, r, t_lo, t_hi, mask, leaf, user);
+        return mq_tlas_walk_fast_avx2(s, r, t_lo, t_hi, mask, ordered, leaf, user);
 #endif
-    return walk_fast(s, r, t_lo, t_hi, mask, leaf, user);
+    return walk_fast(s, r, t_lo, t_hi, mask, ordered, leaf, user);
 }
 
 bool mq_tlas_walk_ray(const mq_scene *s, const mq_dray_prep *prep, double t_lo, const double *t_hi, uint32_t mask,
@@ -148,7 +148,7 @@ bool mq_tlas_walk_ray(const mq_scene *s, const mq_dray_prep *prep, double t_lo, 
 {
     mq_tlas_ray r;
     mq_tlas_ray_init(&r, prep, t_lo);
-    return mq_tlas_walk(s, &r, t_lo, t_hi, mask, leaf, user);
+    return mq_tlas_walk(s, &r, t_lo, t_hi, mask, true, leaf, user);
 }
 
 /* ---- closest ------------------------------------------------------------ */
@@ -216,7 +216,7 @@ bool mq_scene_raycast_closest(const mq_scene *s, const mq_dray *ray, const mq_sc
 #endif
             __atomic_store_n(&closest_leaf_fn, leaf, __ATOMIC_RELAXED);
         }
-        mq_tlas_walk(s, &r, ray->tmin, &c.t_hi, query ? query->mask : 0xFFFFFFFFu, leaf, &c);
+        mq_tlas_walk(s, &r, ray->tmin, &c.t_hi, query ? query->mask : 0xFFFFFFFFu, true, leaf, &c);
     }
     if (out) {
         if (c.found)
@@ -251,5 +251,5 @@ bool mq_scene_raycast_any(const mq_scene *s, const mq_dray *ray, const mq_scene_
     mq_tlas_ray_prepare(&r, &prep, ray, ray->tmin);
     any_ctx c = {ray, q.cull_back_faces};
     double t_hi = ray->tmax;
-    return !mq_tlas_walk(s, &r, ray->tmin, &t_hi, q.mask, any_leaf, &c);
+    return !mq_tlas_walk(s, &r, ray->tmin, &t_hi, q.mask, false, any_leaf, &c);
 }

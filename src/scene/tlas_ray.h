@@ -269,13 +269,16 @@ static inline uint32_t mq_tlas_push_any(const mq_scene *s, const mq_tlas_node *n
 #define MQ_TLAS_HAVE_AVX2 1
 #endif
 
-/* mq_tlas_walk_ray (scene_raycast.h) of a ray prepared with the same t_lo. */
-bool mq_tlas_walk(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const double *t_hi, uint32_t mask,
+/* mq_tlas_walk_ray (scene_raycast.h) of a ray prepared with the same t_lo;
+ * unordered (`ordered` false, for a walk that stops at any hit), the leaves
+ * come in no particular order. */
+bool mq_tlas_walk(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const double *t_hi, uint32_t mask, bool ordered,
                   bool (*leaf)(const mq_instance_rec *inst, void *user), void *user);
 
 /* The AVX2 walk (tlas_walk_avx2.c) of a `fast` ray: visits the leaves as
- * mq_tlas_walk_ray (scene_raycast.h) says. Only on CPUs with AVX2. */
+ * mq_tlas_walk says. Only on CPUs with AVX2. */
 bool mq_tlas_walk_fast_avx2(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const double *t_hi,
-                            uint32_t mask, bool (*leaf)(const mq_instance_rec *inst, void *user), void *user);
+                            uint32_t mask, bool ordered, bool (*leaf)(const mq_instance_rec *inst, void *user),
+                            void *user);
 
 #endif

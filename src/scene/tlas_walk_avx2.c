@@ -11,8 +11,8 @@
 #define TLAS_WALK_HITS(n, r, v, tmin, tmax, live, dist) (tlas_box_hits(n, r, v, tmin, tmax, dist) & (live))
 #include "scene/tlas_walk_impl.h"
 
-bool mq_tlas_walk_fast_avx2(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const double *t_hi,
-                            uint32_t mask, bool (*leaf)(const mq_instance_rec *inst, void *user), void *user)
+bool mq_tlas_walk_fast_avx2(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const double *t_hi, uint32_t mask,
+                            bool ordered, bool (*leaf)(const mq_instance_rec *inst, void *user), void *user)
 {
-    return walk_avx2(s, r, t_lo, t_hi, mask, leaf, user);
+    return walk_avx2(s, r, t_lo, t_hi, mask, ordered, leaf, user);
 }

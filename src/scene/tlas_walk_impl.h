@@ -10,13 +10,14 @@
  *   TLAS_WALK_LIVE(node, mask)   the slots whose mask matches (mq_tlas_live)
  * and TLAS_WALK_NAME, the function to define.
  *
- * Order: the nearest hit child is walked next, the others are pushed farthest
- * first; popped entries whose entry lies beyond the best hit so far are
- * skipped (ties enter: a smaller id may wait).
+ * Order (`ordered`): the nearest hit child is walked next, the others are
+ * pushed farthest first; popped entries whose entry lies beyond the best hit
+ * so far are skipped (ties enter: a smaller id may wait). Unordered (a walk
+ * that stops at any hit), the hit children are pushed as they come.
  */
 
 static bool TLAS_WALK_NAME(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const double *t_hi, uint32_t mask,
-                           bool (*leaf)(const mq_instance_rec *inst, void *user), void *user)
+                           bool ordered, bool (*leaf)(const mq_instance_rec *inst, void *user), void *user)
 {
     tlas_vray v;
     tlas_vray_init(r, &v);
@@ -39,7 +40,8 @@ static bool TLAS_WALK_NAME(const mq_scene *s, const mq_tlas_ray *r, double t_lo,
             unsigned live = mask == UINT32_MAX ? (1u << MQ_TLAS_WIDTH) - 1 : TLAS_WALK_LIVE(n, mask);
             unsigned hit = live ? TLAS_WALK_HITS(n, r, &v, tmin, tmax, live, dist) : 0;
             if (hit) {
-                ref = mq_tlas_push_hits(s, n, hit, dist, stack, &top);
+                ref = ordered ? mq_tlas_push_hits(s, n, hit, dist, stack, &top)
+                              : mq_tlas_push_any(s, n, hit, dist, stack, &top);
                 continue;
             }
         }
