@@ -135,12 +135,14 @@ bool mq_tlas_walk(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const do
     if (s->node_count == 0)
         return true;
     if (!r->fast)
-        return walk_slow(s, r, t_lo, t_hi, mask, ordered, leaf, user);
+        return ordered ? walk_slow(s, r, t_lo, t_hi, mask, true, leaf, user)
+                       : walk_slow(s, r, t_lo, t_hi, mask, false, leaf, user);
 #if defined(MQ_TLAS_HAVE_AVX2)
     if (mq_inst_ray_have_avx2()) /* the same CPU test (AVX2 and FMA) */
         return mq_tlas_walk_fast_avx2(s, r, t_lo, t_hi, mask, ordered, leaf, user);
 #endif
-    return walk_fast(s, r, t_lo, t_hi, mask, ordered, leaf, user);
+    return ordered ? walk_fast(s, r, t_lo, t_hi, mask, true, leaf, user)
+                   : walk_fast(s, r, t_lo, t_hi, mask, false, leaf, user);
 }
 
 bool mq_tlas_walk_ray(const mq_scene *s, const mq_dray_prep *prep, double t_lo, const double *t_hi, uint32_t mask,

@@ -233,6 +233,9 @@ static void normalize3(double v[3])
 static void clear_tail(mq_scene_hit *out)
 {
     _Static_assert(sizeof(mq_scene_hit) - offsetof(mq_scene_hit, back_face) <= 8, "flags and padding in 8 bytes");
+    /* The writers name every field: a new field must be added to them. */
+    _Static_assert(sizeof(mq_scene_hit) == 136,
+                   "mq_scene_hit changed: update mq_scene_hit_miss and mq_inst_ray_world_hit");
     memset((char *)out + offsetof(mq_scene_hit, back_face), 0, sizeof *out - offsetof(mq_scene_hit, back_face));
 }
 

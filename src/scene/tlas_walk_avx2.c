@@ -14,5 +14,6 @@
 bool mq_tlas_walk_fast_avx2(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const double *t_hi, uint32_t mask,
                             bool ordered, bool (*leaf)(const mq_instance_rec *inst, void *user), void *user)
 {
-    return walk_avx2(s, r, t_lo, t_hi, mask, ordered, leaf, user);
+    return ordered ? walk_avx2(s, r, t_lo, t_hi, mask, true, leaf, user)
+                   : walk_avx2(s, r, t_lo, t_hi, mask, false, leaf, user);
 }

@@ -13,10 +13,11 @@
  * Order (`ordered`): the nearest hit child is walked next, the others are
  * pushed farthest first; popped entries whose entry lies beyond the best hit
  * so far are skipped (ties enter: a smaller id may wait). Unordered (a walk
- * that stops at any hit), the hit children are pushed as they come.
+ * that stops at any hit), the hit children are pushed as they come. Inlined
+ * where it is called, with `ordered` a constant: each order gets its own loop.
  */
 
-static bool TLAS_WALK_NAME(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const double *t_hi, uint32_t mask,
+static inline __attribute__((always_inline)) bool TLAS_WALK_NAME(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const double *t_hi, uint32_t mask,
                            bool ordered, bool (*leaf)(const mq_instance_rec *inst, void *user), void *user)
 {
     tlas_vray v;
