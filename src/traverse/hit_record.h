@@ -19,6 +19,61 @@ void mq_hit_from_lane(const mq_bvh *bvh, const mq_ray *ray, int t_shift, const m
 void mq_hit_fill(const mq_bvh *bvh, const mq_ray *ray, const mq_best *b, float t, float u, float v,
                  const float normal[3], mq_hit *out);
 
+/*
+ * Hit records written four at a time where the kernel set can (its hits4:
+ * the same bits as mq_hit_from_lane, for about half the instructions per
+ * record), else one by one. A record is written when four are pending or at
+ * mq_hit_queue_flush, which the caller runs before it reads or returns any.
+ */
+typedef struct mq_hit_queue {
+    void (*hits4)(const mq_bvh *bvh, const mq_ray *const ray[4], const mq_best best[4], mq_hit *const out[4]);
+    const mq_bvh *bvh;
+    int n;
+    const mq_ray *ray[4];
+    mq_best best[4];
+    mq_hit *out[4];
+} mq_hit_queue;
+
+/* An empty queue for hits of `bvh`, written by hits4 (a kernel set's; NULL: one by one). */
+static inline mq_hit_queue mq_hit_queue_make(const mq_bvh *bvh,
+                                             void (*hits4)(const mq_bvh *, const mq_ray *const[4], const mq_best[4],
+                                                           mq_hit *const[4]))
+{
+    return (mq_hit_queue){.hits4 = hits4, .bvh = bvh, .n = 0};
+}
+
+/* Writes the pending records. Inline (as _push), so a queue made with a
+ * known hits4 calls it directly. */
+static inline void mq_hit_queue_flush(mq_hit_queue *hq)
+{
+    if (hq->n == 1) {
+        mq_hit_from_lane(hq->bvh, hq->ray[0], 0, &hq->best[0], hq->out[0]);
+    } else if (hq->n > 1) {
+        /* Padded with copies of the first: its record is written twice, alike. */
+        for (int l = hq->n; l < 4; l++) {
+            hq->ray[l] = hq->ray[0];
+            hq->best[l] = hq->best[0];
+            hq->out[l] = hq->out[0];
+        }
+        hq->hits4(hq->bvh, hq->ray, hq->best, hq->out);
+    }
+    hq->n = 0;
+}
+
+/* mq_hit_from_lane(hq->bvh, ray, t_shift, b, out), now or by the next flush. */
+static inline void mq_hit_queue_push(mq_hit_queue *hq, const mq_ray *ray, int t_shift, const mq_best *b, mq_hit *out)
+{
+    if (!hq->hits4 || t_shift) {
+        mq_hit_from_lane(hq->bvh, ray, t_shift, b, out);
+        return;
+    }
+    hq->ray[hq->n] = ray;
+    hq->best[hq->n] = *b;
+    hq->out[hq->n] = out;
+    if (++hq->n == 4)
+        mq_hit_queue_flush(hq);
+}
+
 /* out->t := t and out->point := origin + t * dir (in float). */
 void mq_hit_set_t(const mq_ray *ray, float t, mq_hit *out);
 

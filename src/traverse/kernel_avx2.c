@@ -32,4 +32,5 @@ const mq_kernels mq_kernels_avx2 = {.closest = kernel_closest,
                                      .prepare8 = mq_trace_prepare8_avx2,
                                      .prepare_valid = mq_trace_prepare_valid_avx2,
                                      .closest_valid = kernel_closest_valid,
+                                     .hits4 = mq_hits4_avx2,
                                      .name = "avx2"};

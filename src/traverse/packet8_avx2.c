@@ -34,7 +34,7 @@
  * (an invalid ray, tmin < 0, a direction that needs rescaling, rays that do
  * not share octant and permutation) is left to the caller's general path.
  * The hit records' double-precision refinement runs 4 hits at a time
- * (hits4), in the same operations as hit_record.c.
+ * (mq_hits4_avx2), in the same operations as hit_record.c.
  */
 #include <immintrin.h>
 #include <math.h>
@@ -441,7 +441,7 @@ static inline __m256d finite4(__m256d x)
  * the common case (a degenerate plane test, a point outside the triangle)
  * go through mq_hit_from_lane itself.
  */
-static void hits4(const mq_bvh *bvh, const mq_ray *const ray[4], const mq_best best[4], mq_hit *const out[4])
+void mq_hits4_avx2(const mq_bvh *bvh, const mq_ray *const ray[4], const mq_best best[4], mq_hit *const out[4])
 {
     const float inv = bvh->inv_scale;
     float cf[3][3][4], of[3][4], df[3][4], tmin[4], tmax[4];
@@ -531,7 +531,7 @@ static size_t packet_hits(const packet_best *b, const mq_bvh *bvh, const mq_ray 
         best[pending] = (mq_best){t[l], id[l], blk, (int)(where[l] & 3), u[l], v[l], signbit(back[l]) != 0};
         out[pending] = &hits[l];
         if (++pending == 4) {
-            hits4(bvh, ray, best, out);
+            mq_hits4_avx2(bvh, ray, best, out);
             pending = 0;
         }
         n++;
@@ -542,7 +542,7 @@ static size_t packet_hits(const packet_best *b, const mq_bvh *bvh, const mq_ray 
         /* Pad with copies of the first; their records are written twice, alike. */
         for (int l = pending; l < 4; l++)
             ray[l] = ray[0], best[l] = best[0], out[l] = out[0];
-        hits4(bvh, ray, best, out);
+        mq_hits4_avx2(bvh, ray, best, out);
     }
     return n;
 }

@@ -60,6 +60,7 @@ typedef struct chunk_work {
     mq_best *packet_best[MQ_BATCH_CHUNK];
     size_t packet_index[MQ_BATCH_CHUNK];
     size_t rest_index[MQ_BATCH_CHUNK];       /* queries left for the stream */
+    mq_hit_queue records;                    /* of the chunk's hits, flushed at its end */
     mq_trace_counts counts;
 } chunk_work;
 
@@ -82,7 +83,7 @@ static size_t finish_ray(batch *b, chunk_work *w, size_t j, bool any)
     if (any)
         b->occluded[i] = h;
     else if (h)
-        mq_hit_from_best(&w->q[j], &w->best[j], &b->hits[i]);
+        mq_hit_queue_push(&w->records, w->q[j].user_ray, w->q[j].ray.t_shift, &w->best[j], &b->hits[i]);
     else
         mq_hit_miss(&b->hits[i]);
     return h;
@@ -143,6 +144,7 @@ static size_t run_chunk(batch *b, chunk_work *w, size_t begin, size_t end)
     bool interleave = b->bvh->arena_bytes >= MQ_PACKET_INTERLEAVE_MIN_BYTES;
     size_t n = 0, hits = 0, todo = 0;
     size_t index[MQ_BATCH_CHUNK];
+    w->records = mq_hit_queue_make(b->bvh, k->hits4);
     /* The next chunk's rays (a single thread takes it next): each chunk is
      * one 4 KiB page of rays, where the hardware prefetchers stop. */
     size_t pf_end = end + MQ_BATCH_CHUNK < b->count ? end + MQ_BATCH_CHUNK : b->count;
@@ -212,6 +214,7 @@ static size_t run_chunk(batch *b, chunk_work *w, size_t begin, size_t end)
     }
     for (size_t j = 0; j < n; j++)
         hits += finish_ray(b, w, j, any);
+    mq_hit_queue_flush(&w->records);
     return hits;
 }
 

@@ -156,6 +156,9 @@ typedef struct mq_kernels {
     /* prepare_valid into *q, then closest into *best (initialised here), in
      * one call; NULL when the ISA has none. */
     bool (*closest_valid)(const mq_bvh *bvh, const mq_ray *ray, bool cull, mq_trace *q, mq_best *best);
+    /* mq_hit_from_lane (t_shift 0) of 4 hits at once, the same bits; NULL
+     * when the ISA has none. Used through mq_hit_queue (hit_record.h). */
+    void (*hits4)(const mq_bvh *bvh, const mq_ray *const ray[4], const mq_best best[4], mq_hit *const out[4]);
     const char *name;
 } mq_kernels;
 
@@ -198,6 +201,7 @@ unsigned mq_trace_prepare8_avx2(mq_trace *const q[8], const mq_bvh *bvh, const m
 void mq_trace_prepare_valid_avx2(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *restrict ray, bool cull);
 size_t mq_packet8_rays_avx2(const mq_bvh *bvh, const mq_ray *rays, size_t groups, bool cull, bool interleave,
                             mq_hit *hits, bool *left, mq_trace_counts *counts);
+void mq_hits4_avx2(const mq_bvh *bvh, const mq_ray *const ray[4], const mq_best best[4], mq_hit *const out[4]);
 #endif
 
 /* Called for a candidate when the query has a filter: builds the hit and asks it. */
