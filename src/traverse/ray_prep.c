@@ -191,7 +191,13 @@ bool mq_trace_prepare(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *res
     }
     if (!ray_ok(ray, ob, db))
         return false;
-    prepare_valid(q, bvh, ray, ab);
+    /* The kernel set's own preparation where it has one (the same fields, bit
+     * for bit; AVX2: about a third of the instructions of this scalar code). */
+    const mq_kernels *k = mq_kernels_active();
+    if (k->prepare_valid)
+        k->prepare_valid(q, bvh, ray, false);
+    else
+        prepare_valid(q, bvh, ray, ab);
     q->query = query ? query : &defaults;
     q->cull = q->query->cull_back_faces;
     return true;

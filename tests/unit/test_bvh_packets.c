@@ -231,6 +231,61 @@ static void batch_packets_equal_single_rays(void **state)
     }
 }
 
+/* Whether two prepared queries hold the same fields, bit for bit. */
+static bool same_preparation(const mq_trace *a, const mq_trace *b)
+{
+#define SAME(f) (memcmp(&a->f, &b->f, sizeof a->f) == 0)
+    return SAME(ray.org) && SAME(ray.dir) && SAME(ray.rdir) && SAME(ray.tmin) && SAME(ray.tmax) &&
+           SAME(ray.t_shift) && SAME(ray.kx) && SAME(ray.ky) && SAME(ray.kz) && SAME(ray.sx) && SAME(ray.sy) &&
+           SAME(ray.sz) && SAME(ray.near) && SAME(cull) && SAME(has_after) && SAME(after_t) && SAME(after_id) &&
+           SAME(query) && SAME(bvh) && SAME(user_ray);
+#undef SAME
+}
+
+/* mq_trace_prepare takes the kernel set's own preparation where it has one
+ * (AVX2): every field equals the scalar code's, for every kind of ray (the
+ * spoiled camera packets and incoherent rays, at every scale). */
+static void kernel_preparation_equals_scalar(void **state)
+{
+    (void)state;
+    const mq_kernels *avx2 = mq_kernels_by_name("avx2");
+    if (!avx2 || !avx2->prepare_valid)
+        skip();
+    const float scales[] = {1.0f, 1e-20f, 1e20f};
+    const size_t count = 8 * 32 * 32;
+    size_t compared = 0;
+    for (size_t s = 0; s < sizeof scales / sizeof scales[0]; s++) {
+        mq_mesh *m = scaled_spot(scales[s]);
+        mq_bvh *b = NULL;
+        assert_int_equal(mq_bvh_build(m, NULL, &b, NULL), MQ_OK);
+        for (int mode = 0; mode < 3; mode++) {
+            mq_test_rng g;
+            mq_test_rng_seed(&g, mq_test_seed(91) + s * 3 + (uint64_t)mode);
+            mq_ray *rays = mode < 2 ? make_rays(count, scales[s], mode == 1, &g) : make_incoherent(count, scales[s], &g);
+            for (size_t i = 0; i < count; i++)
+                for (int cull = 0; cull < 2; cull++) {
+                    mq_ray_query q = mq_default_ray_query();
+                    q.cull_back_faces = cull;
+                    mq_trace one, other;
+                    memset(&one, 0, sizeof one);
+                    memset(&other, 0, sizeof other);
+                    mq_kernels_override(&mq_kernels_scalar);
+                    bool ok = mq_trace_prepare(&one, b, &rays[i], &q);
+                    mq_kernels_override(avx2);
+                    assert_int_equal(mq_trace_prepare(&other, b, &rays[i], &q), ok);
+                    if (ok)
+                        assert_true(same_preparation(&one, &other));
+                    compared += ok;
+                }
+            mq_kernels_override(NULL);
+            free(rays);
+        }
+        mq_bvh_destroy(b);
+        mq_mesh_destroy(m);
+    }
+    assert_true(compared > count);
+}
+
 /* The packet kernel on its own: which groups it takes and which it leaves. */
 static void packet_kernel_leaves_what_it_cannot_take(void **state)
 {
@@ -277,6 +332,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(batch_packets_equal_single_rays),
         cmocka_unit_test(packet_kernel_leaves_what_it_cannot_take),
+        cmocka_unit_test(kernel_preparation_equals_scalar),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
