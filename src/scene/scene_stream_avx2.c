@@ -183,7 +183,7 @@ static inline __attribute__((always_inline)) bool trace_step(scene_lane *l, mq_t
     }
     if (l->trace.best.id != MQ_NO_TRIANGLE) {
         mq_closest_ctx *c = &l->c;
-        mq_hit_from_best(&l->q, &l->trace.best, &c->hit[c->best_slot ^ 1]);
+        mq_hit_from_lane_avx2(l->q.bvh, l->q.user_ray, l->q.ray.t_shift, &l->trace.best, &c->hit[c->best_slot ^ 1]);
         mq_closest_offer(c, c->ir[c->best_slot ^ 1].inst); /* the traced slot's instance */
     }
     return instance_done(l);

@@ -33,4 +33,5 @@ const mq_kernels mq_kernels_avx2 = {.closest = kernel_closest,
                                      .prepare_valid = mq_trace_prepare_valid_avx2,
                                      .closest_valid = kernel_closest_valid,
                                      .hits4 = mq_hits4_avx2,
+                                     .hit1 = mq_hit_from_lane_avx2,
                                      .name = "avx2"};

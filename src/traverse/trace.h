@@ -159,6 +159,9 @@ typedef struct mq_kernels {
     /* mq_hit_from_lane (t_shift 0) of 4 hits at once, the same bits; NULL
      * when the ISA has none. Used through mq_hit_queue (hit_record.h). */
     void (*hits4)(const mq_bvh *bvh, const mq_ray *const ray[4], const mq_best best[4], mq_hit *const out[4]);
+    /* mq_hit_from_lane in this ISA's registers (the same bits); NULL when the
+     * ISA has none. mq_hit_from_best takes it. */
+    void (*hit1)(const mq_bvh *bvh, const mq_ray *ray, int t_shift, const mq_best *b, mq_hit *out);
     const char *name;
 } mq_kernels;
 
@@ -202,6 +205,7 @@ void mq_trace_prepare_valid_avx2(mq_trace *restrict q, const mq_bvh *bvh, const 
 size_t mq_packet8_rays_avx2(const mq_bvh *bvh, const mq_ray *rays, size_t groups, bool cull, bool interleave,
                             mq_hit *hits, bool *left, mq_trace_counts *counts);
 void mq_hits4_avx2(const mq_bvh *bvh, const mq_ray *const ray[4], const mq_best best[4], mq_hit *const out[4]);
+void mq_hit_from_lane_avx2(const mq_bvh *bvh, const mq_ray *ray, int t_shift, const mq_best *b, mq_hit *out);
 #endif
 
 /* Called for a candidate when the query has a filter: builds the hit and asks it. */

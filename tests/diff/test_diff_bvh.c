@@ -175,19 +175,6 @@ static int run_and_check(const ray_set *s, const mq_bvh *bvh, answers *out)
     return bad;
 }
 
-/* Bit-identical answers from two kernels. */
-static int same_answers(const answers *a, const answers *b, size_t n)
-{
-    int bad = 0;
-    for (size_t i = 0; i < n; i++) {
-        const mq_hit *x = &a->closest[i], *y = &b->closest[i];
-        if (memcmp(&x->t, &y->t, sizeof x->t) || x->triangle != y->triangle || memcmp(&x->u, &y->u, sizeof x->u) ||
-            memcmp(&x->v, &y->v, sizeof x->v) || a->any[i] != b->any[i])
-            bad++;
-    }
-    return bad;
-}
-
 /* Whether two hit records are the same, bit for bit, field by field (the
  * struct has padding). */
 static bool same_record(const mq_hit *a, const mq_hit *b)
@@ -197,6 +184,17 @@ static bool same_record(const mq_hit *a, const mq_hit *b)
            SAME(back_face) && SAME(has_shading_normal) && SAME(has_uv) && SAME(shading_normal) && SAME(uv) &&
            SAME(group) && SAME(object) && SAME(material);
 #undef SAME
+}
+
+/* Bit-identical answers from two kernels (each with its own hit records). */
+static int same_answers(const answers *a, const answers *b, size_t n)
+{
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!same_record(&a->closest[i], &b->closest[i]) || a->any[i] != b->any[i])
+            bad++;
+    }
+    return bad;
 }
 
 /* The batch API (streamed over big trees) against the single-ray answers,
