@@ -110,11 +110,7 @@ void mq_hit_set_t(const mq_ray *ray, float t, mq_hit *out)
 
 void mq_hit_from_best(const mq_trace *q, const mq_best *b, mq_hit *out)
 {
-    const mq_kernels *k = mq_kernels_active();
-    if (k->hit1)
-        k->hit1(q->bvh, q->user_ray, q->ray.t_shift, b, out);
-    else
-        mq_hit_from_lane(q->bvh, q->user_ray, q->ray.t_shift, b, out);
+    mq_hit_from_lane_with(mq_kernels_active(), q->bvh, q->user_ray, q->ray.t_shift, b, out);
 }
 
 void mq_hit_from_lane(const mq_bvh *bvh, const mq_ray *ray, int t_shift, const mq_best *b, mq_hit *out)

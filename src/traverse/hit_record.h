@@ -7,7 +7,8 @@
 
 /* Fills `out` for the hit `b` of query `q`: t, u, v recomputed in double from
  * the triangle's corners and t clamped into [tmin, tmax] of q->user_ray (reads
- * only q->user_ray, q->bvh and q->ray.t_shift). */
+ * only q->user_ray, q->bvh and q->ray.t_shift), with the active kernel set's hit1
+ * where it has one (the same bits). */
 void mq_hit_from_best(const mq_trace *q, const mq_best *b, mq_hit *out);
 
 /* The same from its parts: the BVH, the caller's ray and the query's t_shift
@@ -22,11 +23,12 @@ void mq_hit_fill(const mq_bvh *bvh, const mq_ray *ray, const mq_best *b, float t
 /*
  * Hit records written four at a time where the kernel set can (its hits4:
  * the same bits as mq_hit_from_lane, for about half the instructions per
- * record), else one by one. A record is written when four are pending or at
- * mq_hit_queue_flush, which the caller runs before it reads or returns any.
+ * record), else one by one (its hit1, or mq_hit_from_lane). A record is
+ * written when four are pending or at mq_hit_queue_flush, which the caller
+ * runs before it reads or returns any.
  */
 typedef struct mq_hit_queue {
-    void (*hits4)(const mq_bvh *bvh, const mq_ray *const ray[4], const mq_best best[4], mq_hit *const out[4]);
+    const mq_kernels *k;
     const mq_bvh *bvh;
     int n;
     const mq_ray *ray[4];
@@ -34,20 +36,27 @@ typedef struct mq_hit_queue {
     mq_hit *out[4];
 } mq_hit_queue;
 
-/* An empty queue for hits of `bvh`, written by hits4 (a kernel set's; NULL: one by one). */
-static inline mq_hit_queue mq_hit_queue_make(const mq_bvh *bvh,
-                                             void (*hits4)(const mq_bvh *, const mq_ray *const[4], const mq_best[4],
-                                                           mq_hit *const[4]))
+/* An empty queue for hits of `bvh`, written by kernel set k's functions. */
+static inline mq_hit_queue mq_hit_queue_make(const mq_bvh *bvh, const mq_kernels *k)
 {
-    return (mq_hit_queue){.hits4 = hits4, .bvh = bvh, .n = 0};
+    return (mq_hit_queue){.k = k, .bvh = bvh, .n = 0};
 }
 
-/* Writes the pending records. Inline (as _push), so a queue made with a
- * known hits4 calls it directly. */
+/* mq_hit_from_lane with kernel set k's hit1 where it has one (the same bits). */
+static inline void mq_hit_from_lane_with(const mq_kernels *k, const mq_bvh *bvh, const mq_ray *ray, int t_shift,
+                                         const mq_best *b, mq_hit *out)
+{
+    if (k->hit1)
+        k->hit1(bvh, ray, t_shift, b, out);
+    else
+        mq_hit_from_lane(bvh, ray, t_shift, b, out);
+}
+
+/* Writes the pending records. */
 static inline void mq_hit_queue_flush(mq_hit_queue *hq)
 {
     if (hq->n == 1) {
-        mq_hit_from_lane(hq->bvh, hq->ray[0], 0, &hq->best[0], hq->out[0]);
+        mq_hit_from_lane_with(hq->k, hq->bvh, hq->ray[0], 0, &hq->best[0], hq->out[0]);
     } else if (hq->n > 1) {
         /* Padded with copies of the first: its record is written twice, alike. */
         for (int l = hq->n; l < 4; l++) {
@@ -55,16 +64,17 @@ static inline void mq_hit_queue_flush(mq_hit_queue *hq)
             hq->best[l] = hq->best[0];
             hq->out[l] = hq->out[0];
         }
-        hq->hits4(hq->bvh, hq->ray, hq->best, hq->out);
+        hq->k->hits4(hq->bvh, hq->ray, hq->best, hq->out);
     }
     hq->n = 0;
 }
 
-/* mq_hit_from_lane(hq->bvh, ray, t_shift, b, out), now or by the next flush. */
+/* mq_hit_from_lane(hq->bvh, ray, t_shift, b, out), now or by the next flush
+ * (hits4 takes t_shift 0 only). */
 static inline void mq_hit_queue_push(mq_hit_queue *hq, const mq_ray *ray, int t_shift, const mq_best *b, mq_hit *out)
 {
-    if (!hq->hits4 || t_shift) {
-        mq_hit_from_lane(hq->bvh, ray, t_shift, b, out);
+    if (!hq->k->hits4 || t_shift) {
+        mq_hit_from_lane_with(hq->k, hq->bvh, ray, t_shift, b, out);
         return;
     }
     hq->ray[hq->n] = ray;

@@ -146,7 +146,7 @@ static size_t run_chunk(batch *b, chunk_work *w, size_t begin, size_t end)
     bool interleave = b->bvh->arena_bytes >= MQ_PACKET_INTERLEAVE_MIN_BYTES;
     size_t n = 0, hits = 0, todo = 0;
     size_t index[MQ_BATCH_CHUNK];
-    w->records = mq_hit_queue_make(b->bvh, k->hits4);
+    w->records = mq_hit_queue_make(b->bvh, k);
     /* The next chunk's rays (a single thread takes it next): each chunk is
      * one 4 KiB page of rays, where the hardware prefetchers stop. */
     size_t pf_end = end + MQ_BATCH_CHUNK < b->count ? end + MQ_BATCH_CHUNK : b->count;
