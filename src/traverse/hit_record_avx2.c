@@ -49,13 +49,15 @@ void mq_hit_from_lane_avx2(const mq_bvh *bvh, const mq_ray *ray, int t_shift, co
     __m256d e1 = _mm256_sub_pd(v[1], v[0]), e2 = _mm256_sub_pd(v[2], v[0]), q = _mm256_sub_pd(v[0], o);
     __m256d n = cross3(e1, e2);
     double nn = dot3(n, n), dn = dot3(n, d);
-    double td = dn != 0.0 && __builtin_isfinite(dn) ? dot3(n, q) / dn : 0.0;
-    double u = -1.0, w = -1.0;
-    if (dn != 0.0 && __builtin_isfinite(dn) && __builtin_isfinite(td)) {
-        __m256d h = _mm256_sub_pd(_mm256_mul_pd(_mm256_set1_pd(td), d), q);
-        double inv_nn = 1.0 / nn;
-        u = dot3(n, cross3(h, e2)) * inv_nn;
-        w = dot3(n, cross3(e1, h)) * inv_nn;
+    double td = 0.0, u = -1.0, w = -1.0; /* off the common case unless set below */
+    if (dn != 0.0 && __builtin_isfinite(dn)) {
+        td = dot3(n, q) / dn;
+        if (__builtin_isfinite(td)) {
+            __m256d h = _mm256_sub_pd(_mm256_mul_pd(_mm256_set1_pd(td), d), q);
+            double inv_nn = 1.0 / nn;
+            u = dot3(n, cross3(h, e2)) * inv_nn;
+            w = dot3(n, cross3(e1, h)) * inv_nn;
+        }
     }
     if (!(u >= 0.0 && w >= 0.0 && u + w <= 1.0)) {
         mq_hit_from_lane(bvh, ray, t_shift, b, out);

@@ -537,7 +537,7 @@ static size_t packet_hits(const packet_best *b, const mq_bvh *bvh, const mq_ray 
         n++;
     }
     if (pending == 1) {
-        mq_hit_from_lane(bvh, ray[0], 0, &best[0], out[0]);
+        mq_hit_from_lane_avx2(bvh, ray[0], 0, &best[0], out[0]);
     } else if (pending) {
         /* Pad with copies of the first; their records are written twice, alike. */
         for (int l = pending; l < 4; l++)

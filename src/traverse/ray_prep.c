@@ -192,7 +192,8 @@ bool mq_trace_prepare(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *res
     if (!ray_ok(ray, ob, db))
         return false;
     /* The kernel set's own preparation where it has one (the same fields, bit
-     * for bit; AVX2: about a third of the instructions of this scalar code). */
+     * for bit; AVX2: the axes in one register, one vector division; single
+     * rays on small meshes measured 3-4% faster with it). */
     const mq_kernels *k = mq_kernels_active();
     if (k->prepare_valid)
         k->prepare_valid(q, bvh, ray, false);
