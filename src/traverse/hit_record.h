@@ -36,10 +36,13 @@ typedef struct mq_hit_queue {
     mq_hit *out[4];
 } mq_hit_queue;
 
-/* An empty queue for hits of `bvh`, written by kernel set k's functions. */
-static inline mq_hit_queue mq_hit_queue_make(const mq_bvh *bvh, const mq_kernels *k)
+/* Empties *hq for hits of `bvh`, written by kernel set k's functions (the
+ * pending slots are left as they are: nothing reads them before a push). */
+static inline void mq_hit_queue_start(mq_hit_queue *hq, const mq_bvh *bvh, const mq_kernels *k)
 {
-    return (mq_hit_queue){.k = k, .bvh = bvh, .n = 0};
+    hq->k = k;
+    hq->bvh = bvh;
+    hq->n = 0;
 }
 
 /* mq_hit_from_lane with kernel set k's hit1 where it has one (the same bits). */

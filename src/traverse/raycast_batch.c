@@ -78,7 +78,7 @@ static void add_stats(batch *b, const mq_trace_counts *c)
 }
 
 /* Writes query j's answer (from the chunk's arrays) to the batch's outputs. */
-static size_t finish_ray(batch *b, chunk_work *w, size_t j, bool any)
+static inline __attribute__((always_inline)) size_t finish_ray(batch *b, chunk_work *w, size_t j, bool any)
 {
     size_t i = w->ray[j];
     bool h = any ? w->hit[j] : w->best[j].id != MQ_NO_TRIANGLE;
@@ -146,7 +146,7 @@ static size_t run_chunk(batch *b, chunk_work *w, size_t begin, size_t end)
     bool interleave = b->bvh->arena_bytes >= MQ_PACKET_INTERLEAVE_MIN_BYTES;
     size_t n = 0, hits = 0, todo = 0;
     size_t index[MQ_BATCH_CHUNK];
-    w->records = mq_hit_queue_make(b->bvh, k);
+    mq_hit_queue_start(&w->records, b->bvh, k);
     /* The next chunk's rays (a single thread takes it next): each chunk is
      * one 4 KiB page of rays, where the hardware prefetchers stop. */
     size_t pf_end = end + MQ_BATCH_CHUNK < b->count ? end + MQ_BATCH_CHUNK : b->count;
