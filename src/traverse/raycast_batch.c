@@ -17,9 +17,10 @@
  * written there. The groups it leaves, and any-hit batches, are prepared 8
  * at a time (ray_prep_avx2.c) where all 8 are on mq_trace_prepare's common
  * path, else one by one, and traced as above. Camera rays on the bunny, one
- * thread: 18.1 -> 38 Mrays/s; answers unchanged, bit for bit. Their hit
- * records are written four at a time where the kernel set can (mq_hit_queue:
- * the packets' double refinement, the same bits), at the chunk's end.
+ * thread: 18.1 -> 38 Mrays/s; answers unchanged, bit for bit. The other
+ * rays' hit records are written four at a time where the kernel set can
+ * (mq_hit_queue: the packets' double refinement, the same bits), as four are
+ * pending and the rest at the chunk's end.
  */
 #include <pthread.h>
 #include <stdatomic.h>
