@@ -172,23 +172,23 @@ static mq_status commit_rebuild(mq_scene *s, mq_diag *diag)
 {
     const mq_allocator *a = mq_scene_allocator(s);
     uint32_t n = s->staged_slots;
-    size_t rec_cap = n, node_cap = n ? 2 * (size_t)n : 0;
+    size_t rec_cap = n, node_cap = n, scratch_bytes = n ? mq_tlas_scratch_bytes(n) : 0;
     mq_instance_rec *recs = n ? mq_alloc(a, rec_cap * sizeof *recs, MQ_CACHE_LINE) : NULL;
-    mq_tlas_node *nodes = n ? mq_alloc(a, node_cap * sizeof *nodes, MQ_CACHE_LINE) : NULL;
-    mq_tlas_prim *scratch = n ? mq_alloc(a, n * sizeof *scratch, 16) : NULL;
+    mq_tlas_block *nodes = n ? mq_alloc(a, node_cap * sizeof *nodes, MQ_CACHE_LINE) : NULL;
+    void *scratch = n ? mq_alloc(a, scratch_bytes, MQ_CACHE_LINE) : NULL;
     if (n && (!recs || !nodes || !scratch)) {
         mq_free(a, recs, rec_cap * sizeof *recs);
         mq_free(a, nodes, node_cap * sizeof *nodes);
-        mq_free(a, scratch, n * sizeof *scratch);
+        mq_free(a, scratch, scratch_bytes);
         return mq_diag_set(diag, MQ_ERR_OUT_OF_MEMORY, NULL, 0, 0, "out of memory committing a scene");
     }
     copy_staged(s, recs);
-    uint32_t count = n ? mq_tlas_build(recs, n, nodes, scratch) : 0;
-    mq_free(a, scratch, n * sizeof *scratch);
-    /* The build used the upper half as scratch, and a wide tree has about
-     * n / 6 nodes: keep an exact copy rather than 512 bytes per instance. */
+    uint32_t root = 0, walk_stack = 0;
+    uint32_t count = n ? mq_tlas_build(recs, n, nodes, scratch, &root, &walk_stack) : 0;
+    mq_free(a, scratch, scratch_bytes);
+    /* A wide tree has far fewer blocks than instances: keep an exact copy. */
     if (count > 0 && count < node_cap) {
-        mq_tlas_node *fit = mq_alloc(a, count * sizeof *fit, MQ_CACHE_LINE);
+        mq_tlas_block *fit = mq_alloc(a, count * sizeof *fit, MQ_CACHE_LINE);
         if (!fit) {
             mq_free(a, recs, rec_cap * sizeof *recs);
             mq_free(a, nodes, node_cap * sizeof *nodes);
@@ -208,6 +208,8 @@ static mq_status commit_rebuild(mq_scene *s, mq_diag *diag)
     s->nodes = nodes;
     s->node_count = count;
     s->node_cap = node_cap;
+    s->root = root;
+    s->walk_stack = walk_stack;
     s->live = s->staged_live;
     return MQ_OK;
 }

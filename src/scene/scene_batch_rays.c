@@ -60,7 +60,8 @@ static void worker(void *arg, uint32_t index)
 static size_t run(batch *b, uint32_t threads)
 {
 #if defined(MQ_MAP_AVX2) && defined(MQ_HAVE_AVX2_KERNELS)
-    b->stream = b->scene && mq_inst_ray_have_avx2() && mq_kernels_active() == &mq_kernels_avx2;
+    b->stream = b->scene && mq_inst_ray_have_avx2() && mq_kernels_active() == &mq_kernels_avx2 &&
+                b->scene->walk_stack <= MQ_SCENE_STREAM_STACK;
 #endif
     atomic_init(&b->next, 0);
     atomic_init(&b->found, 0);

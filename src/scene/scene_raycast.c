@@ -9,19 +9,20 @@
 /* ---- the walk of the top-level hierarchy (tlas_ray.h, tlas_walk_impl.h) --- */
 
 /* The slow path's node test: the double slab test on the float boxes. */
-static unsigned node_hits_double(const mq_tlas_node *n, const mq_tlas_ray *r, float tmin, float tmax, unsigned live,
-                                 float *dist)
+static unsigned node_hits_double(const mq_tlas_block *n, unsigned blocks, const mq_tlas_ray *r, float tmin, float tmax,
+                                 unsigned live, float *dist)
 {
     unsigned hit = 0;
-    for (int i = 0; i < MQ_TLAS_WIDTH; i++) {
+    for (unsigned i = 0; i < blocks * MQ_TLAS_BLOCK; i++) {
         if (!(live >> i & 1))
             continue;
-        double lo[3], hi[3], a = tmin, b = tmax;
+        const mq_tlas_block *b = &n[i / MQ_TLAS_BLOCK];
+        double lo[3], hi[3], a = tmin, t = tmax;
         for (int k = 0; k < 3; k++) {
-            lo[k] = n->lo[k][i];
-            hi[k] = n->hi[k][i];
+            lo[k] = b->lo[k][i % MQ_TLAS_BLOCK];
+            hi[k] = b->hi[k][i % MQ_TLAS_BLOCK];
         }
-        if (mq_dray_clip_box(r->prep, lo, hi, &a, &b)) {
+        if (mq_dray_clip_box(r->prep, lo, hi, &a, &t)) {
             hit |= 1u << i;
             dist[i] = mq_float_floor_of(a);
         }
@@ -45,19 +46,21 @@ static inline void tlas_vray_init(const mq_tlas_ray *r, tlas_vray *v)
 }
 
 /* The float test (tlas_ray.h), four slots at a time. */
-static inline unsigned tlas_box_hits(const mq_tlas_node *n, const mq_tlas_ray *r, const tlas_vray *v, float tmin,
-                                     float tmax, float *dist)
+static inline unsigned tlas_box_hits(const mq_tlas_block *n, unsigned blocks, const mq_tlas_ray *r, const tlas_vray *v,
+                                     float tmin, float tmax, float *dist)
 {
     unsigned hit = 0;
-    for (int h = 0; h < MQ_TLAS_WIDTH; h += 4) {
+    for (unsigned h = 0; h < blocks * MQ_TLAS_BLOCK; h += 4) {
+        const mq_tlas_block *b = &n[h / MQ_TLAS_BLOCK];
+        unsigned j = h % MQ_TLAS_BLOCK;
         __m128 tn = _mm_set1_ps(tmin), tf = _mm_set1_ps(tmax);
         for (int k = 0; k < 3; k++) {
-            __m128 a = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(mq_tlas_plane(n, r->near_off[k]) + h), v->o_near[k]),
+            __m128 a = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(mq_tlas_plane(b, r->near_off[k]) + j), v->o_near[k]),
                                   v->rd_near[k]);
-            __m128 b = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(mq_tlas_plane(n, r->far_off[k]) + h), v->o_far[k]),
+            __m128 f = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(mq_tlas_plane(b, r->far_off[k]) + j), v->o_far[k]),
                                   v->rd_far[k]);
             tn = _mm_max_ps(a, tn); /* a NaN in a gives tn */
-            tf = _mm_min_ps(b, tf);
+            tf = _mm_min_ps(f, tf);
         }
         tn = _mm_sub_ps(tn, _mm_set1_ps(FLT_MIN));
         _mm_storeu_ps(dist + h, tn);
@@ -77,18 +80,20 @@ static inline void tlas_vray_init(const mq_tlas_ray *r, tlas_vray *v)
 }
 
 /* The float test (tlas_ray.h), one slot at a time. */
-static inline unsigned tlas_box_hits(const mq_tlas_node *n, const mq_tlas_ray *r, const tlas_vray *v, float tmin,
-                                     float tmax, float *dist)
+static inline unsigned tlas_box_hits(const mq_tlas_block *n, unsigned blocks, const mq_tlas_ray *r, const tlas_vray *v,
+                                     float tmin, float tmax, float *dist)
 {
     (void)v;
     unsigned hit = 0;
-    for (int i = 0; i < MQ_TLAS_WIDTH; i++) {
+    for (unsigned i = 0; i < blocks * MQ_TLAS_BLOCK; i++) {
+        const mq_tlas_block *b = &n[i / MQ_TLAS_BLOCK];
+        unsigned j = i % MQ_TLAS_BLOCK;
         float tn = tmin, tf = tmax;
         for (int k = 0; k < 3; k++) {
-            float np = mq_tlas_plane(n, r->near_off[k])[i], fp = mq_tlas_plane(n, r->far_off[k])[i];
-            float a = (np - r->o_near[k]) * r->rd_near[k], b = (fp - r->o_far[k]) * r->rd_far[k];
+            float np = mq_tlas_plane(b, r->near_off[k])[j], fp = mq_tlas_plane(b, r->far_off[k])[j];
+            float a = (np - r->o_near[k]) * r->rd_near[k], f = (fp - r->o_far[k]) * r->rd_far[k];
             tn = a > tn ? a : tn; /* NaN drops out */
-            tf = b < tf ? b : tf;
+            tf = f < tf ? f : tf;
         }
         tn -= FLT_MIN;
         dist[i] = tn;
@@ -99,12 +104,13 @@ static inline unsigned tlas_box_hits(const mq_tlas_node *n, const mq_tlas_ray *r
 #endif
 
 #if defined(MQ_SCENE_RAY_SSE2)
-static inline unsigned tlas_live(const mq_tlas_node *n, uint32_t qmask)
+static inline unsigned tlas_live(const mq_tlas_block *n, unsigned blocks, uint32_t qmask)
 {
     unsigned live = 0;
     __m128i q = _mm_set1_epi32((int)qmask), zero = _mm_setzero_si128();
-    for (int h = 0; h < MQ_TLAS_WIDTH; h += 4) {
-        __m128i m = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(n->mask + h)), q);
+    for (unsigned h = 0; h < blocks * MQ_TLAS_BLOCK; h += 4) {
+        const uint32_t *m4 = n[h / MQ_TLAS_BLOCK].mask + h % MQ_TLAS_BLOCK;
+        __m128i m = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)m4), q);
         live |= (~(unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(m, zero))) & 15u) << h;
     }
     return live;
@@ -113,17 +119,17 @@ static inline unsigned tlas_live(const mq_tlas_node *n, uint32_t qmask)
 #define tlas_live mq_tlas_live
 #endif
 
-#define TLAS_WALK_LIVE(n, mask) tlas_live(n, mask)
+#define TLAS_WALK_LIVE(n, blocks, mask) tlas_live(n, blocks, mask)
 #define TLAS_WALK_NAME walk_fast
-#define TLAS_WALK_HITS(n, r, v, tmin, tmax, live, dist) (tlas_box_hits(n, r, v, tmin, tmax, dist) & (live))
+#define TLAS_WALK_HITS(n, blocks, r, v, tmin, tmax, live, dist) (tlas_box_hits(n, blocks, r, v, tmin, tmax, dist) & (live))
 #include "scene/tlas_walk_impl.h"
 #undef TLAS_WALK_NAME
 #undef TLAS_WALK_HITS
 #undef TLAS_WALK_LIVE
 
 #define TLAS_WALK_NAME walk_slow
-#define TLAS_WALK_LIVE(n, mask) mq_tlas_live(n, mask)
-#define TLAS_WALK_HITS(n, r, v, tmin, tmax, live, dist) node_hits_double(n, r, tmin, tmax, live, dist)
+#define TLAS_WALK_LIVE(n, blocks, mask) mq_tlas_live(n, blocks, mask)
+#define TLAS_WALK_HITS(n, blocks, r, v, tmin, tmax, live, dist) node_hits_double(n, blocks, r, tmin, tmax, live, dist)
 #include "scene/tlas_walk_impl.h"
 #undef TLAS_WALK_NAME
 #undef TLAS_WALK_HITS

@@ -87,10 +87,14 @@ bool mq_inst_ray_init_avx2(mq_inst_ray *ir, const mq_instance_rec *inst, const m
 bool mq_inst_ray_have_avx2(void);
 /* The closest-hit walk's leaf with the AVX2 mapping inlined (user: an mq_closest_ctx). */
 bool mq_closest_leaf_avx2(const mq_instance_rec *inst, void *user);
+/* The walk stack entries the stream keeps per ray in flight: it takes scenes
+ * whose tree needs no more (mq_scene.walk_stack; ordinary trees need far
+ * fewer, see MQ_TLAS_STACK for the bound of any tree). */
+#define MQ_SCENE_STREAM_STACK 512
 /* mq_scene_raycast_closest of rays[0..n) into hits[0..n), several rays
- * interleaved (scene_stream_avx2.c; s not NULL); the same answers. Only on
- * CPUs with AVX2 while the AVX2 traversal kernels are active. @return the
- * number of hits. */
+ * interleaved (scene_stream_avx2.c; s not NULL, s->walk_stack at most
+ * MQ_SCENE_STREAM_STACK); the same answers. Only on CPUs with AVX2 while the
+ * AVX2 traversal kernels are active. @return the number of hits. */
 size_t mq_scene_stream_closest_avx2(const mq_scene *s, const mq_dray *rays, size_t n, const mq_scene_query *query,
                                     mq_scene_hit *hits);
 /* The same for mq_scene_raycast_any into occluded[0..n); @return the number occluded. */

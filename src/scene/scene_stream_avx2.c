@@ -70,11 +70,12 @@ static inline __attribute__((always_inline)) bool walk_down(scene_lane *l, const
     mq_tlas_entry *stack = l->stack;
     const float tmin = l->tmin, tmax = l->tmax;
     do {
-        const mq_tlas_node *n = &s->nodes[ref];
+        const mq_tlas_block *n = &s->nodes[mq_tlas_ref_first(ref)];
+        const unsigned blocks = mq_tlas_ref_blocks(ref);
         _Alignas(32) float dist[MQ_TLAS_WIDTH];
         /* Slots of mask 0 have empty boxes (scene_internal.h): all bits set needs no mask test. */
-        unsigned live = mask == UINT32_MAX ? (1u << MQ_TLAS_WIDTH) - 1 : tlas_live(n, mask);
-        unsigned hit = live ? tlas_box_hits(n, &l->tr, &l->tv, tmin, tmax, dist) & live : 0;
+        unsigned live = mask == UINT32_MAX ? UINT32_MAX : tlas_live(n, blocks, mask);
+        unsigned hit = live ? tlas_box_hits(n, blocks, &l->tr, &l->tv, tmin, tmax, dist) & live : 0;
         if (hit) {
             ref = any ? mq_tlas_push_any(s, n, hit, dist, stack, &top)
                       : mq_tlas_push_hits(s, n, hit, dist, stack, &top);
@@ -209,7 +210,7 @@ static inline bool lane_begin(scene_lane *l, const mq_scene *s, const mq_dray *r
         return false;
     l->tmin = mq_float_floor_of(ray->tmin);
     l->tmax = mq_float_ceil_of(ray->tmax);
-    l->ref = 0;
+    l->ref = s->root;
     l->top = 0;
     l->tracing = false;
     l->occluded = false;
@@ -278,7 +279,7 @@ static bool lane_refill(scene_lane *l, stream_input *in)
 static inline __attribute__((always_inline)) size_t stream(stream_input *in, const bool any)
 {
     enum { L = MQ_SCENE_LANES };
-    mq_tlas_entry walk_stacks[L][MQ_TLAS_STACK];
+    mq_tlas_entry walk_stacks[L][MQ_SCENE_STREAM_STACK]; /* the caller checked s->walk_stack */
     mq_stack_entry trace_stacks[L][MQ_TRAVERSAL_STACK];
     scene_lane lanes[L];
     bool live[L];

@@ -195,26 +195,31 @@ static uint32_t build(build_ctx *c, uint32_t begin, uint32_t end, uint32_t depth
 
 /* ---- the wide tree -------------------------------------------------------- */
 
-static void slot_clear(mq_tlas_node *w, int i)
+/* Slot i of the node whose blocks start at n. */
+static void slot_clear(mq_tlas_block *n, int i)
 {
+    mq_tlas_block *w = &n[i / MQ_TLAS_BLOCK];
+    int j = i % MQ_TLAS_BLOCK;
     for (int k = 0; k < 3; k++) {
-        w->lo[k][i] = INFINITY;
-        w->hi[k][i] = -INFINITY;
+        w->lo[k][j] = INFINITY;
+        w->hi[k][j] = -INFINITY;
     }
-    w->child[i] = MQ_TLAS_EMPTY;
-    w->mask[i] = 0;
+    w->child[j] = MQ_TLAS_EMPTY;
+    w->mask[j] = 0;
 }
 
 /* Sets a slot's box and mask. A slot whose mask is 0 matches no query: its
  * box is left empty, so no walk ever enters it and a query with every mask
  * bit set needs no mask test (scene_internal.h). */
-static void slot_set(mq_tlas_node *w, int i, const double lo[3], const double hi[3], uint32_t mask)
+static void slot_set(mq_tlas_block *n, int i, const double lo[3], const double hi[3], uint32_t mask)
 {
+    mq_tlas_block *w = &n[i / MQ_TLAS_BLOCK];
+    int j = i % MQ_TLAS_BLOCK;
     for (int k = 0; k < 3; k++) {
-        w->lo[k][i] = mask ? mq_tlas_round_lo(lo[k]) : INFINITY;
-        w->hi[k][i] = mask ? mq_tlas_round_hi(hi[k]) : -INFINITY;
+        w->lo[k][j] = mask ? mq_tlas_round_lo(lo[k]) : INFINITY;
+        w->hi[k][j] = mask ? mq_tlas_round_hi(hi[k]) : -INFINITY;
     }
-    w->mask[i] = mask;
+    w->mask[j] = mask;
 }
 
 /*
@@ -224,8 +229,8 @@ static void slot_set(mq_tlas_node *w, int i, const double lo[3], const double hi
  * leaves cost the same in every choice), by dynamic programming over the
  * binary tree (Ylitie et al., "Efficient incoherent ray traversal on GPUs
  * through compressed wide BVHs", HPG 2017). A greedy collapse leaves many
- * wide nodes holding 2 or 3 slots (409 nodes for 1,000 instances, where 143
- * can do); this one fills nodes where that saves visits.
+ * wide nodes holding 2 or 3 slots (at 8 slots per node: 409 nodes for 1,000
+ * instances, where 143 can do); this one fills nodes where that saves visits.
  *
  * cost[k-1] is the least cost of placing the subtree into at most k slots of
  * its parent: one slot (a leaf costs 0, an inner node its area plus the best
@@ -278,8 +283,8 @@ static void plan_node(const bin_node *bin, collapse_plan *plan, uint32_t b)
 typedef struct collapse_ctx {
     const bin_node *bin;
     const collapse_plan *plan;
-    mq_tlas_node *wide;
-    uint32_t count;
+    mq_tlas_block *blocks;
+    uint32_t count; /* blocks used */
 } collapse_ctx;
 
 /* Appends the slots of subtree b placed into at most k slots, as planned. */
@@ -294,10 +299,12 @@ static void plan_slots(const collapse_ctx *c, uint32_t b, int k, uint32_t *kids,
     plan_slots(c, c->bin[b].right, k - left, kids, n);
 }
 
-/* Makes a wide node out of binary node b (inner, or a leaf only for a one-instance tree). */
-static uint32_t collapse(collapse_ctx *c, uint32_t b)
+/* Makes a wide node out of binary node b (inner, or a leaf only for a
+ * one-instance tree): its blocks first, then its children's (preorder).
+ * Returns its reference; *need: the most walk stack entries below it
+ * (its slots but the one walked next, plus the most of any child's). */
+static uint32_t collapse(collapse_ctx *c, uint32_t b, uint32_t *need)
 {
-    uint32_t index = c->count++;
     uint32_t kids[MQ_TLAS_WIDTH];
     int n = 0;
     const bin_node *bn = &c->bin[b];
@@ -308,38 +315,49 @@ static uint32_t collapse(collapse_ctx *c, uint32_t b)
         plan_slots(c, bn->left, left, kids, &n);
         plan_slots(c, bn->right, MQ_TLAS_WIDTH - left, kids, &n);
     }
-    uint32_t ref[MQ_TLAS_WIDTH];
+    uint32_t blocks = (uint32_t)(n + MQ_TLAS_BLOCK - 1) / MQ_TLAS_BLOCK;
+    uint32_t first = c->count;
+    c->count += blocks;
+    uint32_t ref[MQ_TLAS_WIDTH], below = 0;
     for (int i = 0; i < n; i++) {
         const bin_node *k = &c->bin[kids[i]];
-        ref[i] = k->right == BIN_LEAF ? (MQ_TLAS_LEAF_BIT | k->left) : collapse(c, kids[i]);
+        uint32_t child_need = 0;
+        ref[i] = k->right == BIN_LEAF ? (MQ_TLAS_LEAF_BIT | k->left) : collapse(c, kids[i], &child_need);
+        below = child_need > below ? child_need : below;
     }
-    mq_tlas_node *w = &c->wide[index];
-    for (int i = 0; i < MQ_TLAS_WIDTH; i++)
+    *need = (uint32_t)n - 1 + below;
+    mq_tlas_block *w = &c->blocks[first];
+    for (int i = 0; i < (int)blocks * MQ_TLAS_BLOCK; i++)
         slot_clear(w, i);
     for (int i = 0; i < n; i++) {
         const bin_node *k = &c->bin[kids[i]];
         slot_set(w, i, k->lo, k->hi, k->mask);
-        w->child[i] = ref[i];
+        w[i / MQ_TLAS_BLOCK].child[i % MQ_TLAS_BLOCK] = ref[i];
     }
-    return index;
+    return mq_tlas_node_ref(first, blocks);
 }
 
-uint32_t mq_tlas_build(const mq_instance_rec *recs, uint32_t slots, mq_tlas_node *nodes, mq_tlas_prim *scratch)
+size_t mq_tlas_scratch_bytes(uint32_t slots)
 {
-    /* The binary tree (at most 2*slots - 1 nodes of a quarter the size) and
-     * its collapse plan in the upper half of `nodes`; the wide tree (at most
-     * slots nodes) in the lower. */
-    _Static_assert(sizeof(mq_tlas_node) >= 2 * (sizeof(bin_node) + sizeof(collapse_plan)), "scratch layout");
-    bin_node *bin = (bin_node *)(void *)(nodes + slots);
+    /* The prims, then the binary tree (at most 2*slots - 1 nodes) and its collapse plan. */
+    size_t prims = ((size_t)slots * sizeof(mq_tlas_prim) + 63) & ~(size_t)63;
+    return prims + 2 * (size_t)slots * (sizeof(bin_node) + sizeof(collapse_plan));
+}
+
+uint32_t mq_tlas_build(const mq_instance_rec *recs, uint32_t slots, mq_tlas_block *nodes, void *scratch,
+                       uint32_t *root, uint32_t *walk_stack)
+{
+    mq_tlas_prim *prims = scratch;
+    bin_node *bin = (bin_node *)(void *)((char *)scratch + (((size_t)slots * sizeof *prims + 63) & ~(size_t)63));
     collapse_plan *plan = (collapse_plan *)(void *)(bin + 2 * (size_t)slots);
-    build_ctx c = {bin, scratch, 0};
+    build_ctx c = {bin, prims, 0};
     uint32_t n = 0;
     /* Free ids and empty hierarchies can never be reached: leave them out. */
     for (uint32_t i = 0; i < slots; i++)
         if (mq_instance_rec_live(&recs[i]) && !world_box_empty(&recs[i].world_box)) {
             /* Compact copies: the build's passes then stream 56 bytes per
              * instance instead of touching 576-byte records. */
-            mq_tlas_prim *p = &scratch[n++];
+            mq_tlas_prim *p = &prims[n++];
             for (int k = 0; k < 3; k++) {
                 p->lo[k] = recs[i].world_box.min[k];
                 p->hi[k] = recs[i].world_box.max[k];
@@ -347,22 +365,27 @@ uint32_t mq_tlas_build(const mq_instance_rec *recs, uint32_t slots, mq_tlas_node
             p->id = recs[i].id;
             p->mask = recs[i].mask;
         }
+    *root = 0;
+    *walk_stack = 0;
     if (n == 0)
         return 0;
     build(&c, 0, n, 0);
     for (uint32_t b = c.count; b-- > 0;) /* preorder: children after their parent */
         plan_node(bin, plan, b);
+    /* Every wide node but a one-instance root has at least 2 slots, so at most
+     * n / 2 of them per block on average: n blocks always do. */
     collapse_ctx cc = {bin, plan, nodes, 0};
-    collapse(&cc, 0);
-    memset(bin, 0, (size_t)c.count * sizeof *bin);
+    *root = collapse(&cc, 0, walk_stack);
+    *walk_stack += 1;
     return cc.count;
 }
 
-void mq_tlas_refit(const mq_instance_rec *recs, mq_tlas_node *nodes, uint32_t node_count)
+void mq_tlas_refit(const mq_instance_rec *recs, mq_tlas_block *blocks, uint32_t block_count)
 {
-    for (uint32_t i = node_count; i-- > 0;) {
-        mq_tlas_node *w = &nodes[i];
-        for (int j = 0; j < MQ_TLAS_WIDTH; j++) {
+    /* Backwards: a node's children (blocks after its own) are done before it. */
+    for (uint32_t i = block_count; i-- > 0;) {
+        mq_tlas_block *w = &blocks[i];
+        for (int j = 0; j < MQ_TLAS_BLOCK; j++) {
             uint32_t ref = w->child[j];
             if (ref == MQ_TLAS_EMPTY)
                 continue;
@@ -371,19 +394,22 @@ void mq_tlas_refit(const mq_instance_rec *recs, mq_tlas_node *nodes, uint32_t no
                 slot_set(w, j, r->world_box.min, r->world_box.max, r->mask);
                 continue;
             }
-            const mq_tlas_node *c = &nodes[ref];
+            const mq_tlas_block *c = &blocks[mq_tlas_ref_first(ref)];
+            int slots = (int)mq_tlas_ref_blocks(ref) * MQ_TLAS_BLOCK;
             uint32_t mask = 0;
             for (int k = 0; k < 3; k++) {
                 float lo = INFINITY, hi = -INFINITY;
-                for (int m = 0; m < MQ_TLAS_WIDTH; m++) {
-                    lo = c->lo[k][m] < lo ? c->lo[k][m] : lo;
-                    hi = c->hi[k][m] > hi ? c->hi[k][m] : hi;
+                for (int m = 0; m < slots; m++) {
+                    float clo = c[m / MQ_TLAS_BLOCK].lo[k][m % MQ_TLAS_BLOCK];
+                    float chi = c[m / MQ_TLAS_BLOCK].hi[k][m % MQ_TLAS_BLOCK];
+                    lo = clo < lo ? clo : lo;
+                    hi = chi > hi ? chi : hi;
                 }
                 w->lo[k][j] = lo;
                 w->hi[k][j] = hi;
             }
-            for (int m = 0; m < MQ_TLAS_WIDTH; m++)
-                mask |= c->mask[m];
+            for (int m = 0; m < slots; m++)
+                mask |= c[m / MQ_TLAS_BLOCK].mask[m % MQ_TLAS_BLOCK];
             w->mask[j] = mask;
         }
     }

@@ -12,8 +12,8 @@
 
 #include "scene/tlas_ray.h"
 
-#if MQ_TLAS_WIDTH != 8
-#error "the AVX2 node test covers 8 slots at once"
+#if MQ_TLAS_BLOCK != 8
+#error "the AVX2 node test covers a block of 8 slots at once"
 #endif
 
 typedef struct tlas_vray {
@@ -44,8 +44,8 @@ static inline bool tlas_vray_begin(mq_tlas_ray *r, tlas_vray *v, const mq_dray *
 {
     /* The plane offsets per axis, by the sign bits of the direction (set: the entry plane is hi). */
     static const struct { size_t near_off[3], far_off[3]; } offsets[8] = {
-#define MQ_LO(k) (offsetof(mq_tlas_node, lo) + (size_t)(k) * MQ_TLAS_WIDTH * sizeof(float))
-#define MQ_HI(k) (offsetof(mq_tlas_node, hi) + (size_t)(k) * MQ_TLAS_WIDTH * sizeof(float))
+#define MQ_LO(k) (offsetof(mq_tlas_block, lo) + (size_t)(k) * MQ_TLAS_BLOCK * sizeof(float))
+#define MQ_HI(k) (offsetof(mq_tlas_block, hi) + (size_t)(k) * MQ_TLAS_BLOCK * sizeof(float))
 #define MQ_AXIS_NEAR(m, k) ((m) >> (k) & 1 ? MQ_HI(k) : MQ_LO(k))
 #define MQ_AXIS_FAR(m, k) ((m) >> (k) & 1 ? MQ_LO(k) : MQ_HI(k))
 #define MQ_OFFSETS(m) {{MQ_AXIS_NEAR(m, 0), MQ_AXIS_NEAR(m, 1), MQ_AXIS_NEAR(m, 2)}, \
@@ -108,29 +108,40 @@ static inline bool tlas_vray_begin(mq_tlas_ray *r, tlas_vray *v, const mq_dray *
     return true;
 }
 
-static inline unsigned tlas_box_hits(const mq_tlas_node *n, const mq_tlas_ray *r, const tlas_vray *v, float tmin,
-                                     float tmax, float *dist)
+/* The slots of the node of `blocks` blocks at n whose box the ray may meet
+ * in [tmin, tmax], one block per 8-lane test; dist[slot]: lower bounds of
+ * their entry distances. */
+static inline unsigned tlas_box_hits(const mq_tlas_block *n, unsigned blocks, const mq_tlas_ray *r, const tlas_vray *v,
+                                     float tmin, float tmax, float *dist)
 {
-    __m256 tn = _mm256_set1_ps(tmin), tf = _mm256_set1_ps(tmax);
-    for (int k = 0; k < 3; k++) {
-        __m256 a = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(mq_tlas_plane(n, r->near_off[k])), v->o_near[k]),
-                                 v->rd_near[k]);
-        __m256 b = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(mq_tlas_plane(n, r->far_off[k])), v->o_far[k]),
-                                 v->rd_far[k]);
-        tn = _mm256_max_ps(a, tn); /* a NaN in a gives tn */
-        tf = _mm256_min_ps(b, tf);
+    unsigned hit = 0;
+    for (unsigned b = 0; b < blocks; b++) {
+        __m256 tn = _mm256_set1_ps(tmin), tf = _mm256_set1_ps(tmax);
+        for (int k = 0; k < 3; k++) {
+            __m256 a = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(mq_tlas_plane(&n[b], r->near_off[k])), v->o_near[k]),
+                                     v->rd_near[k]);
+            __m256 f = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(mq_tlas_plane(&n[b], r->far_off[k])), v->o_far[k]),
+                                     v->rd_far[k]);
+            tn = _mm256_max_ps(a, tn); /* a NaN in a gives tn */
+            tf = _mm256_min_ps(f, tf);
+        }
+        tn = _mm256_sub_ps(tn, _mm256_set1_ps(FLT_MIN));
+        _mm256_store_ps(dist + MQ_TLAS_BLOCK * b, tn);
+        hit |= (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(tn, tf, _CMP_LE_OQ)) << (MQ_TLAS_BLOCK * b);
     }
-    tn = _mm256_sub_ps(tn, _mm256_set1_ps(FLT_MIN));
-    _mm256_store_ps(dist, tn);
-    return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(tn, tf, _CMP_LE_OQ));
+    return hit;
 }
 
-static inline unsigned tlas_live(const mq_tlas_node *n, uint32_t qmask)
+static inline unsigned tlas_live(const mq_tlas_block *n, unsigned blocks, uint32_t qmask)
 {
-    __m256i m = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(const void *)n->mask),
-                                 _mm256_set1_epi32((int)qmask));
-    unsigned none = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(m, _mm256_setzero_si256())));
-    return ~none & 0xFFu;
+    unsigned live = 0;
+    for (unsigned b = 0; b < blocks; b++) {
+        __m256i m = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(const void *)n[b].mask),
+                                     _mm256_set1_epi32((int)qmask));
+        unsigned none = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(m, _mm256_setzero_si256())));
+        live |= (~none & 0xFFu) << (MQ_TLAS_BLOCK * b);
+    }
+    return live;
 }
 
 #endif

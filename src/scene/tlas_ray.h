@@ -42,7 +42,7 @@
 
 typedef struct mq_tlas_ray {
     bool fast;                      /* the float test applies (see above) */
-    size_t near_off[3], far_off[3]; /* byte offsets of the entry / exit planes of an axis in a node */
+    size_t near_off[3], far_off[3]; /* byte offsets of the entry / exit planes of an axis in a block */
     float o_near[3], o_far[3], rd_near[3], rd_far[3];
     const mq_dray_prep *prep;
 } mq_tlas_ray;
@@ -64,8 +64,8 @@ static inline void mq_tlas_ray_init_scalar(mq_tlas_ray *r, const mq_dray_prep *p
         float dn = (double)f > o ? mq_float_next_down(f) : f;
         r->o_near[k] = neg ? dn : up;
         r->o_far[k] = neg ? up : dn;
-        size_t lo = offsetof(mq_tlas_node, lo) + (size_t)k * MQ_TLAS_WIDTH * sizeof(float);
-        size_t hi = offsetof(mq_tlas_node, hi) + (size_t)k * MQ_TLAS_WIDTH * sizeof(float);
+        size_t lo = offsetof(mq_tlas_block, lo) + (size_t)k * MQ_TLAS_BLOCK * sizeof(float);
+        size_t hi = offsetof(mq_tlas_block, hi) + (size_t)k * MQ_TLAS_BLOCK * sizeof(float);
         r->near_off[k] = neg ? hi : lo;
         r->far_off[k] = neg ? lo : hi;
     }
@@ -136,8 +136,8 @@ static inline void mq_tlas_ray_init_sse2(mq_tlas_ray *r, const mq_dray_prep *pre
         r->o_far[k] = o_far[k];
         r->rd_near[k] = rd_near[k];
         r->rd_far[k] = rd_far[k];
-        size_t lo = offsetof(mq_tlas_node, lo) + (size_t)k * MQ_TLAS_WIDTH * sizeof(float);
-        size_t hi = offsetof(mq_tlas_node, hi) + (size_t)k * MQ_TLAS_WIDTH * sizeof(float);
+        size_t lo = offsetof(mq_tlas_block, lo) + (size_t)k * MQ_TLAS_BLOCK * sizeof(float);
+        size_t hi = offsetof(mq_tlas_block, hi) + (size_t)k * MQ_TLAS_BLOCK * sizeof(float);
         bool nk = neg >> k & 1u;
         r->near_off[k] = nk ? hi : lo;
         r->far_off[k] = nk ? lo : hi;
@@ -180,17 +180,17 @@ static inline void mq_tlas_ray_prepare(mq_tlas_ray *r, mq_dray_prep *prep, const
 }
 #endif
 
-static inline const float *mq_tlas_plane(const mq_tlas_node *n, size_t off)
+static inline const float *mq_tlas_plane(const mq_tlas_block *b, size_t off)
 {
-    return (const float *)(const void *)((const char *)n + off);
+    return (const float *)(const void *)((const char *)b + off);
 }
 
-/* Slots whose mask matches the query's. */
-static inline unsigned mq_tlas_live(const mq_tlas_node *n, uint32_t qmask)
+/* Slots of the node of `blocks` blocks at n whose mask matches the query's. */
+static inline unsigned mq_tlas_live(const mq_tlas_block *n, unsigned blocks, uint32_t qmask)
 {
     unsigned live = 0;
-    for (int i = 0; i < MQ_TLAS_WIDTH; i++)
-        live |= (n->mask[i] & qmask) ? 1u << i : 0u;
+    for (unsigned i = 0; i < blocks * MQ_TLAS_BLOCK; i++)
+        live |= (n[i / MQ_TLAS_BLOCK].mask[i % MQ_TLAS_BLOCK] & qmask) ? 1u << i : 0u;
     return live;
 }
 
@@ -204,14 +204,15 @@ typedef mq_stack_entry mq_tlas_entry;
  * for every pushed child. */
 static inline void mq_tlas_prefetch(const mq_scene *s, uint32_t ref)
 {
-    _Static_assert(sizeof(mq_tlas_node) == 256 && sizeof(mq_inst_ray_data) <= 128, "lines prefetched");
+    _Static_assert(sizeof(mq_tlas_block) == 256 && sizeof(mq_inst_ray_data) <= 128, "lines prefetched");
     /* Arithmetic, not a branch (GCC turns a ?: here into one), as which kind
-     * comes is unpredictable: a node's four lines, or a record's first four
-     * (the ray data, then the start of what a hit reads). */
+     * comes is unpredictable: a node's first block, or a record's first four
+     * lines (the ray data, then the start of what a hit reads). */
     uintptr_t leaf = ref >> 31, nodes = (uintptr_t)s->nodes, recs = (uintptr_t)s->recs;
     uintptr_t base = nodes + leaf * (recs - nodes);
     uintptr_t stride = sizeof *s->nodes + leaf * (sizeof *s->recs - sizeof *s->nodes);
-    const char *p = (const char *)(base + (uintptr_t)(ref & ~MQ_TLAS_LEAF_BIT) * stride);
+    uintptr_t index = (ref & ~MQ_TLAS_LEAF_BIT) >> (2 * (1 - leaf)); /* a node's first block, or the instance */
+    const char *p = (const char *)(base + index * stride);
     mq_prefetch(p);
     mq_prefetch(p + 64);
     mq_prefetch(p + 128);
@@ -224,17 +225,17 @@ static inline void mq_tlas_prefetch(const mq_scene *s, uint32_t ref)
  * stack[*top] (so they pop nearest first), prefetching each, and returns the
  * nearest, visited next (its loads start right away: no prefetch).
  */
-static inline uint32_t mq_tlas_push_hits(const mq_scene *s, const mq_tlas_node *n, unsigned hit, const float *dist,
+static inline uint32_t mq_tlas_push_hits(const mq_scene *s, const mq_tlas_block *n, unsigned hit, const float *dist,
                                          mq_tlas_entry *stack, int *top)
 {
     int i = __builtin_ctz(hit);
     hit &= hit - 1;
-    mq_tlas_entry best = {n->child[i], dist[i]};
+    mq_tlas_entry best = {mq_tlas_slot_child(n, i), dist[i]};
     const int base = *top;
     while (hit) {
         i = __builtin_ctz(hit);
         hit &= hit - 1;
-        mq_tlas_entry x = mq_keep_nearer(&best, (mq_tlas_entry){n->child[i], dist[i]});
+        mq_tlas_entry x = mq_keep_nearer(&best, (mq_tlas_entry){mq_tlas_slot_child(n, i), dist[i]});
         mq_tlas_prefetch(s, x.ref);
         int j = (*top)++;
         while (j > base && stack[j - 1].dist < x.dist) {
@@ -249,17 +250,17 @@ static inline uint32_t mq_tlas_push_hits(const mq_scene *s, const mq_tlas_node *
 /* The same for an any-hit walk, where the order does not matter: the hit
  * children but the first pushed as they come (no sorting), each prefetched;
  * returns the first. */
-static inline uint32_t mq_tlas_push_any(const mq_scene *s, const mq_tlas_node *n, unsigned hit, const float *dist,
+static inline uint32_t mq_tlas_push_any(const mq_scene *s, const mq_tlas_block *n, unsigned hit, const float *dist,
                                         mq_tlas_entry *stack, int *top)
 {
     int i = __builtin_ctz(hit);
     hit &= hit - 1;
-    uint32_t first = n->child[i];
+    uint32_t first = mq_tlas_slot_child(n, i);
     while (hit) {
         i = __builtin_ctz(hit);
         hit &= hit - 1;
-        mq_tlas_prefetch(s, n->child[i]);
-        stack[(*top)++] = (mq_tlas_entry){n->child[i], dist[i]};
+        mq_tlas_prefetch(s, mq_tlas_slot_child(n, i));
+        stack[(*top)++] = (mq_tlas_entry){mq_tlas_slot_child(n, i), dist[i]};
     }
     return first;
 }

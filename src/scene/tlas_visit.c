@@ -7,13 +7,25 @@
 
 #include "scene/scene_internal.h"
 
-/* Conservative: the float child box of slot i may overlap `b`. */
-static bool slot_overlaps(const mq_tlas_node *n, int i, const mq_daabb *b)
+/* Conservative: the float child box of slot i of the node at n may overlap `b`. */
+static bool slot_overlaps(const mq_tlas_block *n, int i, const mq_daabb *b)
 {
+    const mq_tlas_block *w = &n[i / MQ_TLAS_BLOCK];
+    int j = i % MQ_TLAS_BLOCK;
     for (int k = 0; k < 3; k++)
-        if (!((double)n->lo[k][i] <= b->max[k] && b->min[k] <= (double)n->hi[k][i]))
+        if (!((double)w->lo[k][j] <= b->max[k] && b->min[k] <= (double)w->hi[k][j]))
             return false;
     return true;
+}
+
+/* The mask of slot i of the node at n. */
+static uint32_t slot_mask(const mq_tlas_block *n, int i) { return n[i / MQ_TLAS_BLOCK].mask[i % MQ_TLAS_BLOCK]; }
+
+/* The node of reference ref: its first block, and its slot count. */
+static const mq_tlas_block *node_of(const mq_scene *s, uint32_t ref, int *slots)
+{
+    *slots = (int)mq_tlas_ref_blocks(ref) * MQ_TLAS_BLOCK;
+    return &s->nodes[mq_tlas_ref_first(ref)];
 }
 
 /* Exact: the instance's double world box overlaps `b`. */
@@ -32,12 +44,13 @@ bool mq_tlas_visit_box(const mq_scene *s, const mq_daabb *box, uint32_t mask,
         return true;
     uint32_t stack[MQ_TLAS_STACK];
     int top = 0;
-    stack[top++] = 0;
+    stack[top++] = s->root;
     while (top > 0) {
-        const mq_tlas_node *n = &s->nodes[stack[--top]];
-        for (int i = MQ_TLAS_WIDTH - 1; i >= 0; i--) {
-            uint32_t ref = n->child[i];
-            if (!(n->mask[i] & mask) || !slot_overlaps(n, i, box))
+        int slots;
+        const mq_tlas_block *n = node_of(s, stack[--top], &slots);
+        for (int i = slots - 1; i >= 0; i--) {
+            uint32_t ref = mq_tlas_slot_child(n, i);
+            if (!(slot_mask(n, i) & mask) || !slot_overlaps(n, i, box))
                 continue;
             if (ref & MQ_TLAS_LEAF_BIT) {
                 const mq_instance_rec *r = &s->recs[ref & ~MQ_TLAS_LEAF_BIT];
@@ -66,12 +79,14 @@ static double box_dist2(const double lo[3], const double hi[3], const double p[3
 }
 
 /* A lower bound of slot i's instances' distances (its float box contains their boxes). */
-static double slot_dist2(const mq_tlas_node *n, int i, const double p[3])
+static double slot_dist2(const mq_tlas_block *n, int i, const double p[3])
 {
+    const mq_tlas_block *w = &n[i / MQ_TLAS_BLOCK];
+    int j = i % MQ_TLAS_BLOCK;
     double lo[3], hi[3];
     for (int k = 0; k < 3; k++) {
-        lo[k] = n->lo[k][i];
-        hi[k] = n->hi[k][i];
+        lo[k] = w->lo[k][j];
+        hi[k] = w->hi[k][j];
     }
     return box_dist2(lo, hi, p);
 }
@@ -87,13 +102,13 @@ static double rec_dist2(const mq_instance_rec *r, const double p[3])
  * the rest of the walk continues with "next instance after (d2, id)" passes,
  * each a pruned depth-first search: slower, same order, no memory.
  */
-#define HEAP_CAP 256
+#define HEAP_CAP 512
 
 /* Key order: distance, then nodes before instances (a node at the same
  * distance may hold a smaller id), then instance id. */
 typedef struct heap_entry {
     double d2;
-    uint64_t tie; /* node index (< 2^32), or 2^32 + instance id */
+    uint64_t tie; /* node reference (< 2^32), or 2^32 + instance id */
 } heap_entry;
 
 static bool entry_less(const heap_entry *a, const heap_entry *b)
@@ -152,12 +167,13 @@ static bool next_after(const mq_scene *s, const double p[3], uint32_t mask, doub
     int top = 0;
     bool found = false;
     heap_entry best = {bound2, UINT64_MAX};
-    stack[top++] = 0;
+    stack[top++] = s->root;
     while (top > 0) {
-        const mq_tlas_node *n = &s->nodes[stack[--top]];
-        for (int i = MQ_TLAS_WIDTH - 1; i >= 0; i--) {
-            uint32_t ref = n->child[i];
-            if (!(n->mask[i] & mask))
+        int slots;
+        const mq_tlas_block *n = node_of(s, stack[--top], &slots);
+        for (int i = slots - 1; i >= 0; i--) {
+            uint32_t ref = mq_tlas_slot_child(n, i);
+            if (!(slot_mask(n, i) & mask))
                 continue;
             if (!(ref & MQ_TLAS_LEAF_BIT)) {
                 if (!(slot_dist2(n, i, p) > best.d2))
@@ -190,7 +206,7 @@ void mq_tlas_visit_nearest(const mq_scene *s, const double p[3], uint32_t mask, 
     heap_entry last = {0.0, 0};
     bool visited = false;
     /* The root's key: 0 is a lower bound of every distance. */
-    heap_push(&h, (heap_entry){0.0, 0});
+    heap_push(&h, (heap_entry){0.0, s->root});
     while (h.n > 0) {
         heap_entry e = heap_pop(&h);
         if (!(e.d2 <= *bound2))
@@ -201,12 +217,13 @@ void mq_tlas_visit_nearest(const mq_scene *s, const double p[3], uint32_t mask, 
             visit(&s->recs[(uint32_t)e.tie], user);
             continue;
         }
-        const mq_tlas_node *n = &s->nodes[e.tie];
-        if (h.n + MQ_TLAS_WIDTH > HEAP_CAP)
+        int slots;
+        const mq_tlas_block *n = node_of(s, (uint32_t)e.tie, &slots);
+        if (h.n + slots > HEAP_CAP)
             goto overflow;
-        for (int i = 0; i < MQ_TLAS_WIDTH; i++) {
-            uint32_t ref = n->child[i];
-            if (!(n->mask[i] & mask))
+        for (int i = 0; i < slots; i++) {
+            uint32_t ref = mq_tlas_slot_child(n, i);
+            if (!(slot_mask(n, i) & mask))
                 continue;
             if (ref & MQ_TLAS_LEAF_BIT) {
                 uint32_t id = ref & ~MQ_TLAS_LEAF_BIT;

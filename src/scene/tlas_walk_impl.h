@@ -3,11 +3,11 @@
  * instantiated per ISA (no include guard on purpose). The including file
  * defines
  *   tlas_vray, tlas_vray_init(const mq_tlas_ray *, tlas_vray *)   broadcast constants
- *   tlas_box_hits(node, ray, vray, tmin, tmax, dist) -> the slots whose float
- *       box the ray may meet in [tmin, tmax] (conservative, see tlas_ray.h),
- *       with lower bounds of their entry distances in dist
- *   TLAS_WALK_HITS(node, ray, vray, tmin, tmax, live, dist)   the node test used
- *   TLAS_WALK_LIVE(node, mask)   the slots whose mask matches (mq_tlas_live)
+ *   tlas_box_hits(node, blocks, ray, vray, tmin, tmax, dist) -> the slots
+ *       whose float box the ray may meet in [tmin, tmax] (conservative, see
+ *       tlas_ray.h), with lower bounds of their entry distances in dist
+ *   TLAS_WALK_HITS(node, blocks, ray, vray, tmin, tmax, live, dist)   the node test used
+ *   TLAS_WALK_LIVE(node, blocks, mask)   the slots whose mask matches (mq_tlas_live)
  * and TLAS_WALK_NAME, the function to define.
  *
  * Order (`ordered`): the nearest hit child is walked next, the others are
@@ -26,7 +26,7 @@ static inline __attribute__((always_inline)) bool TLAS_WALK_NAME(const mq_scene 
     float tmax = mq_float_ceil_of(*t_hi);
     mq_tlas_entry stack[MQ_TLAS_STACK];
     int top = 0;
-    uint32_t ref = 0;
+    uint32_t ref = s->root;
     for (;;) {
         if (ref & MQ_TLAS_LEAF_BIT) {
             /* The mask was checked in the parent (a leaf slot's mask is its
@@ -35,11 +35,12 @@ static inline __attribute__((always_inline)) bool TLAS_WALK_NAME(const mq_scene 
                 return false;
             tmax = mq_float_ceil_of(*t_hi);
         } else {
-            const mq_tlas_node *n = &s->nodes[ref];
+            const mq_tlas_block *n = &s->nodes[mq_tlas_ref_first(ref)];
+            const unsigned blocks = mq_tlas_ref_blocks(ref);
             _Alignas(32) float dist[MQ_TLAS_WIDTH];
             /* Slots of mask 0 have empty boxes (scene_internal.h): all bits set needs no mask test. */
-            unsigned live = mask == UINT32_MAX ? (1u << MQ_TLAS_WIDTH) - 1 : TLAS_WALK_LIVE(n, mask);
-            unsigned hit = live ? TLAS_WALK_HITS(n, r, &v, tmin, tmax, live, dist) : 0;
+            unsigned live = mask == UINT32_MAX ? UINT32_MAX : TLAS_WALK_LIVE(n, blocks, mask);
+            unsigned hit = live ? TLAS_WALK_HITS(n, blocks, r, &v, tmin, tmax, live, dist) : 0;
             if (hit) {
                 ref = ordered ? mq_tlas_push_hits(s, n, hit, dist, stack, &top)
                               : mq_tlas_push_any(s, n, hit, dist, stack, &top);

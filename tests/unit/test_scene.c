@@ -429,6 +429,33 @@ static void nearest_visit(const mq_instance_rec *inst, void *user)
     l->n++;
 }
 
+/* The most walk stack entries below node `ref` (its slots but the one walked
+ * next, plus the most of any inner child's), counted from the committed
+ * blocks; *slots_seen: the instance slots met. */
+static uint32_t stack_need(const mq_scene *s, uint32_t ref, uint32_t *slots_seen)
+{
+    const mq_tlas_block *n = &s->nodes[mq_tlas_ref_first(ref)];
+    uint32_t blocks = mq_tlas_ref_blocks(ref), used = 0, below = 0;
+    assert_true(blocks >= 1 && blocks <= MQ_TLAS_MAX_BLOCKS);
+    assert_true(mq_tlas_ref_first(ref) + blocks <= s->node_count);
+    for (int i = 0; i < (int)blocks * MQ_TLAS_BLOCK; i++) {
+        uint32_t c = mq_tlas_slot_child(n, i);
+        if (c == MQ_TLAS_EMPTY)
+            continue;
+        assert_int_equal(i, (int)used); /* slots packed from the first */
+        used++;
+        if (c & MQ_TLAS_LEAF_BIT) {
+            (*slots_seen)++;
+            continue;
+        }
+        assert_true(mq_tlas_ref_first(c) > mq_tlas_ref_first(ref)); /* preorder */
+        uint32_t b = stack_need(s, c, slots_seen);
+        below = b > below ? b : below;
+    }
+    assert_true(used > (blocks - 1) * MQ_TLAS_BLOCK); /* no empty block */
+    return used - 1 + below;
+}
+
 static void test_tlas_walks(void **state)
 {
     fixture *f = *state;
@@ -450,6 +477,12 @@ static void test_tlas_walks(void **state)
     e.bvh = f->empty_bvh;
     assert_int_equal(mq_scene_add(s, &e, &id, NULL), MQ_OK);
     assert_int_equal(mq_scene_commit(s, NULL), MQ_OK);
+    /* The tree's shape: every non-empty instance once, the stack bound the
+     * ray stream relies on (mq_scene.walk_stack) counted independently. */
+    uint32_t seen = 0;
+    assert_int_equal(s->walk_stack, stack_need(s, s->root, &seen) + 1);
+    assert_int_equal(seen, N);
+    assert_true(s->walk_stack <= MQ_TLAS_STACK);
     for (int rep = 0; rep < 2; rep++) {
         for (int k = 0; k < 50; k++) {
             double c[3] = {mq_test_rng_range(&g, -100, 100), mq_test_rng_range(&g, -100, 100), 0};
