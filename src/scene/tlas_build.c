@@ -22,7 +22,7 @@ typedef struct bin_node {
     uint32_t mask;
     uint32_t left;  /* inner: left child; leaf: the instance id */
     uint32_t right; /* inner: right child; leaf: BIN_LEAF */
-    uint32_t pad_;
+    uint32_t leaves; /* instances below */
 } bin_node;
 
 float mq_tlas_round_lo(double x)
@@ -176,7 +176,7 @@ static uint32_t build(build_ctx *c, uint32_t begin, uint32_t end, uint32_t depth
         node->mask = r->mask;
         node->left = r->id;
         node->right = BIN_LEAF;
-        node->pad_ = 0;
+        node->leaves = 1;
         return index;
     }
     uint32_t m = split(c, begin, end, depth);
@@ -185,7 +185,7 @@ static uint32_t build(build_ctx *c, uint32_t begin, uint32_t end, uint32_t depth
     node = &c->nodes[index];
     node->left = l;
     node->right = r;
-    node->pad_ = 0;
+    node->leaves = c->nodes[l].leaves + c->nodes[r].leaves;
     box_clear(node->lo, node->hi);
     box_grow(node->lo, node->hi, c->nodes[l].lo, c->nodes[l].hi);
     box_grow(node->lo, node->hi, c->nodes[r].lo, c->nodes[r].hi);
@@ -256,12 +256,22 @@ static void plan_node(const bin_node *bin, collapse_plan *plan, uint32_t b)
         return;
     }
     const collapse_plan *l = &plan[n->left], *r = &plan[n->right];
+    /* A subtree of m instances costs 0 in m slots or more (each instance in
+     * its own slot): a child never needs more slots than its instances, which
+     * keeps the plan of the many small subtrees short. */
+    const int nl = (int)bin[n->left].leaves, nr = (int)bin[n->right].leaves;
     float spread[MQ_TLAS_WIDTH + 1]; /* best spread of the children over j slots */
     uint8_t split[MQ_TLAS_WIDTH + 1];
     for (int j = 2; j <= MQ_TLAS_WIDTH; j++) {
         spread[j] = INFINITY;
         split[j] = 1;
-        for (int i = 1; i < j; i++) {
+        int i_lo = j - nr > 1 ? j - nr : 1, i_hi = nl < j - 1 ? nl : j - 1;
+        if (i_lo > i_hi) { /* both fit: as the widest spread that still needs every slot */
+            spread[j] = spread[j - 1];
+            split[j] = split[j - 1];
+            continue;
+        }
+        for (int i = i_lo; i <= i_hi; i++) {
             float c = l->cost[i - 1] + r->cost[j - i - 1];
             if (c < spread[j]) {
                 spread[j] = c;
