@@ -16,6 +16,7 @@
 #include <meshquery/scene.h>
 
 #include "scene/scene_internal.h"
+#include "scene/tlas_ray.h"
 #include "test_support.h"
 
 /* A unit square in the z = 0 plane, two triangles, normal +z; and a cube. */
@@ -524,6 +525,115 @@ static void test_tlas_walks(void **state)
     mq_scene_destroy(s);
 }
 
+/* Marks the instances a ray walk visits. */
+typedef struct walk_log {
+    unsigned char *seen;
+    bool twice;
+} walk_log;
+
+static bool walk_visit(const mq_instance_rec *inst, void *user)
+{
+    walk_log *w = user;
+    w->twice |= w->seen[inst->id] != 0;
+    w->seen[inst->id] = 1;
+    return true;
+}
+
+/* A random placement: rotation, scale in [0.5, 3] per axis, translation in [-20, 20]^3. */
+static mq_xform random_xform(mq_test_rng *g)
+{
+    double q[4], t[3], sc[3];
+    for (int k = 0; k < 4; k++)
+        q[k] = mq_test_rng_range(g, -1, 1);
+    for (int k = 0; k < 3; k++) {
+        t[k] = mq_test_rng_range(g, -20, 20);
+        sc[k] = mq_test_rng_range(g, 0.5, 3);
+    }
+    return mq_xform_from_trs(t, q, sc);
+}
+
+/*
+ * The ray walk of the top-level tree at sizes around its blocks (8 slots)
+ * and nodes (32): it visits every instance whose double world box the ray
+ * crosses in [tmin, tmax] and whose mask matches (the float test is
+ * conservative, so it may visit more), none twice, none of another mask;
+ * after a refit that moves everything and sets some masks to 0 too.
+ */
+static void test_tlas_ray_walks(void **state)
+{
+    fixture *f = *state;
+    static const uint32_t sizes[] = {1, 2, 7, 8, 9, 31, 32, 33, 64, 65, 200, 1000};
+    mq_test_rng g;
+    mq_test_rng_seed(&g, mq_test_seed(11));
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+        const uint32_t n = sizes[z];
+        mq_scene *s;
+        assert_int_equal(mq_scene_create(NULL, &s, NULL), MQ_OK);
+        for (uint32_t i = 0; i < n; i++) {
+            mq_instance_def d = def_at(f, i % 2, 0, 0, 0);
+            d.transform = random_xform(&g);
+            d.mask = 1u << (i % 3);
+            uint32_t id;
+            assert_int_equal(mq_scene_add(s, &d, &id, NULL), MQ_OK);
+        }
+        assert_int_equal(mq_scene_commit(s, NULL), MQ_OK);
+        unsigned char *seen = calloc(n, 1);
+        size_t must = 0;
+        for (int rep = 0; rep < 2; rep++) {
+            for (int k = 0; k < 300; k++) {
+                /* Half the rays aim at an instance's box centre; some start
+                 * beyond the float test's range (the slow walk). */
+                const mq_daabb *aim = &mq_scene_record(s, (uint32_t)k % n)->world_box;
+                mq_dray ray;
+                double len = 0.0;
+                for (int a = 0; a < 3; a++) {
+                    ray.origin[a] = mq_test_rng_range(&g, -30, 30) * (k % 50 == 49 ? 1e18 : 1.0);
+                    ray.dir[a] = k % 2 && aim->min[a] <= aim->max[a]
+                                     ? 0.5 * (aim->min[a] + aim->max[a]) - ray.origin[a] + mq_test_rng_range(&g, -1, 1)
+                                     : mq_test_rng_range(&g, -1, 1);
+                    len += ray.dir[a] * ray.dir[a];
+                }
+                if (len == 0.0)
+                    continue;
+                ray.tmin = k % 3 == 0 ? 0.0 : mq_test_rng_range(&g, 0, 10);
+                ray.tmax = k % 4 == 0 ? INFINITY : ray.tmin + mq_test_rng_range(&g, 0, 60);
+                mq_dray_prep prep;
+                mq_tlas_ray r;
+                mq_tlas_ray_prepare(&r, &prep, &ray, ray.tmin);
+                static const uint32_t masks[] = {UINT32_MAX, 1u, 6u};
+                for (int m = 0; m < 3; m++) {
+                    memset(seen, 0, n);
+                    walk_log log = {seen, false};
+                    double t_hi = ray.tmax;
+                    assert_true(mq_tlas_walk(s, &r, ray.tmin, &t_hi, masks[m], m == 1, walk_visit, &log));
+                    assert_false(log.twice);
+                    for (uint32_t i = 0; i < n; i++) {
+                        const mq_instance_rec *rec = mq_scene_record(s, i);
+                        double t0 = ray.tmin, t1 = ray.tmax;
+                        bool crosses = (rec->mask & masks[m]) &&
+                                       mq_dray_clip_box(&prep, rec->world_box.min, rec->world_box.max, &t0, &t1);
+                        must += crosses;
+                        if (crosses)
+                            assert_true(seen[i]);
+                        if (seen[i])
+                            assert_true(rec->mask & masks[m]);
+                    }
+                }
+            }
+            /* Move everything (a refit), some masks to 0. */
+            for (uint32_t i = 0; i < n; i++) {
+                mq_xform x = random_xform(&g);
+                assert_int_equal(mq_scene_set_transform(s, i, &x, NULL), MQ_OK);
+                assert_int_equal(mq_scene_set_mask(s, i, i % 5 == 0 ? 0u : 1u << (i % 3)), MQ_OK);
+            }
+            assert_int_equal(mq_scene_commit(s, NULL), MQ_OK);
+        }
+        assert_true(must > 0); /* the rays did cross instances */
+        free(seen);
+        mq_scene_destroy(s);
+    }
+}
+
 /* ---- allocation failure ------------------------------------------------ */
 
 typedef struct counting {
@@ -633,6 +743,7 @@ int main(void)
         cmocka_unit_test(test_mirror_culling),
         cmocka_unit_test(test_all_dedup),
         cmocka_unit_test(test_tlas_walks),
+        cmocka_unit_test(test_tlas_ray_walks),
         cmocka_unit_test(test_alloc_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
