@@ -266,7 +266,7 @@ static void plan_node(const bin_node *bin, collapse_plan *plan, uint32_t b)
         spread[j] = INFINITY;
         split[j] = 1;
         int i_lo = j - nr > 1 ? j - nr : 1, i_hi = nl < j - 1 ? nl : j - 1;
-        if (i_lo > i_hi) { /* both fit: as the widest spread that still needs every slot */
+        if (i_lo > i_hi) { /* j > nl + nr: every instance had its own slot at j - 1 already */
             spread[j] = spread[j - 1];
             split[j] = split[j - 1];
             continue;
