@@ -103,8 +103,9 @@ const mq_instance_rec *mq_scene_record(const mq_scene *s, uint32_t id);
  * instances from 9.4 node steps per ray to 4.9 (of 3.9 blocks each) and the
  * scene's rays from 0.97x to 1.09x Embree's (mq-bench scene, single thread),
  * with more instructions per ray (2,626 against 2,286). 16 or 24 slots gained
- * less, 64 lost 5-6% at 1,000 and 10,000 instances. The reference's two low bits hold the block count,
- * so MQ_TLAS_MAX_BLOCKS is at most 4; masks of a node's slots fit an unsigned.
+ * less, 64 lost 5-6% at 1,000 and 10,000 instances. The reference's two low
+ * bits hold the block count, so MQ_TLAS_MAX_BLOCKS is at most 4; masks of a
+ * node's slots fit an unsigned.
  *
  * Blocks are stored in preorder (a node's blocks before its children's), so a
  * refit is one backward sweep. Unused slots have lo = +inf, hi = -inf, mask 0
