@@ -128,7 +128,10 @@ typedef struct mq_tlas_block {
  * stays clear. */
 #define MQ_TLAS_LEAF_BIT 0x80000000u
 #define MQ_TLAS_EMPTY UINT32_MAX
-static inline uint32_t mq_tlas_node_ref(uint32_t first_block, uint32_t blocks) { return first_block << 2 | (blocks - 1u); }
+static inline uint32_t mq_tlas_node_ref(uint32_t first_block, uint32_t blocks)
+{
+    return first_block << 2 | (blocks - 1u);
+}
 static inline uint32_t mq_tlas_ref_first(uint32_t ref) { return ref >> 2; }
 static inline uint32_t mq_tlas_ref_blocks(uint32_t ref) { return (ref & 3u) + 1u; }
 /* The child in slot i of a node whose blocks start at n. */

@@ -121,7 +121,8 @@ static inline unsigned tlas_live(const mq_tlas_block *n, unsigned blocks, uint32
 
 #define TLAS_WALK_LIVE(n, blocks, mask) tlas_live(n, blocks, mask)
 #define TLAS_WALK_NAME walk_fast
-#define TLAS_WALK_HITS(n, blocks, r, v, tmin, tmax, live, dist) (tlas_box_hits(n, blocks, r, v, tmin, tmax, dist) & (live))
+#define TLAS_WALK_HITS(n, blocks, r, v, tmin, tmax, live, dist)                                                        \
+    (tlas_box_hits(n, blocks, r, v, tmin, tmax, dist) & (live))
 #include "scene/tlas_walk_impl.h"
 #undef TLAS_WALK_NAME
 #undef TLAS_WALK_HITS

@@ -138,7 +138,8 @@ static inline unsigned tlas_live(const mq_tlas_block *n, unsigned blocks, uint32
     for (unsigned b = 0; b < blocks; b++) {
         __m256i m = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(const void *)n[b].mask),
                                      _mm256_set1_epi32((int)qmask));
-        unsigned none = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(m, _mm256_setzero_si256())));
+        unsigned none =
+            (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(m, _mm256_setzero_si256())));
         live |= (~none & 0xFFu) << (MQ_TLAS_BLOCK * b);
     }
     return live;

@@ -8,7 +8,8 @@
 
 #define TLAS_WALK_NAME walk_avx2
 #define TLAS_WALK_LIVE(n, blocks, mask) tlas_live(n, blocks, mask)
-#define TLAS_WALK_HITS(n, blocks, r, v, tmin, tmax, live, dist) (tlas_box_hits(n, blocks, r, v, tmin, tmax, dist) & (live))
+#define TLAS_WALK_HITS(n, blocks, r, v, tmin, tmax, live, dist)                                                        \
+    (tlas_box_hits(n, blocks, r, v, tmin, tmax, dist) & (live))
 #include "scene/tlas_walk_impl.h"
 
 bool mq_tlas_walk_fast_avx2(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const double *t_hi, uint32_t mask,
