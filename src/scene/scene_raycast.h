@@ -79,6 +79,10 @@ bool mq_inst_ray_init(mq_inst_ray *ir, const mq_instance_rec *inst, const mq_dra
  * reference, and the same operations with AVX2 (scene_raycast_map_avx2.c;
  * the same bits). */
 bool mq_inst_ray_init_scalar(mq_inst_ray *ir, const mq_instance_rec *inst, const mq_dray *ray);
+/* The walk stack entries the stream keeps per ray in flight: it takes scenes
+ * whose tree needs no more (mq_scene.walk_stack; ordinary trees need far
+ * fewer, see MQ_TLAS_STACK for the bound of any tree). */
+#define MQ_SCENE_STREAM_STACK 512
 #if (defined(__x86_64__) || defined(_M_X64)) && !defined(MQ_FORCE_SCALAR)
 #define MQ_MAP_AVX2 1
 bool mq_inst_ray_init_avx2(mq_inst_ray *ir, const mq_instance_rec *inst, const mq_dray *ray);
@@ -87,10 +91,6 @@ bool mq_inst_ray_init_avx2(mq_inst_ray *ir, const mq_instance_rec *inst, const m
 bool mq_inst_ray_have_avx2(void);
 /* The closest-hit walk's leaf with the AVX2 mapping inlined (user: an mq_closest_ctx). */
 bool mq_closest_leaf_avx2(const mq_instance_rec *inst, void *user);
-/* The walk stack entries the stream keeps per ray in flight: it takes scenes
- * whose tree needs no more (mq_scene.walk_stack; ordinary trees need far
- * fewer, see MQ_TLAS_STACK for the bound of any tree). */
-#define MQ_SCENE_STREAM_STACK 512
 /* mq_scene_raycast_closest of rays[0..n) into hits[0..n), several rays
  * interleaved (scene_stream_avx2.c; s not NULL, s->walk_stack at most
  * MQ_SCENE_STREAM_STACK); the same answers. Only on CPUs with AVX2 while the

@@ -16,6 +16,7 @@
 #include <meshquery/scene.h>
 
 #include "scene/scene_internal.h"
+#include "scene/scene_raycast.h"
 #include "scene/tlas_ray.h"
 #include "test_support.h"
 
@@ -552,6 +553,45 @@ static mq_xform random_xform(mq_test_rng *g)
     return mq_xform_from_trs(t, q, sc);
 }
 
+static void assert_same_hit(const mq_scene_hit *a, const mq_scene_hit *b)
+{
+    assert_int_equal(a->instance, b->instance);
+    assert_int_equal(a->triangle, b->triangle);
+    assert_true(a->t == b->t || (isinf(a->t) && isinf(b->t)));
+    for (int k = 0; k < 3; k++)
+        assert_true(a->point[k] == b->point[k] || (a->instance == MQ_NO_INSTANCE && b->instance == MQ_NO_INSTANCE));
+}
+
+/* Ray batches of a scene whose tree needs more walk stack than the ray
+ * stream holds per ray (forced here: no ordinary tree does) answer through
+ * the single-ray path, with the same answers as the stream and single rays. */
+static void check_stream_fallback(mq_scene *s, mq_test_rng *g)
+{
+    enum { R = 300 };
+    mq_dray rays[R];
+    mq_scene_hit single[R], stream[R], fallback[R];
+    for (int i = 0; i < R; i++) {
+        const mq_daabb *aim = &mq_scene_record(s, (uint32_t)i % 200)->world_box;
+        for (int a = 0; a < 3; a++) {
+            rays[i].origin[a] = mq_test_rng_range(g, -30, 30);
+            rays[i].dir[a] = 0.5 * (aim->min[a] + aim->max[a]) - rays[i].origin[a];
+        }
+        rays[i].tmin = 0.0;
+        rays[i].tmax = INFINITY;
+        mq_scene_raycast_closest(s, &rays[i], NULL, &single[i]);
+    }
+    size_t found = mq_scene_raycast_closest_batch(s, rays, R, NULL, 1, stream);
+    uint32_t need = s->walk_stack;
+    s->walk_stack = MQ_SCENE_STREAM_STACK + 1;
+    assert_int_equal(mq_scene_raycast_closest_batch(s, rays, R, NULL, 2, fallback), found);
+    s->walk_stack = need;
+    assert_true(found > 0);
+    for (int i = 0; i < R; i++) {
+        assert_same_hit(&stream[i], &single[i]);
+        assert_same_hit(&fallback[i], &single[i]);
+    }
+}
+
 /*
  * The ray walk of the top-level tree at sizes around its blocks (8 slots)
  * and nodes (32): it visits every instance whose double world box the ray
@@ -629,6 +669,8 @@ static void test_tlas_ray_walks(void **state)
             assert_int_equal(mq_scene_commit(s, NULL), MQ_OK);
         }
         assert_true(must > 0); /* the rays did cross instances */
+        if (n == 200)
+            check_stream_fallback(s, &g);
         free(seen);
         mq_scene_destroy(s);
     }
