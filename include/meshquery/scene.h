@@ -88,9 +88,6 @@ typedef struct mq_scene mq_scene;
 /** "No instance": the instance id of a miss. */
 #define MQ_NO_INSTANCE UINT32_MAX
 
-/** A world-space point or vector in double precision. */
-typedef double mq_dvec3[3];
-
 /**
  * An affine transform local -> world, row-major 3x4:
  * world[r] = m[r][0]*x + m[r][1]*y + m[r][2]*z + m[r][3].
@@ -98,60 +95,6 @@ typedef double mq_dvec3[3];
 typedef struct mq_xform {
     double m[3][4]; /**< rows: linear part in columns 0..2, translation in column 3 */
 } mq_xform;
-
-/** A world ray { origin + t*dir : tmin <= t <= tmax }; dir need not be unit length. */
-typedef struct mq_dray {
-    mq_dvec3 origin; /**< where the ray starts (t = 0) */
-    double tmin;     /**< nearest accepted t */
-    mq_dvec3 dir;    /**< direction; t is measured in its units */
-    double tmax;     /**< farthest accepted t; may be INFINITY */
-} mq_dray;
-
-/** World solid sphere. */
-typedef struct mq_dsphere {
-    mq_dvec3 center; /**< centre */
-    double radius;   /**< radius, >= 0 (0: a point) */
-} mq_dsphere;
-
-/** World capsule: points within `radius` of segment a-b. */
-typedef struct mq_dcapsule {
-    mq_dvec3 a;    /**< one end of the axis segment */
-    mq_dvec3 b;    /**< the other end (may equal a: a sphere) */
-    double radius; /**< radius, >= 0 */
-} mq_dcapsule;
-
-/** World oriented box { center + sum_i s_i * axes[i] : |s_i| <= half[i] }; axes orthonormal (rows). */
-typedef struct mq_dobb {
-    mq_dvec3 center;   /**< centre */
-    mq_dvec3 half;     /**< half extents along the axes, >= 0 */
-    double axes[3][3]; /**< axes[i]: unit box axis i in world space; orthonormal */
-} mq_dobb;
-
-/** World axis-aligned box (min <= max componentwise). */
-typedef struct mq_daabb {
-    mq_dvec3 min; /**< smallest corner */
-    mq_dvec3 max; /**< largest corner */
-} mq_daabb;
-
-/** Which member of mq_dshape is set. */
-typedef enum mq_shape_kind {
-    MQ_SHAPE_SPHERE = 0,  /**< mq_dshape.u.sphere */
-    MQ_SHAPE_CAPSULE = 1, /**< mq_dshape.u.capsule */
-    MQ_SHAPE_OBB = 2,     /**< mq_dshape.u.obb */
-    MQ_SHAPE_AABB = 3     /**< mq_dshape.u.aabb */
-} mq_shape_kind;
-
-/** One query shape of a batch. */
-typedef struct mq_dshape {
-    mq_shape_kind kind; /**< which member of u is set */
-    /** The shape itself. */
-    union {
-        mq_dsphere sphere;   /**< kind MQ_SHAPE_SPHERE */
-        mq_dcapsule capsule; /**< kind MQ_SHAPE_CAPSULE */
-        mq_dobb obb;         /**< kind MQ_SHAPE_OBB */
-        mq_daabb aabb;       /**< kind MQ_SHAPE_AABB */
-    } u;
-} mq_dshape;
 
 /* ------------------------------------------------------------------------- */
 /* Transforms                                                                */

@@ -1,6 +1,6 @@
 /* The mesh's storage, visible to the library's own layers (io, build, traverse). */
-#ifndef MQ_MESH_INTERNAL_H
-#define MQ_MESH_INTERNAL_H
+#ifndef MQ_MESH_MESH_INTERNAL_H
+#define MQ_MESH_MESH_INTERNAL_H
 
 #include <meshquery/mesh.h>
 

@@ -25,7 +25,7 @@
 #include <stdbool.h>
 
 #include <meshquery/primitives.h>
-#include <meshquery/scene.h> /* mq_dshape: the double-precision shapes */
+#include <meshquery/types.h> /* mq_dshape: the double-precision shapes */
 
 /*
  * The valid shape s reduced to the closed box W = [lo, hi] (finite, lo <= hi):

@@ -1,6 +1,6 @@
 /*
  * An instance's world box (mq_instance_rec.world_box): the union of the mapped
- * images of its hierarchy's top boxes (build/top_boxes.h), not the box of its
+ * images of its hierarchy's top boxes (bvh/top_boxes.h), not the box of its
  * mapped root box. Under a rotation the root box's image is up to sqrt(3)
  * times wider per axis than the mesh's; the two top levels of the hierarchy
  * hug the mesh, so the top-level walk meets far fewer instances a ray or a
@@ -14,9 +14,9 @@
 #define MQ_BOUNDS_SSE2 1
 #endif
 
-#include "build/bvh_internal.h"
-#include "build/obbtree_internal.h"
-#include "build/top_boxes.h"
+#include "bvh/bvh_internal.h"
+#include "obbtree/obbtree_internal.h"
+#include "bvh/top_boxes.h"
 #include "scene/scene_internal.h"
 
 /* Relative widening: far above the few-ulp error of the double arithmetic below. */

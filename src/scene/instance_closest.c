@@ -2,7 +2,7 @@
  * Closest point on one instance (scene_internal.h: mq_instance_closest_point).
  *
  * The query point goes to the local frame (double) for the walk
- * (traverse/closest_walk.h), whose bound is the current best WORLD distance:
+ * (query/closest_walk.h), whose bound is the current best WORLD distance:
  * a box at local distance d holds nothing nearer than sigma_min * d in the
  * world, whatever the transform. Each candidate is decided in the
  * instance-centred frame (instance_overlap.h): mq_closest_point_triangle on
@@ -12,7 +12,7 @@
  * to the smaller (instance, triangle).
  */
 #include "scene/instance_overlap.h"
-#include "traverse/closest_walk.h"
+#include "query/closest_walk.h"
 
 typedef struct closest_ctx {
     const mq_instance_rec *inst;

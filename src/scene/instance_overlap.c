@@ -9,7 +9,7 @@
  *    radius R maps into a ball of radius R / sigma_min). Both are widened by
  *    MQ_SCENE_REL_SLACK of the magnitudes involved, so no triangle the exact
  *    test below could accept is ever culled. The hierarchy is walked with
- *    them (traverse/bvh_walk.h); each triangle's own local box is checked too.
+ *    them (query/bvh_walk.h); each triangle's own local box is checked too.
  * 2. The exact test: each candidate's corners and the shape go to the
  *    instance-centred frame (instance_overlap.h: A v and shape - t in double,
  *    rounded once to float) and the primitive of primitives.h decides.

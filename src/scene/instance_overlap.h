@@ -27,7 +27,7 @@
 
 #include "core/float_steps.h"
 #include "scene/scene_internal.h"
-#include "traverse/bvh_walk.h"
+#include "query/bvh_walk.h"
 
 /* Relative widening of every local candidate box / pruning bound: covers the
  * float rounding of the centred inputs (2^-24) and the float primitives'

@@ -8,8 +8,8 @@
  *     by queries, written only by mq_scene_commit;
  *   - the staged edits, written by add/remove/set_*, read by commit.
  */
-#ifndef MQ_SCENE_INTERNAL_H
-#define MQ_SCENE_INTERNAL_H
+#ifndef MQ_SCENE_SCENE_INTERNAL_H
+#define MQ_SCENE_SCENE_INTERNAL_H
 
 #include <meshquery/scene.h>
 

@@ -4,7 +4,7 @@
 #include <stddef.h>
 
 #include "scene/scene_raycast.h"
-#include "scene/tlas_ray.h"
+#include "scene/tlas/tlas_ray.h"
 
 /* ---- the walk of the top-level hierarchy (tlas_ray.h, tlas_walk_impl.h) --- */
 
@@ -123,7 +123,7 @@ static inline unsigned tlas_live(const mq_tlas_block *n, unsigned blocks, uint32
 #define TLAS_WALK_NAME walk_fast
 #define TLAS_WALK_HITS(n, blocks, r, v, tmin, tmax, live, dist)                                                        \
     (tlas_box_hits(n, blocks, r, v, tmin, tmax, dist) & (live))
-#include "scene/tlas_walk_impl.h"
+#include "scene/tlas/tlas_walk_impl.h"
 #undef TLAS_WALK_NAME
 #undef TLAS_WALK_HITS
 #undef TLAS_WALK_LIVE
@@ -131,7 +131,7 @@ static inline unsigned tlas_live(const mq_tlas_block *n, unsigned blocks, uint32
 #define TLAS_WALK_NAME walk_slow
 #define TLAS_WALK_LIVE(n, blocks, mask) mq_tlas_live(n, blocks, mask)
 #define TLAS_WALK_HITS(n, blocks, r, v, tmin, tmax, live, dist) node_hits_double(n, blocks, r, tmin, tmax, live, dist)
-#include "scene/tlas_walk_impl.h"
+#include "scene/tlas/tlas_walk_impl.h"
 #undef TLAS_WALK_NAME
 #undef TLAS_WALK_HITS
 #undef TLAS_WALK_LIVE

@@ -9,8 +9,8 @@
  * precision. The direction is mapped by A^-1 and NOT normalised, so the local
  * t is the world t minus the advance. World t = advance + local t, in double.
  */
-#ifndef MQ_SCENE_RAYCAST_H
-#define MQ_SCENE_RAYCAST_H
+#ifndef MQ_SCENE_SCENE_RAYCAST_H
+#define MQ_SCENE_SCENE_RAYCAST_H
 
 #include <math.h>
 
@@ -22,7 +22,7 @@
 
 #include "core/float_steps.h"
 #include "scene/scene_internal.h"
-#include "traverse/trace.h"
+#include "bvh/kernels/trace.h"
 
 /* mq_dray_is_valid: finite origin and direction, a non-zero direction, tmin <= tmax. */
 static inline bool mq_dray_ok(const mq_dray *r)

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "build/bvh_internal.h"
+#include "bvh/bvh_internal.h"
 #include "core/float_steps.h"
 #include "scene/scene_internal.h"
 

@@ -3,7 +3,7 @@
  * with AVX2 while the AVX2 traversal kernels are active): MQ_SCENE_LANES rays
  * in flight, each a resumable walk of the top-level hierarchy that, inside
  * an instance, holds a resumable trace of the instance's BVH
- * (traverse/traverse_lane.h). The loop advances each lane by one step in turn
+ * (bvh/kernels/traverse_lane.h). The loop advances each lane by one step in turn
  * (a descent of the top-level hierarchy to its next instance, an instance
  * entry, or one node or leaf of the instance's BVH), so the dependent loads
  * and cache misses of different rays overlap where a single ray leaves the
@@ -17,11 +17,11 @@
  * traced through a filter go through the single-ray code.
  */
 #include "scene/inst_ray_avx2.h"
-#include "scene/tlas_node_avx2.h"
-#include "traverse/hit_record.h"
-#include "traverse/kernel_avx2.h"
-#include "traverse/prep1_avx2.h"
-#include "traverse/traverse_lane.h"
+#include "scene/tlas/tlas_node_avx2.h"
+#include "bvh/kernels/hit_record.h"
+#include "bvh/kernels/kernel_avx2.h"
+#include "bvh/kernels/prep1_avx2.h"
+#include "bvh/kernels/traverse_lane.h"
 
 /* Rays in flight (see MQ_STREAM_LANES: the same trade-off). */
 #define MQ_SCENE_LANES 8
@@ -131,7 +131,7 @@ static inline bool enter_instance(scene_lane *l, const mq_scene *s)
             mq_closest_offer(c, inst);
         return instance_done(l);
     }
-    /* kernel_closest_valid (traverse/kernel_avx2.c), as a lane */
+    /* kernel_closest_valid (bvh/kernels/kernel_avx2.c), as a lane */
     mq_prep1_avx2_regs(&l->q, bvh, &ir->local, lorg, ldir, c->cull);
     if (bvh->root == MQ_REF_EMPTY)
         return instance_done(l);
@@ -156,7 +156,7 @@ static inline bool enter_instance_any(scene_lane *l, const mq_scene *s)
         l->occluded = mq_inst_ray_any(ir, l->c.cull);
         return !l->occluded && instance_done(l);
     }
-    /* mq_bvh_any_valid (traverse/raycast.c), as a lane */
+    /* mq_bvh_any_valid (bvh/kernels/raycast.c), as a lane */
     ir->local.tmin = ir->tmin;
     ir->local.tmax = ir->tmax;
     mq_prep1_avx2_regs(&l->q, bvh, &ir->local, lorg, ldir, l->c.cull);

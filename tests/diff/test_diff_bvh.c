@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "test_diff_bvh_common.h"
-#include "traverse/trace.h"
+#include "bvh/kernels/trace.h"
 
 #if defined(__SANITIZE_ADDRESS__) || !defined(__OPTIMIZE__)
 #define BVH_BUDGET 1.5e7 /* sanitized or unoptimised builds are ~10x slower */

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "test_diff_bvh_common.h"
-#include "traverse/trace.h"
+#include "bvh/kernels/trace.h"
 
 /* Rays per mesh for the active kernel (a tenth for the others). */
 static size_t inside_rays(void)

@@ -30,7 +30,7 @@
 #include <meshquery/primitives.h>
 #include <meshquery/saved.h>
 
-#include "io/saved_format.h"
+#include "saved/saved_format.h"
 
 #define CHECK(cond)                                                                                                    \
     do {                                                                                                               \

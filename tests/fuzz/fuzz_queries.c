@@ -60,7 +60,8 @@
 
 #include "primitives/shape_checks.h"
 #include "primitives/shape_reduce.h"
-#include "traverse/root_region.h"
+#include "bvh/bvh_region.h"
+#include "obbtree/obbtree_region.h"
 
 #define FAIL(...)                                                                                                      \
     do {                                                                                                               \

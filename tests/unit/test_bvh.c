@@ -19,7 +19,7 @@
 
 #include "test_support.h"
 #include "test_hits.h"
-#include "traverse/trace.h"
+#include "bvh/kernels/trace.h"
 
 /* ------------------------------------------------------------------------- */
 /* Mesh helpers                                                              */
@@ -638,7 +638,7 @@ static void coincident_triangles_bound_the_depth(void **state)
 /* ------------------------------------------------------------------------- */
 
 /* Over a small and a big tree (the batch streams rays over trees above 2 MiB,
- * traverse/raycast_batch.c): same answers as single rays, for any thread count. */
+ * bvh/kernels/raycast_batch.c): same answers as single rays, for any thread count. */
 static void check_batches(int grid)
 {
     mq_mesh *m = make_grid(grid);

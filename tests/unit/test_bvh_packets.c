@@ -1,7 +1,7 @@
 /*
  * The batch's packet paths against single rays, bit for bit. Closest-hit
  * batches trace groups of 8 consecutive rays as packets prepared straight
- * from the rays in vector registers (traverse/packet8_avx2.c), and leave every
+ * from the rays in vector registers (bvh/kernels/packet8_avx2.c), and leave every
  * group the vector setup cannot take exactly as mq_trace_prepare would to the
  * general path (prepared one by one, then packets of prepared queries, a
  * stream or single rays). Here camera packets get one lane (or all lanes)
@@ -25,7 +25,7 @@
 
 #include "test_support.h"
 #include "test_hits.h"
-#include "traverse/trace.h"
+#include "bvh/kernels/trace.h"
 
 /* spot.obj with every coordinate times `scale`. */
 static mq_mesh *scaled_spot(float scale)

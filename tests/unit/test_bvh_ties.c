@@ -26,7 +26,7 @@
 
 #include "test_support.h"
 #include "test_hits.h"
-#include "traverse/trace.h"
+#include "bvh/kernels/trace.h"
 
 #define GRID 8                  /* GRID x GRID quads, two triangles each */
 #define PAIRS (2 * GRID * GRID) /* distinct triangles */

@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "scene/tlas_ray.h"
+#include "scene/tlas/tlas_ray.h"
 #include "test_support.h"
 
 static float of_bits(uint32_t u)

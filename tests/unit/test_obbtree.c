@@ -17,8 +17,8 @@
 #include <meshquery/meshquery.h>
 #include <meshquery/obbtree.h>
 
-#include "build/obb_fit.h"
-#include "build/obbtree_internal.h"
+#include "obbtree/obb_fit.h"
+#include "obbtree/obbtree_internal.h"
 #include "test_support.h"
 
 /* ------------------------------------------------------------------------- */

@@ -10,7 +10,7 @@
 
 #include <meshquery/obj.h>
 
-#include "io/obj_internal.h"
+#include "obj/obj_internal.h"
 #include "test_support.h"
 
 typedef struct expect {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/obj_number.h"
+#include "obj/obj_number.h"
 #include "test_support.h"
 
 static int64_t ulps(float a, float b)

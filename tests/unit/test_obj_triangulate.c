@@ -1,4 +1,4 @@
-/* OBJ reader, white box: cutting polygons into triangles (io/triangulate.h).
+/* OBJ reader, white box: cutting polygons into triangles (obj/triangulate.h).
  * A cut is checked by its properties: n-2 triangles, each using three distinct
  * corners and turning the polygon's way, their areas summing to the polygon's,
  * and each lying inside it. */
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "io/triangulate.h"
+#include "obj/triangulate.h"
 #include "test_support.h"
 
 typedef struct polygon {

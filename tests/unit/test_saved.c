@@ -35,10 +35,10 @@
 
 #include <meshquery/meshquery.h>
 
-#include "build/bvh_internal.h"
-#include "build/leaf_pack.h"
-#include "build/obbtree_internal.h"
-#include "io/saved_format.h"
+#include "bvh/bvh_internal.h"
+#include "bvh/leaf_pack.h"
+#include "obbtree/obbtree_internal.h"
+#include "saved/saved_format.h"
 #include "mesh/mesh_internal.h"
 #include "test_support.h"
 

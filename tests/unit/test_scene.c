@@ -17,7 +17,7 @@
 
 #include "scene/scene_internal.h"
 #include "scene/scene_raycast.h"
-#include "scene/tlas_ray.h"
+#include "scene/tlas/tlas_ray.h"
 #include "test_support.h"
 
 /* A unit square in the z = 0 plane, two triangles, normal +z; and a cube. */

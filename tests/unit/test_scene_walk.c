@@ -1,5 +1,5 @@
 /*
- * The scene's hierarchy walkers (src/traverse/bvh_walk.h, closest_walk.h) and
+ * The scene's hierarchy walkers (src/query/bvh_walk.h, closest_walk.h) and
  * the instance-level queries built on them (src/scene/instance_*.c):
  *   - the box walkers report EXACTLY the triangles whose own box overlaps the
  *     query box, on the BVH (leaf sizes 1, 4, 16) and the OBB tree, on a real
@@ -23,7 +23,7 @@
 #include <meshquery/meshquery.h>
 
 #include "scene/instance_overlap.h"
-#include "traverse/closest_walk.h"
+#include "query/closest_walk.h"
 #include "test_support.h"
 
 #if defined(__OPTIMIZE__)

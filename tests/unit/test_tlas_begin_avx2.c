@@ -1,5 +1,5 @@
 /*
- * The scene ray stream's set-up (scene/tlas_node_avx2.h: tlas_vray_begin,
+ * The scene ray stream's set-up (scene/tlas/tlas_node_avx2.h: tlas_vray_begin,
  * three axes in one AVX2 register) against the reference steps it replaces:
  * mq_dray_ok, mq_dray_prepare, mq_tlas_ray_init_scalar with t_lo = tmin and
  * the broadcasts of tlas_vray_init. On random rays and on zero, negative
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "core/cpu.h"
-#include "scene/tlas_node_avx2.h"
+#include "scene/tlas/tlas_node_avx2.h"
 #include "test_support.h"
 
 static double special_component(mq_test_rng *g)

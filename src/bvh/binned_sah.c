@@ -1,0 +1,258 @@
+/*
+ * Binned SAH split (Wald 2007): centroids are dropped into `bins` equal slots
+ * per axis, and only the bins-1 planes between slots are evaluated. Within a
+ * few percent of the full sweep's quality at a fraction of its cost.
+ */
+#include "bvh/sah_split.h"
+
+#include "core/vec4f.h"
+
+typedef struct bin_set {
+    mq_f4 lo[3][MQ_MAX_BINS];
+    mq_f4 hi[3][MQ_MAX_BINS];
+    uint32_t count[3][MQ_MAX_BINS];
+} bin_set;
+
+/* Bin index setup for one axis: scale 0 (everything in bin 0) for a flat axis. */
+static void bin_mapping(const mq_bounds *cbox, int bins, float lo[4], float scale[4])
+{
+    for (int k = 0; k < 3; k++) {
+        float extent = cbox->hi[k] - cbox->lo[k];
+        /* (1 - 2^-20) keeps the maximum centroid inside the last bin. */
+        float s = extent > 0.0f ? (float)bins * (1.0f - 0x1p-20f) / extent : 0.0f;
+        lo[k] = cbox->lo[k];
+        scale[k] = isfinite(s) ? s : 0.0f;
+    }
+    lo[3] = 0.0f;
+    scale[3] = 0.0f;
+}
+
+/* The bins of one ref on all three axes (lane 3 unused). Same arithmetic in
+ * binning and partitioning, so both put a ref in the same bin. */
+static inline void ref_bins(const mq_prim_ref *r, mq_f4 lo, mq_f4 scale, mq_f4 last, int32_t out[4])
+{
+    mq_f4 c = mq_f4_add(mq_f4_load(r->lo), mq_f4_load(r->hi));
+    mq_f4 b = mq_f4_mul(mq_f4_sub(c, lo), scale);
+    b = mq_f4_min(mq_f4_max(b, mq_f4_splat(0.0f)), last);
+    mq_f4_to_int3(b, out);
+}
+
+static void clear_bins(bin_set *set, int bins)
+{
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < bins; i++) {
+            set->lo[k][i] = mq_f4_splat(INFINITY);
+            set->hi[k][i] = mq_f4_splat(-INFINITY);
+            set->count[k][i] = 0;
+        }
+}
+
+static inline void add_to_bins(bin_set *set, const mq_prim_ref *r, const int32_t b[4])
+{
+    mq_f4 plo = mq_f4_load(r->lo), phi = mq_f4_load(r->hi);
+    for (int k = 0; k < 3; k++) {
+        set->lo[k][b[k]] = mq_f4_min(plo, set->lo[k][b[k]]);
+        set->hi[k][b[k]] = mq_f4_max(phi, set->hi[k][b[k]]);
+        set->count[k][b[k]]++;
+    }
+}
+
+/* Bins the refs into `nsets` (1, 2 or 4) sets taken in turn and merged at the
+ * end: neighbouring refs usually fall into the same bin, and with one set every
+ * update would wait for the previous one's store (Embree bins two primitives
+ * per step for the same reason). Small ranges use one set: clearing more
+ * would cost more than it saves. */
+static void bin_refs(const mq_prim_ref *refs, const mq_build_range *r, int bins, const float lo[4],
+                     const float scale[4], bin_set *sets, int nsets)
+{
+    for (int s = 0; s < nsets; s++)
+        clear_bins(&sets[s], bins);
+    mq_f4 vlo = mq_f4_load(lo), vscale = mq_f4_load(scale), last = mq_f4_splat((float)(bins - 1));
+    uint32_t i = r->begin;
+    if (nsets == 4)
+        for (; i + 3 < r->end; i += 4) {
+            int32_t b[4][4];
+            for (int s = 0; s < 4; s++)
+                ref_bins(&refs[i + s], vlo, vscale, last, b[s]);
+            for (int s = 0; s < 4; s++)
+                add_to_bins(&sets[s], &refs[i + s], b[s]);
+        }
+    for (; i < r->end; i++) {
+        int32_t b[4];
+        ref_bins(&refs[i], vlo, vscale, last, b);
+        add_to_bins(&sets[0], &refs[i], b);
+    }
+    for (int s = 1; s < nsets; s++)
+        for (int k = 0; k < 3; k++)
+            for (int j = 0; j < bins; j++) {
+                sets[0].lo[k][j] = mq_f4_min(sets[s].lo[k][j], sets[0].lo[k][j]);
+                sets[0].hi[k][j] = mq_f4_max(sets[s].hi[k][j], sets[0].hi[k][j]);
+                sets[0].count[k][j] += sets[s].count[k][j];
+            }
+}
+
+static float half_area4(mq_f4 lo, mq_f4 hi)
+{
+    mq_bounds b;
+    mq_f4_store(b.lo, lo);
+    mq_f4_store(b.hi, hi);
+    return mq_bounds_half_area(&b);
+}
+
+/* Best plane on one axis; updates *best when cheaper. */
+static void sweep_axis(const bin_set *set, int k, int bins, mq_split *best)
+{
+    float right_area[MQ_MAX_BINS];
+    uint32_t right_count[MQ_MAX_BINS];
+    mq_f4 lo = mq_f4_splat(INFINITY), hi = mq_f4_splat(-INFINITY);
+    uint32_t n = 0;
+    for (int i = bins - 1; i > 0; i--) {
+        lo = mq_f4_min(set->lo[k][i], lo);
+        hi = mq_f4_max(set->hi[k][i], hi);
+        n += set->count[k][i];
+        right_area[i] = half_area4(lo, hi);
+        right_count[i] = n;
+    }
+    lo = mq_f4_splat(INFINITY);
+    hi = mq_f4_splat(-INFINITY);
+    n = 0;
+    for (int i = 1; i < bins; i++) {
+        lo = mq_f4_min(set->lo[k][i - 1], lo);
+        hi = mq_f4_max(set->hi[k][i - 1], hi);
+        n += set->count[k][i - 1];
+        if (n == 0 || right_count[i] == 0)
+            continue;
+        float cost = half_area4(lo, hi) * (float)mq_sah_blocks(n) +
+                     right_area[i] * (float)mq_sah_blocks(right_count[i]);
+        if (cost < best->cost) {
+            best->cost = cost;
+            best->axis = k;
+            best->pos = (uint32_t)i;
+            best->kind = MQ_SPLIT_BINNED;
+        }
+    }
+}
+
+mq_split mq_sah_find_binned(const mq_prim_ref *refs, const mq_build_range *r, int bins)
+{
+    mq_split best = {MQ_SPLIT_NONE, 0, 0, 0.0f, 0.0f, INFINITY};
+    /* Small ranges get fewer bins: clearing and sweeping 32 bins would cost
+     * more than binning a dozen refs, and finer bins than refs add nothing. */
+    uint32_t n = r->end - r->begin;
+    if ((uint32_t)bins > n / 2 + 2)
+        bins = (int)(n / 2 + 2);
+    float lo[4], scale[4];
+    bin_mapping(&r->cbox, bins, lo, scale);
+    bin_set sets[4];
+    bin_refs(refs, r, bins, lo, scale, sets, n >= 2048 ? 4 : 1);
+    const bin_set *set = &sets[0];
+    for (int k = 0; k < 3; k++)
+        if (scale[k] > 0.0f)
+            sweep_axis(set, k, bins, &best);
+    if (best.kind == MQ_SPLIT_BINNED) {
+        best.bin_lo = lo[best.axis];
+        best.bin_scale = scale[best.axis];
+    }
+    return best;
+}
+
+void mq_range_bounds(const mq_prim_ref *refs, uint32_t begin, uint32_t end, mq_bounds *box, mq_bounds *cbox)
+{
+    mq_f4 lo = mq_f4_splat(INFINITY), hi = mq_f4_splat(-INFINITY), clo = lo, chi = hi;
+    for (uint32_t i = begin; i < end; i++) {
+        mq_f4 a = mq_f4_load(refs[i].lo), b = mq_f4_load(refs[i].hi), c = mq_f4_add(a, b);
+        lo = mq_f4_min(a, lo);
+        hi = mq_f4_max(b, hi);
+        clo = mq_f4_min(c, clo);
+        chi = mq_f4_max(c, chi);
+    }
+    mq_f4_store(box->lo, lo);
+    mq_f4_store(box->hi, hi);
+    mq_f4_store(cbox->lo, clo);
+    mq_f4_store(cbox->hi, chi);
+}
+
+/* True when the ref goes left of a binned split. */
+static inline bool goes_left(const mq_prim_ref *r, const mq_split *s)
+{
+    int k = s->axis;
+    float c = r->lo[k] + r->hi[k];
+    /* Same arithmetic as ref_bins, on one lane. */
+    float b = (c - s->bin_lo) * s->bin_scale;
+    return b < (float)s->pos;
+}
+
+static void swap_refs(mq_prim_ref *a, mq_prim_ref *b)
+{
+    mq_prim_ref t = *a;
+    *a = *b;
+    *b = t;
+}
+
+typedef struct side_bounds {
+    mq_f4 lo, hi, clo, chi;
+} side_bounds;
+
+static inline void side_init(side_bounds *b)
+{
+    b->lo = b->clo = mq_f4_splat(INFINITY);
+    b->hi = b->chi = mq_f4_splat(-INFINITY);
+}
+
+static inline void side_grow(side_bounds *b, const mq_prim_ref *r)
+{
+    mq_f4 a = mq_f4_load(r->lo), c = mq_f4_load(r->hi), m = mq_f4_add(a, c);
+    b->lo = mq_f4_min(a, b->lo);
+    b->hi = mq_f4_max(c, b->hi);
+    b->clo = mq_f4_min(m, b->clo);
+    b->chi = mq_f4_max(m, b->chi);
+}
+
+static void side_store(const side_bounds *b, mq_build_range *out)
+{
+    mq_f4_store(out->box.lo, b->lo);
+    mq_f4_store(out->box.hi, b->hi);
+    mq_f4_store(out->cbox.lo, b->clo);
+    mq_f4_store(out->cbox.hi, b->chi);
+}
+
+/* Hoare partition by a binned plane, growing both sides' boxes on the way
+ * (one pass over the refs); returns the first index of the right side. */
+static uint32_t partition_binned(mq_prim_ref *refs, uint32_t begin, uint32_t end, const mq_split *s,
+                                 side_bounds *left, side_bounds *right)
+{
+    uint32_t i = begin, j = end;
+    for (;;) {
+        while (i < j && goes_left(&refs[i], s))
+            side_grow(left, &refs[i++]);
+        while (i < j && !goes_left(&refs[j - 1], s))
+            side_grow(right, &refs[--j]);
+        if (i >= j)
+            return i;
+        swap_refs(&refs[i], &refs[j - 1]);
+        side_grow(left, &refs[i++]);
+        side_grow(right, &refs[--j]);
+    }
+}
+
+void mq_sah_partition(mq_prim_ref *refs, const mq_build_range *r, const mq_split *s, mq_build_range *left,
+                      mq_build_range *right)
+{
+    uint32_t mid;
+    left->begin = r->begin;
+    right->end = r->end;
+    if (s->kind == MQ_SPLIT_BINNED) {
+        side_bounds lb, rb;
+        side_init(&lb);
+        side_init(&rb);
+        mid = partition_binned(refs, r->begin, r->end, s, &lb, &rb);
+        side_store(&lb, left);
+        side_store(&rb, right);
+    } else {
+        mid = s->kind == MQ_SPLIT_SORTED ? r->begin + s->pos : r->begin + (r->end - r->begin) / 2;
+        mq_range_bounds(refs, r->begin, mid, &left->box, &left->cbox);
+        mq_range_bounds(refs, mid, r->end, &right->box, &right->cbox);
+    }
+    left->end = mid;
+    right->begin = mid;
+}

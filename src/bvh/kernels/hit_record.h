@@ -1,0 +1,93 @@
+/* Turning a winning leaf lane into the public mq_hit. */
+#ifndef MQ_BVH_KERNELS_HIT_RECORD_H
+#define MQ_BVH_KERNELS_HIT_RECORD_H
+
+#include "bvh/kernels/hit_mesh.h"
+#include "bvh/kernels/trace.h"
+
+/* Fills `out` for the hit `b` of query `q`: t, u, v recomputed in double from
+ * the triangle's corners and t clamped into [tmin, tmax] of q->user_ray (reads
+ * only q->user_ray, q->bvh and q->ray.t_shift), with the active kernel set's hit1
+ * where it has one (the same bits). */
+void mq_hit_from_best(const mq_trace *q, const mq_best *b, mq_hit *out);
+
+/* The same from its parts: the BVH, the caller's ray and the query's t_shift
+ * (mq_ray_prep; 0 unless the direction was rescaled). */
+void mq_hit_from_lane(const mq_bvh *bvh, const mq_ray *ray, int t_shift, const mq_best *b, mq_hit *out);
+
+/* The record from its computed parts: t (final, in [tmin, tmax]), u, v and the
+ * unit normal; the point, side, ids and mesh attributes are filled here. */
+void mq_hit_fill(const mq_bvh *bvh, const mq_ray *ray, const mq_best *b, float t, float u, float v,
+                 const float normal[3], mq_hit *out);
+
+/*
+ * Hit records written four at a time where the kernel set can (its hits4:
+ * the same bits as mq_hit_from_lane, for about half the instructions per
+ * record), else one by one (its hit1, or mq_hit_from_lane). A record is
+ * written when four are pending or at mq_hit_queue_flush, which the caller
+ * runs before it reads or returns any.
+ */
+typedef struct mq_hit_queue {
+    const mq_kernels *k;
+    const mq_bvh *bvh;
+    int n;
+    const mq_ray *ray[4];
+    mq_best best[4];
+    mq_hit *out[4];
+} mq_hit_queue;
+
+/* Empties *hq for hits of `bvh`, written by kernel set k's functions (the
+ * pending slots are left as they are: nothing reads them before a push). */
+static inline void mq_hit_queue_start(mq_hit_queue *hq, const mq_bvh *bvh, const mq_kernels *k)
+{
+    hq->k = k;
+    hq->bvh = bvh;
+    hq->n = 0;
+}
+
+/* mq_hit_from_lane with kernel set k's hit1 where it has one (the same bits). */
+static inline void mq_hit_from_lane_with(const mq_kernels *k, const mq_bvh *bvh, const mq_ray *ray, int t_shift,
+                                         const mq_best *b, mq_hit *out)
+{
+    if (k->hit1)
+        k->hit1(bvh, ray, t_shift, b, out);
+    else
+        mq_hit_from_lane(bvh, ray, t_shift, b, out);
+}
+
+/* Writes the pending records. */
+static inline void mq_hit_queue_flush(mq_hit_queue *hq)
+{
+    if (hq->n == 1) {
+        mq_hit_from_lane_with(hq->k, hq->bvh, hq->ray[0], 0, &hq->best[0], hq->out[0]);
+    } else if (hq->n > 1) {
+        /* Padded with copies of the first: its record is written twice, alike. */
+        for (int l = hq->n; l < 4; l++) {
+            hq->ray[l] = hq->ray[0];
+            hq->best[l] = hq->best[0];
+            hq->out[l] = hq->out[0];
+        }
+        hq->k->hits4(hq->bvh, hq->ray, hq->best, hq->out);
+    }
+    hq->n = 0;
+}
+
+/* mq_hit_from_lane(hq->bvh, ray, t_shift, b, out), now or by the next flush
+ * (hits4 takes t_shift 0 only). */
+static inline void mq_hit_queue_push(mq_hit_queue *hq, const mq_ray *ray, int t_shift, const mq_best *b, mq_hit *out)
+{
+    if (!hq->k->hits4 || t_shift) {
+        mq_hit_from_lane_with(hq->k, hq->bvh, ray, t_shift, b, out);
+        return;
+    }
+    hq->ray[hq->n] = ray;
+    hq->best[hq->n] = *b;
+    hq->out[hq->n] = out;
+    if (++hq->n == 4)
+        mq_hit_queue_flush(hq);
+}
+
+/* out->t := t and out->point := origin + t * dir (in float). */
+void mq_hit_set_t(const mq_ray *ray, float t, mq_hit *out);
+
+#endif

@@ -1,0 +1,90 @@
+/*
+ * The AVX2 kernel's per-ray constants, node test and leaf test (the kernel_*
+ * names traverse_loop.h and traverse_lane.h expect), for *_avx2.c files only:
+ * kernel_avx2.c instantiates the traversal loops with them, and the scene's
+ * ray stream (scene/scene_stream_avx2.c) steps its instance traces with them.
+ */
+#ifndef MQ_BVH_KERNELS_KERNEL_AVX2_H
+#define MQ_BVH_KERNELS_KERNEL_AVX2_H
+
+#include <immintrin.h>
+
+#include "bvh/kernels/leaf4_sse.h"
+#include "bvh/kernels/traverse_common.h"
+
+/*
+ * Per-ray constants, with the axes in the order (kx, ky, kz) of the
+ * watertight test: the dominant axis kz has a non-zero direction, so its slab
+ * distances are never NaN, and it goes innermost in the min/max trees below,
+ * which keeps NaN (0 * inf: origin on the plane of a slab the ray runs along)
+ * out of the result. The exit planes' reciprocals carry Ize's widening.
+ */
+typedef struct kernel_ray {
+    __m256 org[3], rd_near[3], rd_far[3];
+    size_t near_off[3], far_off[3]; /* byte offsets of the entry / exit planes in a node */
+    mq_leaf4_ray leaf;
+} kernel_ray;
+
+static inline void kernel_ray_init(const mq_trace *q, kernel_ray *kr)
+{
+    const mq_ray_prep *r = &q->ray;
+    const int axis[3] = {r->kx, r->ky, r->kz};
+    /* The widening rides on the exit reciprocal when every relevant distance is >= 0;
+     * with a negative tmin the node test widens both ends instead. */
+    float up = mq_trace_tmin(q) < 0.0f ? 1.0f : MQ_IZE_UP;
+    for (int i = 0; i < 3; i++) {
+        int k = axis[i];
+        kr->org[i] = _mm256_set1_ps(r->org[k]);
+        kr->rd_near[i] = _mm256_set1_ps(r->rdir[k]);
+        kr->rd_far[i] = _mm256_set1_ps(r->rdir[k] * up);
+        kr->near_off[i] = (size_t)r->near[k] * sizeof(float) * MQ_BVH_WIDTH;
+        kr->far_off[i] = (size_t)(r->near[k] ^ 1) * sizeof(float) * MQ_BVH_WIDTH;
+    }
+    mq_leaf4_ray_init(r, q->cull, &kr->leaf);
+}
+
+/* The entry distances stay in a register; one lane is picked with a permute. */
+typedef __m256 kernel_dists;
+
+static inline float kernel_dist_at(const kernel_dists *d, int i)
+{
+    return _mm256_cvtss_f32(_mm256_permutevar8x32_ps(*d, _mm256_set1_epi32(i)));
+}
+
+static inline __m256 plane(const mq_node8 *n, size_t off)
+{
+    return _mm256_load_ps((const float *)((const char *)n + off));
+}
+
+static inline __attribute__((always_inline)) unsigned kernel_node_hits(const mq_node8 *n, const kernel_ray *kr, float tmin, float tmax,
+                                        kernel_dists *dist, bool neg)
+{
+    __m256 na = _mm256_mul_ps(_mm256_sub_ps(plane(n, kr->near_off[0]), kr->org[0]), kr->rd_near[0]);
+    __m256 nb = _mm256_mul_ps(_mm256_sub_ps(plane(n, kr->near_off[1]), kr->org[1]), kr->rd_near[1]);
+    __m256 nc = _mm256_mul_ps(_mm256_sub_ps(plane(n, kr->near_off[2]), kr->org[2]), kr->rd_near[2]);
+    __m256 fa = _mm256_mul_ps(_mm256_sub_ps(plane(n, kr->far_off[0]), kr->org[0]), kr->rd_far[0]);
+    __m256 fb = _mm256_mul_ps(_mm256_sub_ps(plane(n, kr->far_off[1]), kr->org[1]), kr->rd_far[1]);
+    __m256 fc = _mm256_mul_ps(_mm256_sub_ps(plane(n, kr->far_off[2]), kr->org[2]), kr->rd_far[2]);
+    /* vmaxps/vminps return the second operand when one is NaN: a NaN first operand drops out. */
+    __m256 tn = _mm256_max_ps(_mm256_max_ps(na, nc), _mm256_max_ps(nb, _mm256_set1_ps(tmin)));
+    __m256 tf = _mm256_min_ps(_mm256_min_ps(fa, fc), _mm256_min_ps(fb, _mm256_set1_ps(tmax)));
+    __m256 hit;
+    if (neg) {
+        __m256 sign = _mm256_set1_ps(-0.0f), rel = _mm256_set1_ps(MQ_IZE_REL);
+        __m256 lo = _mm256_sub_ps(tn, _mm256_mul_ps(_mm256_andnot_ps(sign, tn), rel));
+        __m256 hi = _mm256_add_ps(tf, _mm256_mul_ps(_mm256_andnot_ps(sign, tf), rel));
+        hit = _mm256_cmp_ps(lo, hi, _CMP_LE_OQ);
+    } else {
+        hit = _mm256_cmp_ps(tn, tf, _CMP_LE_OQ);
+    }
+    *dist = tn;
+    return (unsigned)_mm256_movemask_ps(hit);
+}
+
+static inline __attribute__((always_inline)) unsigned kernel_leaf_hits(const mq_tri_block *blk, const kernel_ray *kr, const mq_trace *q,
+                                        float tmin, float tmax, mq_leaf_hits *out)
+{
+    return mq_leaf4_hits(&kr->leaf, q, blk, tmin, tmax, out);
+}
+
+#endif

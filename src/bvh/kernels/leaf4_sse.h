@@ -1,0 +1,77 @@
+/*
+ * The watertight leaf test on a 4-triangle block with SSE2 (also compiled into
+ * the AVX2 kernel file, where it gets VEX encoding). Same float operations in
+ * the same order as mq_woop_lane, so the same bits; any lane whose edge
+ * functions might need the double fallback (U*V*W zero, infinite or NaN) sends
+ * the whole block to mq_woop_lane.
+ */
+#ifndef MQ_BVH_KERNELS_LEAF4_SSE_H
+#define MQ_BVH_KERNELS_LEAF4_SSE_H
+
+#include <emmintrin.h>
+
+#include "bvh/kernels/woop_lane.h"
+
+typedef struct mq_leaf4_ray {
+    __m128 okx, oky, okz; /* origin, permuted */
+    __m128 sx, sy, sz;    /* shear */
+    int kx, ky, kz;
+    unsigned cull_mask;   /* 0xF when culling back faces, else 0 */
+} mq_leaf4_ray;
+
+static inline void mq_leaf4_ray_init(const mq_ray_prep *r, bool cull, mq_leaf4_ray *lr)
+{
+    lr->kx = r->kx;
+    lr->ky = r->ky;
+    lr->kz = r->kz;
+    lr->okx = _mm_set1_ps(r->org[r->kx]);
+    lr->oky = _mm_set1_ps(r->org[r->ky]);
+    lr->okz = _mm_set1_ps(r->org[r->kz]);
+    lr->sx = _mm_set1_ps(r->sx);
+    lr->sy = _mm_set1_ps(r->sy);
+    lr->sz = _mm_set1_ps(r->sz);
+    lr->cull_mask = cull ? 0xFu : 0u;
+}
+
+static inline __attribute__((always_inline)) unsigned mq_leaf4_hits(const mq_leaf4_ray *lr, const mq_trace *q,
+                                                                    const mq_tri_block *blk, float tmin, float tmax,
+                                                                    mq_leaf_hits *out)
+{
+    __m128 X[3], Y[3], Z[3];
+    for (int c = 0; c < 3; c++) {
+        __m128 px = _mm_sub_ps(_mm_load_ps(blk->v[c][lr->kx]), lr->okx);
+        __m128 py = _mm_sub_ps(_mm_load_ps(blk->v[c][lr->ky]), lr->oky);
+        __m128 pz = _mm_sub_ps(_mm_load_ps(blk->v[c][lr->kz]), lr->okz);
+        X[c] = _mm_sub_ps(px, _mm_mul_ps(lr->sx, pz));
+        Y[c] = _mm_sub_ps(py, _mm_mul_ps(lr->sy, pz));
+        Z[c] = _mm_mul_ps(lr->sz, pz);
+    }
+    __m128 U = _mm_sub_ps(_mm_mul_ps(X[2], Y[1]), _mm_mul_ps(Y[2], X[1]));
+    __m128 V = _mm_sub_ps(_mm_mul_ps(X[0], Y[2]), _mm_mul_ps(Y[0], X[2]));
+    __m128 W = _mm_sub_ps(_mm_mul_ps(X[1], Y[0]), _mm_mul_ps(Y[1], X[0]));
+    /* Same signs: all sign bits equal (U, V, W are non-zero here, see below). */
+    unsigned same = ~(unsigned)_mm_movemask_ps(_mm_or_ps(_mm_xor_ps(U, V), _mm_xor_ps(U, W))) & 0xFu;
+    unsigned m = same & ~((unsigned)_mm_movemask_ps(U) & lr->cull_mask);
+    __m128 P = _mm_mul_ps(_mm_mul_ps(U, V), W);
+    __m128 absP = _mm_andnot_ps(_mm_set1_ps(-0.0f), P);
+    unsigned slow = (unsigned)_mm_movemask_ps(
+        _mm_or_ps(_mm_cmpeq_ps(P, _mm_setzero_ps()), _mm_cmpnlt_ps(absP, _mm_set1_ps(INFINITY))));
+    if (__builtin_expect(slow != 0, 0))
+        return mq_woop_block(&q->ray, q->cull, blk, tmin, tmax, out);
+    if (!m)
+        return 0;
+    __m128 det = _mm_add_ps(_mm_add_ps(U, V), W);
+    __m128 T = _mm_add_ps(_mm_add_ps(_mm_mul_ps(U, Z[0]), _mm_mul_ps(V, Z[1])), _mm_mul_ps(W, Z[2]));
+    __m128 tt = _mm_div_ps(T, det);
+    __m128 in = _mm_and_ps(_mm_cmpge_ps(tt, _mm_set1_ps(tmin)), _mm_cmple_ps(tt, _mm_set1_ps(tmax)));
+    m &= (unsigned)_mm_movemask_ps(in);
+    if (!m)
+        return 0;
+    _mm_store_ps(out->t, tt);
+    _mm_store_ps(out->u, _mm_div_ps(V, det));
+    _mm_store_ps(out->v, _mm_div_ps(W, det));
+    out->back = (unsigned)_mm_movemask_ps(U) & m; /* U has the sign of det here */
+    return m;
+}
+
+#endif

@@ -1,0 +1,68 @@
+/* Triangle bounding boxes for the builder. */
+#include "bvh/prim_ref.h"
+
+#include "core/vec4f.h"
+
+static bool corner_finite(const float *p) { return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]); }
+
+/* Box of one triangle; false when a corner is not finite. */
+static bool triangle_box(const float *positions, const uint32_t *tri, mq_prim_ref *r)
+{
+    const float *a = positions + 3 * (size_t)tri[0];
+    const float *b = positions + 3 * (size_t)tri[1];
+    const float *c = positions + 3 * (size_t)tri[2];
+    if (!corner_finite(a) || !corner_finite(b) || !corner_finite(c))
+        return false;
+    for (int k = 0; k < 3; k++) {
+        float lo = a[k] < b[k] ? a[k] : b[k], hi = a[k] > b[k] ? a[k] : b[k];
+        r->lo[k] = lo < c[k] ? lo : c[k];
+        r->hi[k] = hi > c[k] ? hi : c[k];
+    }
+    return true;
+}
+
+static void grow(mq_f4 *lo, mq_f4 *hi, mq_f4 *clo, mq_f4 *chi, const mq_prim_ref *r)
+{
+    mq_f4 a = mq_f4_load(r->lo), b = mq_f4_load(r->hi), c = mq_f4_add(a, b);
+    *lo = mq_f4_min(a, *lo);
+    *hi = mq_f4_max(b, *hi);
+    *clo = mq_f4_min(c, *clo);
+    *chi = mq_f4_max(c, *chi);
+}
+
+void mq_prim_refs_from_positions(const float *positions, const uint32_t *indices, size_t triangle_count,
+                                 mq_prim_ref *refs, mq_bounds *box, mq_bounds *cbox)
+{
+    mq_f4 lo = mq_f4_splat(INFINITY), hi = mq_f4_splat(-INFINITY), clo = lo, chi = hi;
+    size_t invalid = 0;
+    for (size_t i = 0; i < triangle_count; i++) {
+        mq_prim_ref *r = &refs[i];
+        r->id = (uint32_t)i;
+        r->pad = 0;
+        if (triangle_box(positions, indices + 3 * i, r))
+            grow(&lo, &hi, &clo, &chi, r);
+        else {
+            r->lo[0] = NAN; /* marks it for the second pass */
+            invalid++;
+        }
+    }
+    if (invalid) {
+        /* Park unusable triangles at the centre of the usable ones (the origin if none). */
+        float at[3];
+        bool any = mq_f4_lane(lo, 0) <= mq_f4_lane(hi, 0);
+        for (int k = 0; k < 3; k++)
+            at[k] = any ? 0.5f * mq_f4_lane(lo, k) + 0.5f * mq_f4_lane(hi, k) : 0.0f;
+        for (size_t i = 0; i < triangle_count; i++) {
+            mq_prim_ref *r = &refs[i];
+            if (r->lo[0] == r->lo[0])
+                continue;
+            for (int k = 0; k < 3; k++)
+                r->lo[k] = r->hi[k] = at[k];
+            grow(&lo, &hi, &clo, &chi, r);
+        }
+    }
+    mq_f4_store(box->lo, lo);
+    mq_f4_store(box->hi, hi);
+    mq_f4_store(cbox->lo, clo);
+    mq_f4_store(cbox->hi, chi);
+}

@@ -1,0 +1,296 @@
+/* Direct top-down 8-wide SAH construction, subtrees in parallel (see wide_build.h). */
+#include <math.h>
+#include "bvh/wide_build.h"
+
+#include <pthread.h>
+
+#include "core/alloc.h"
+#include "core/pool.h"
+
+/* Exact sweep scratch lives on each worker's stack: at most this many refs. */
+#define MQ_SWEEP_MAX 4096u
+/* Below this depth the SAH decides; from here on splits are object medians,
+ * which halve the refs per level and so bound the depth (MQ_BVH_MAX_DEPTH). */
+#define MQ_MEDIAN_DEPTH (MQ_BVH_MAX_DEPTH - 30)
+/* Subtrees with at least this many refs become tasks for other threads. */
+#define MQ_SPAWN_MIN 4096u
+
+typedef struct build_task {
+    mq_build_range range;
+    mq_split split;
+    bool has_split;
+    int depth;
+    mq_bnode *parent;
+    int slot;
+} build_task;
+
+typedef struct builder {
+    mq_prim_ref *refs;
+    const mq_build_params *p;
+    const mq_allocator *alloc;
+    mq_wide_tree *tree;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    build_task *tasks;
+    uint32_t task_count;
+    uint32_t pending; /* queued + running tasks */
+    bool failed;
+} builder;
+
+typedef struct thread_ctx {
+    builder *b;
+    mq_bnode *chunk;
+    uint32_t chunk_base, next, end;
+    mq_sah_scratch scratch;
+    float scratch_mem[MQ_SWEEP_MAX];
+} thread_ctx;
+
+/* A child being formed: a range, its split once computed, and whether it is final as a leaf. */
+typedef struct item {
+    mq_build_range r;
+    mq_split split;
+    bool has_split;
+    bool leaf;
+} item;
+
+static bool grab_chunk(thread_ctx *c)
+{
+    builder *b = c->b;
+    mq_wide_tree *t = b->tree;
+    bool ok = false;
+    pthread_mutex_lock(&b->lock);
+    if (t->chunk_count == t->chunk_capacity) {
+        uint32_t cap = t->chunk_capacity ? 2 * t->chunk_capacity : 16;
+        mq_bnode **grown = mq_realloc(b->alloc, t->chunks, t->chunk_capacity * sizeof *grown,
+                                      cap * sizeof *grown, 16);
+        if (grown) {
+            t->chunks = grown;
+            t->chunk_capacity = cap;
+        }
+    }
+    if (t->chunk_count < t->chunk_capacity) {
+        mq_bnode *chunk = mq_alloc(b->alloc, MQ_BNODE_CHUNK * sizeof *chunk, MQ_CACHE_LINE);
+        if (chunk) {
+            c->chunk = chunk;
+            c->chunk_base = t->chunk_count * MQ_BNODE_CHUNK;
+            c->next = 0;
+            c->end = MQ_BNODE_CHUNK;
+            t->chunks[t->chunk_count++] = chunk;
+            ok = true;
+        }
+    }
+    if (!ok)
+        b->failed = true;
+    pthread_mutex_unlock(&b->lock);
+    return ok;
+}
+
+/* A fresh node (all slots empty) and its id; NULL when out of memory. */
+static mq_bnode *new_node(thread_ctx *c, uint32_t *id)
+{
+    if (c->next == c->end && !grab_chunk(c))
+        return NULL;
+    *id = c->chunk_base + c->next;
+    mq_bnode *n = &c->chunk[c->next++];
+    for (int i = 0; i < MQ_BVH_WIDTH; i++) {
+        mq_bounds_empty(&n->box[i]);
+        n->child[i] = MQ_REF_EMPTY;
+        n->count[i] = 0;
+    }
+    n->n = 0;
+    return n;
+}
+
+static mq_split find_split(thread_ctx *c, const mq_build_range *r)
+{
+    const mq_build_params *p = c->b->p;
+    if (r->end - r->begin <= p->sweep_below)
+        return mq_sah_find_sorted(c->b->refs, r, &c->scratch);
+    return mq_sah_find_binned(c->b->refs, r, p->bins);
+}
+
+/* Decides whether `it` is a leaf, computing (and keeping) its split when needed. */
+static bool decide_leaf(thread_ctx *c, item *it, int depth)
+{
+    const mq_build_params *p = c->b->p;
+    uint32_t n = it->r.end - it->r.begin;
+    if (n <= 1)
+        return true;
+    /* One block and a node step costing at least a block test: a split
+     * (trav * A + A_L * 1 + A_R * 1 >= A) can never beat the leaf (A * 1). */
+    if (n <= p->max_leaf && n <= MQ_TRI_BLOCK && p->trav_cost >= 1.0f)
+        return true;
+    if (!it->has_split) {
+        if (depth >= MQ_MEDIAN_DEPTH)
+            it->split = (mq_split){MQ_SPLIT_NONE, 0, 0, 0.0f, 0.0f, INFINITY};
+        else
+            it->split = find_split(c, &it->r);
+        it->has_split = true;
+    }
+    if (n > p->max_leaf)
+        return false;
+    if (it->split.kind == MQ_SPLIT_NONE)
+        return true; /* identical centroids (or the depth guard) and it fits: keep it whole */
+    float area = mq_bounds_half_area(&it->r.box);
+    float leaf_cost = area * (float)mq_sah_blocks(n);
+    return leaf_cost <= p->trav_cost * area + it->split.cost;
+}
+
+/* Index of the non-final item with the largest box, or -1. */
+static int largest_open(const item *items, int count)
+{
+    int best = -1;
+    float best_area = -1.0f;
+    for (int i = 0; i < count; i++) {
+        float a = mq_bounds_half_area(&items[i].r.box);
+        /* Boxes spanning more than FLT_MAX give inf*0 = NaN: treat them as the
+         * largest, so every non-final item gets opened (a node must never end up
+         * with its own range as its only child, which would recurse forever). */
+        if (isnan(a))
+            a = INFINITY;
+        if (!items[i].leaf && a > best_area) {
+            best_area = a;
+            best = i;
+        }
+    }
+    return best;
+}
+
+/* Opens `items` (starting with one) up to MQ_BVH_WIDTH children; returns the count. */
+static int open_children(thread_ctx *c, item *items, int depth)
+{
+    int count = 1;
+    while (count < MQ_BVH_WIDTH) {
+        int i = largest_open(items, count);
+        if (i < 0)
+            break;
+        if (decide_leaf(c, &items[i], depth)) {
+            items[i].leaf = true;
+            continue;
+        }
+        item left = {0}, right = {0};
+        mq_sah_partition(c->b->refs, &items[i].r, &items[i].split, &left.r, &right.r);
+        if (left.r.begin == left.r.end || right.r.begin == right.r.end) {
+            /* A split that leaves a side empty makes no progress (it happens when
+             * overflowing coordinates put inf/NaN into the centroid bounds): split
+             * at the object median instead, which always halves n >= 2. */
+            const mq_split median = {MQ_SPLIT_NONE, 0, 0, 0.0f, 0.0f, INFINITY};
+            mq_sah_partition(c->b->refs, &items[i].r, &median, &left.r, &right.r);
+        }
+        items[i] = left;
+        items[count++] = right;
+    }
+    return count;
+}
+
+static void push_task(builder *b, const item *it, int depth, mq_bnode *parent, int slot)
+{
+    pthread_mutex_lock(&b->lock);
+    b->tasks[b->task_count++] = (build_task){it->r, it->split, it->has_split, depth, parent, slot};
+    b->pending++;
+    pthread_cond_signal(&b->wake);
+    pthread_mutex_unlock(&b->lock);
+}
+
+static uint32_t build_node(thread_ctx *c, const item *first, int depth);
+
+static void fill_child(thread_ctx *c, mq_bnode *node, int slot, item *it, int depth)
+{
+    builder *b = c->b;
+    node->box[slot] = it->r.box;
+    uint32_t n = it->r.end - it->r.begin;
+    if (it->leaf || decide_leaf(c, it, depth + 1)) {
+        node->child[slot] = it->r.begin;
+        node->count[slot] = n;
+    } else if (b->p->threads > 1 && n >= MQ_SPAWN_MIN) {
+        push_task(b, it, depth + 1, node, slot);
+    } else {
+        node->child[slot] = build_node(c, it, depth + 1);
+    }
+}
+
+static uint32_t build_node(thread_ctx *c, const item *first, int depth)
+{
+    uint32_t id;
+    mq_bnode *node = new_node(c, &id);
+    if (!node)
+        return MQ_REF_EMPTY;
+    item items[MQ_BVH_WIDTH];
+    items[0] = *first;
+    items[0].leaf = false;
+    int count = open_children(c, items, depth);
+    node->n = (uint32_t)count;
+    for (int i = 0; i < count && !c->b->failed; i++)
+        fill_child(c, node, i, &items[i], depth);
+    return id;
+}
+
+static void run_task(thread_ctx *c, build_task *t)
+{
+    item it = {t->range, t->split, t->has_split, false};
+    uint32_t id = build_node(c, &it, t->depth);
+    if (t->parent)
+        t->parent->child[t->slot] = id;
+    else
+        c->b->tree->root = id;
+}
+
+static void worker(void *arg, uint32_t index)
+{
+    (void)index;
+    thread_ctx c = {.b = arg};
+    c.scratch = (mq_sah_scratch){c.scratch_mem, MQ_SWEEP_MAX};
+    builder *b = c.b;
+    pthread_mutex_lock(&b->lock);
+    for (;;) {
+        if (b->task_count > 0) {
+            build_task t = b->tasks[--b->task_count];
+            bool skip = b->failed;
+            pthread_mutex_unlock(&b->lock);
+            if (!skip)
+                run_task(&c, &t);
+            pthread_mutex_lock(&b->lock);
+            if (--b->pending == 0)
+                pthread_cond_broadcast(&b->wake);
+            continue;
+        }
+        if (b->pending == 0)
+            break;
+        pthread_cond_wait(&b->wake, &b->lock);
+    }
+    pthread_mutex_unlock(&b->lock);
+}
+
+void mq_wide_tree_free(mq_wide_tree *t, const mq_allocator *alloc)
+{
+    for (uint32_t i = 0; i < t->chunk_count; i++)
+        mq_free(alloc, t->chunks[i], MQ_BNODE_CHUNK * sizeof(mq_bnode));
+    mq_free(alloc, t->chunks, t->chunk_capacity * sizeof *t->chunks);
+    *t = (mq_wide_tree){0};
+}
+
+mq_status mq_wide_build(mq_prim_ref *refs, const mq_build_range *all, const mq_build_params *p,
+                        const mq_allocator *alloc, mq_wide_tree *out)
+{
+    *out = (mq_wide_tree){0};
+    uint32_t n = all->end - all->begin;
+    uint32_t task_capacity = n / MQ_SPAWN_MIN + 2;
+    builder b = {.refs = refs, .p = p, .alloc = alloc, .tree = out};
+    b.tasks = mq_alloc(alloc, task_capacity * sizeof *b.tasks, 16);
+    if (!b.tasks)
+        return MQ_ERR_OUT_OF_MEMORY;
+    pthread_mutex_init(&b.lock, NULL);
+    pthread_cond_init(&b.wake, NULL);
+    b.tasks[0] = (build_task){*all, {0}, false, 0, NULL, 0};
+    b.task_count = 1;
+    b.pending = 1;
+    mq_run_parallel(p->threads, worker, &b);
+    pthread_cond_destroy(&b.wake);
+    pthread_mutex_destroy(&b.lock);
+    mq_free(alloc, b.tasks, task_capacity * sizeof *b.tasks);
+    if (b.failed) {
+        mq_wide_tree_free(out, alloc);
+        return MQ_ERR_OUT_OF_MEMORY;
+    }
+    return MQ_OK;
+}

@@ -1,0 +1,35 @@
+/*
+ * The box every triangle of an OBB tree lies in, in double: what a shape
+ * query cuts a huge shape down to before its float walk (primitives/
+ * shape_reduce.h), so that a capsule along a line 1e30 long or a box of
+ * +-FLT_MAX answers like the same shape clipped to the mesh's neighbourhood.
+ */
+#ifndef MQ_OBBTREE_OBBTREE_REGION_H
+#define MQ_OBBTREE_OBBTREE_REGION_H
+
+#include <math.h>
+#include <stdbool.h>
+
+#include "obbtree/obbtree_internal.h"
+
+/* The world-axes box of the OBB tree's root box (exact in double up to a
+ * rounding of its extent, far inside the reduction's margin). False for an
+ * empty tree. */
+static inline bool mq_obbtree_root_region(const mq_obbtree *t, double lo[3], double hi[3])
+{
+    mq_obb root;
+    if (!mq_obbtree_root(t, &root))
+        return false;
+    for (int k = 0; k < 3; k++) {
+        double ext = 0.0;
+        for (int i = 0; i < 3; i++)
+            ext += fabs((double)root.axes[i][k]) * root.half[i];
+        lo[k] = root.center[k] - ext;
+        hi[k] = root.center[k] + ext;
+        if (!(lo[k] <= hi[k] && isfinite(lo[k]) && isfinite(hi[k])))
+            return false;
+    }
+    return true;
+}
+
+#endif

@@ -1,0 +1,296 @@
+/*
+ * The AABB BVH's shape-overlap queries (bvh.h, "Shape overlap and closest
+ * point"): every triangle a sphere, capsule, OBB or AABB overlaps, with the
+ * OBB tree's contract (obbtree.h).
+ *
+ * Walk: query/bvh_walk.h, always inlined with the predicates below as
+ * compile-time constants (no per-node dispatch, fixed stack, no allocation).
+ *   - node filter: the 8-lane box test against the query's bounding box,
+ *     intersected with a bounding ball (sphere: the sphere itself, so the box
+ *     and ball together are the exact sphere-AABB test; capsule: the ball around
+ *     the segment's midpoint; OBB: the ball around its centre);
+ *   - refinement of the survivors: capsule, the segment clipped against the
+ *     child box grown by the radius (a superset of the box's r-neighbourhood);
+ *     OBB, the 15-axis separating axis test in the query box's frame;
+ *   - leaf: each triangle's own box against the query box, then the exact
+ *     primitive (mq_overlap_sphere_triangle, ...), which alone decides.
+ * Every filter is widened by MQ_BVH_OVERLAP_SLACK times the magnitudes that
+ * enter it (and, for OBBs, by what the axes lose to orthonormality, as the OBB
+ * tree does), so rounding never culls a triangle the primitive accepts.
+ *
+ * Every shape is first cut down to its part near the root box (primitives/
+ * shape_reduce.h): a huge shape would overflow the filters or widen them to
+ * everything, and its float primitive would round at its own scale. The cut
+ * shape meets the mesh exactly where the given one does.
+ */
+#include <float.h>
+
+#include "primitives/shape_checks.h"
+#include "primitives/shape_reduce.h"
+#include "query/bvh_walk.h"
+#include "obbtree/obbtree_walk.h"
+#include "bvh/bvh_region.h"
+
+/* Relative widening of the filters: about 80 ulp of the magnitudes involved. */
+#define MQ_BVH_OVERLAP_SLACK 1e-5f
+
+static float maxabs3f(const float v[3]) { return fmaxf(fabsf(v[0]), fmaxf(fabsf(v[1]), fabsf(v[2]))); }
+
+static float sq_or_inf(float x)
+{
+    double d = (double)x * (double)x * (1.0 + 1e-6);
+    return d < (double)FLT_MAX ? (float)d : INFINITY;
+}
+
+/* ---- visitors: the exact primitive on each candidate -------------------- */
+
+typedef struct visit_ctx {
+    const void *shape;
+    mq_overlap_fn fn;
+    void *user;
+    size_t calls;
+} visit_ctx;
+
+#define DEFINE_VISIT(name, test)                                                                                   \
+    static bool name(uint32_t id, const mq_triangle *tri, void *ctx)                                               \
+    {                                                                                                              \
+        visit_ctx *c = ctx;                                                                                        \
+        if (!(test))                                                                                               \
+            return true;                                                                                           \
+        c->calls++;                                                                                                \
+        return c->fn(id, c->user);                                                                                 \
+    }
+
+/* Spheres: the triangle's box against the (widened) ball first, as the node test does. */
+typedef struct sphere_shape {
+    mq_sphere s;
+    float g2; /* squared widened radius */
+} sphere_shape;
+
+static inline bool sphere_box_near(const sphere_shape *s, const mq_triangle *t)
+{
+    float d2 = 0.0f;
+    for (int k = 0; k < 3; k++) {
+        float lo = mq_wminf(mq_wminf(t->v[0][k], t->v[1][k]), t->v[2][k]);
+        float hi = mq_wmaxf(mq_wmaxf(t->v[0][k], t->v[1][k]), t->v[2][k]);
+        float e = mq_wmaxf(mq_wmaxf(lo - s->s.center[k], s->s.center[k] - hi), 0.0f);
+        d2 += e * e;
+    }
+    return d2 <= s->g2;
+}
+
+DEFINE_VISIT(visit_sphere, sphere_box_near((const sphere_shape *)c->shape, tri) &&
+                               mq_overlap_sphere_triangle(&((const sphere_shape *)c->shape)->s, tri))
+DEFINE_VISIT(visit_capsule, mq_overlap_capsule_triangle((const mq_capsule *)c->shape, tri))
+DEFINE_VISIT(visit_obb, mq_overlap_triangle_obb(tri, (const mq_obb *)c->shape))
+DEFINE_VISIT(visit_aabb, mq_overlap_triangle_aabb(tri, (const mq_aabb *)c->shape))
+
+/* ---- sphere ---------------------------------------------------------------- */
+
+static size_t walk_sphere(const mq_bvh *b, const mq_sphere *s, mq_overlap_fn fn, void *user)
+{
+    if (!b || !s || !mq_sphere_ok(s))
+        return 0;
+    double lo[3], hi[3];
+    mq_sphere cut;
+    if (!mq_bvh_root_region(b, lo, hi) || !mq_sphere_reduce(s, lo, hi, &cut))
+        return 0;
+    s = &cut;
+    float g = s->radius + MQ_BVH_OVERLAP_SLACK * (mq_abs_sum3(s->center) + s->radius);
+    mq_walk_box q;
+    for (int k = 0; k < 3; k++) {
+        q.lo[k] = s->center[k] - g;
+        q.hi[k] = s->center[k] + g;
+        q.c[k] = s->center[k];
+    }
+    q.r2 = sq_or_inf(g);
+    sphere_shape ss = {*s, q.r2};
+    visit_ctx c = {&ss, fn, user, 0};
+    mq_bvh_walk_box(b, &q, visit_sphere, &c);
+    return c.calls;
+}
+
+/* ---- capsule ------------------------------------------------------------------ */
+
+typedef struct capsule_refine {
+    float a[3], d[3]; /* segment a + t d, t in [0, 1] */
+    float grow;       /* radius + rounding slack of the query */
+    float mag;        /* |a| + |b| (sums of absolute coordinates) */
+} capsule_refine;
+
+/* The segment clipped against the child box grown by the radius (and the slack). */
+static inline bool refine_capsule(const float lo[3], const float hi[3], const void *rq)
+{
+    const capsule_refine *c = rq;
+    float g = c->grow + MQ_BVH_OVERLAP_SLACK * (mq_abs_sum3(lo) + mq_abs_sum3(hi));
+    float t0 = 0.0f, t1 = 1.0f;
+    for (int k = 0; k < 3; k++) {
+        float l = lo[k] - g, h = hi[k] + g;
+        if (c->d[k] == 0.0f) {
+            if (c->a[k] < l || c->a[k] > h)
+                return false;
+            continue;
+        }
+        float ta = (l - c->a[k]) / c->d[k], tb = (h - c->a[k]) / c->d[k];
+        if (ta > tb) {
+            float tmp = ta;
+            ta = tb;
+            tb = tmp;
+        }
+        t0 = ta > t0 ? ta : t0;
+        t1 = tb < t1 ? tb : t1;
+        if (t0 > t1)
+            return false;
+    }
+    return true;
+}
+
+static size_t walk_capsule(const mq_bvh *b, const mq_capsule *cap, mq_overlap_fn fn, void *user)
+{
+    if (!b || !cap || !mq_capsule_ok(cap))
+        return 0;
+    double lo[3], hi[3];
+    mq_capsule cut;
+    if (!mq_bvh_root_region(b, lo, hi) || !mq_capsule_reduce(cap, lo, hi, &cut))
+        return 0;
+    cap = &cut;
+    capsule_refine rq;
+    float mag = mq_abs_sum3(cap->a) + mq_abs_sum3(cap->b);
+    float g = cap->radius + MQ_BVH_OVERLAP_SLACK * (mag + cap->radius);
+    mq_walk_box q;
+    float half2 = 0.0f;
+    for (int k = 0; k < 3; k++) {
+        rq.a[k] = cap->a[k];
+        rq.d[k] = cap->b[k] - cap->a[k];
+        q.lo[k] = fminf(cap->a[k], cap->b[k]) - g;
+        q.hi[k] = fmaxf(cap->a[k], cap->b[k]) + g;
+        q.c[k] = 0.5f * cap->a[k] + 0.5f * cap->b[k];
+        half2 += 0.25f * rq.d[k] * rq.d[k];
+    }
+    rq.grow = g;
+    rq.mag = mag;
+    if (!isfinite(rq.d[0]) || !isfinite(rq.d[1]) || !isfinite(rq.d[2]))
+        return 0; /* b - a overflows: not representable as a query here */
+    q.r2 = sq_or_inf(sqrtf(half2) + g + MQ_BVH_OVERLAP_SLACK * mag);
+    visit_ctx c = {cap, fn, user, 0};
+    mq_bvh_walk_box_refined(b, &q, refine_capsule, &rq, visit_capsule, &c);
+    return c.calls;
+}
+
+/* ---- oriented box --------------------------------------------------------------- */
+
+typedef struct obb_refine {
+    const mq_obb *box;
+    float half_sum;
+    float rel;      /* MQ_BVH_OVERLAP_SLACK + 8 * deviation of the axes from orthonormal */
+    float c_mag;    /* |centre| (sum of absolute coordinates) */
+} obb_refine;
+
+/* The 15-axis test with the query as box A (its own frame) and the child AABB as
+ * box B: R[i][j] = query axis i . world axis j, t = the child's centre in A's frame. */
+static inline bool refine_obb(const float lo[3], const float hi[3], const void *rq)
+{
+    const obb_refine *o = rq;
+    float nc[3], nh[3], d[3], t[3], R[3][3];
+    for (int k = 0; k < 3; k++) {
+        nc[k] = 0.5f * lo[k] + 0.5f * hi[k];
+        nh[k] = 0.5f * hi[k] - 0.5f * lo[k];
+        d[k] = nc[k] - o->box->center[k];
+    }
+    for (int i = 0; i < 3; i++) {
+        t[i] = d[0] * o->box->axes[i][0] + d[1] * o->box->axes[i][1] + d[2] * o->box->axes[i][2];
+        for (int j = 0; j < 3; j++)
+            R[i][j] = o->box->axes[i][j];
+    }
+    float nsum = nh[0] + nh[1] + nh[2];
+    float slack = o->rel * (mq_abs_sum3(t) + nsum + o->half_sum) +
+                  MQ_BVH_OVERLAP_SLACK * (mq_abs_sum3(lo) + mq_abs_sum3(hi) + o->c_mag);
+    return mq_sat_overlap(o->box->half, nh, R, t, slack);
+}
+
+static float axes_deviation(const mq_obb *b)
+{
+    float dev = 0.0f;
+    for (int i = 0; i < 3; i++) {
+        dev = fmaxf(dev, fabsf(mq_v3_len2(b->axes[i]) - 1.0f));
+        for (int j = i + 1; j < 3; j++)
+            dev = fmaxf(dev, fabsf(mq_v3_dot(b->axes[i], b->axes[j])));
+    }
+    return dev;
+}
+
+static size_t walk_obb(const mq_bvh *b, const mq_obb *box, mq_overlap_fn fn, void *user)
+{
+    if (!b || !box || !mq_obb_is_valid(box))
+        return 0;
+    double lo[3], hi[3];
+    mq_obb cut;
+    if (!mq_bvh_root_region(b, lo, hi) || !mq_obb_reduce(box, lo, hi, &cut))
+        return 0;
+    box = &cut;
+    obb_refine rq = {box, box->half[0] + box->half[1] + box->half[2],
+                     MQ_BVH_OVERLAP_SLACK + 8.0f * axes_deviation(box), mq_abs_sum3(box->center)};
+    /* Bounding box and ball of the set the primitive tests, {p : |axes . (p - c)| <= half},
+     * widened for axes that are orthonormal only to within the tolerance. */
+    float grow = rq.rel * rq.half_sum + MQ_BVH_OVERLAP_SLACK * rq.c_mag;
+    mq_walk_box q;
+    for (int k = 0; k < 3; k++) {
+        float e = fabsf(box->axes[0][k]) * box->half[0] + fabsf(box->axes[1][k]) * box->half[1] +
+                  fabsf(box->axes[2][k]) * box->half[2];
+        e = e * (1.0f + rq.rel) + grow;
+        q.lo[k] = box->center[k] - e;
+        q.hi[k] = box->center[k] + e;
+        q.c[k] = box->center[k];
+    }
+    q.r2 = sq_or_inf(sqrtf(mq_v3_len2(box->half)) * (1.0f + rq.rel) + grow);
+    visit_ctx c = {box, fn, user, 0};
+    mq_bvh_walk_box_refined(b, &q, refine_obb, &rq, visit_obb, &c);
+    return c.calls;
+}
+
+/* ---- axis-aligned box ---------------------------------------------------------- */
+
+static size_t walk_aabb(const mq_bvh *b, const mq_aabb *box, mq_overlap_fn fn, void *user)
+{
+    if (!b || !box || !mq_aabb_ok(box))
+        return 0;
+    double lo[3], hi[3];
+    mq_aabb cut;
+    if (!mq_bvh_root_region(b, lo, hi) || !mq_aabb_reduce(box, lo, hi, &cut))
+        return 0;
+    box = &cut;
+    float g = MQ_BVH_OVERLAP_SLACK * (maxabs3f(box->min) + maxabs3f(box->max));
+    mq_walk_box q;
+    for (int k = 0; k < 3; k++) {
+        q.lo[k] = box->min[k] - g;
+        q.hi[k] = box->max[k] + g;
+        q.c[k] = 0.0f;
+    }
+    q.r2 = INFINITY;
+    visit_ctx c = {box, fn, user, 0};
+    mq_bvh_walk_box(b, &q, visit_aabb, &c);
+    return c.calls;
+}
+
+/* ---- the public forms ----------------------------------------------------------- */
+
+#define DEFINE_FORMS(shape, type)                                                                                  \
+    size_t mq_bvh_overlap_##shape(const mq_bvh *b, const type *s, mq_overlap_fn fn, void *user)                   \
+    {                                                                                                              \
+        return fn ? walk_##shape(b, s, fn, user) : 0;                                                              \
+    }                                                                                                              \
+    size_t mq_bvh_overlap_##shape##_array(const mq_bvh *b, const type *s, uint32_t *out, size_t capacity)         \
+    {                                                                                                              \
+        mq_id_sink sink = {out, out ? capacity : 0, 0};                                                            \
+        walk_##shape(b, s, mq_id_sink_push, &sink);                                                                \
+        return sink.count;                                                                                         \
+    }                                                                                                              \
+    bool mq_bvh_any_overlap_##shape(const mq_bvh *b, const type *s)                                               \
+    {                                                                                                              \
+        return walk_##shape(b, s, mq_stop_at_first, NULL) > 0;                                                    \
+    }
+
+DEFINE_FORMS(sphere, mq_sphere)
+DEFINE_FORMS(capsule, mq_capsule)
+DEFINE_FORMS(obb, mq_obb)
+DEFINE_FORMS(aabb, mq_aabb)

@@ -1,0 +1,443 @@
+/*
+ * Sphere and capsule casts on the BVH and the OBB tree (meshquery/casts.h,
+ * which explains the exact construction: ray vs the triangle's Minkowski sum
+ * with the shape, as offset triangles and edge capsules).
+ *
+ * One query struct serves both shapes (a sphere is a capsule with a == b, but
+ * spheres take the cheaper 2 + 3 test path); the leaf test is a direct call,
+ * the walks are written out per hierarchy (no per-node dispatch), fixed
+ * stacks, no allocation.
+ */
+#include <float.h>
+
+#include <meshquery/casts.h>
+
+#include "core/vec3.h"
+#include "primitives/shape_checks.h"
+#include "query/bvh_walk.h"
+
+#define CAST_SLACK 1e-5f
+
+typedef struct cast_q {
+    float a[3], b[3], e[3]; /* segment [a, b] at t = 0, e = b - a (a == b for a sphere) */
+    bool sphere;
+    float r;
+    float d[3];             /* motion per unit t */
+    float c[3];             /* centre (midpoint) at t = 0: the pruning ray's origin */
+    float ext[3];           /* per-axis half extent of the shape around c, grown */
+    float rho;              /* bounding radius around c, grown */
+    bool moving;
+    float tmax;
+    /* best so far */
+    float t;
+    uint32_t id;
+    mq_triangle tri;
+} cast_q;
+
+/* ---- one triangle ---------------------------------------------------------- */
+
+static inline void tri_offset(const mq_triangle *t, const float off[3], mq_triangle *out)
+{
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k < 3; k++)
+            out->v[c][k] = t->v[c][k] + off[k];
+}
+
+/* Ray vs the two copies of triangle (p, q, s) offset by ±r along its unit normal. */
+static inline void offset_faces(const mq_ray *ray, const float p[3], const float q[3], const float s[3], float r,
+                                float *best)
+{
+    float e1[3], e2[3], n[3];
+    mq_v3_sub(e1, q, p);
+    mq_v3_sub(e2, s, p);
+    mq_v3_cross(n, e1, e2);
+    double len = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
+    if (!(len > 0.0) || !isfinite(len))
+        return; /* zero-area: its edge capsules cover it */
+    mq_triangle base, t;
+    mq_v3_copy(base.v[0], p);
+    mq_v3_copy(base.v[1], q);
+    mq_v3_copy(base.v[2], s);
+    for (int sgn = -1; sgn <= 1; sgn += 2) {
+        float off[3];
+        for (int k = 0; k < 3; k++)
+            off[k] = (float)((double)sgn * r * n[k] / len);
+        tri_offset(&base, off, &t);
+        mq_ray rr = *ray;
+        rr.tmax = *best < rr.tmax ? *best : rr.tmax;
+        mq_triangle_hit h;
+        if (mq_raycast_triangle(&rr, &t, &h) && h.t < *best)
+            *best = h.t;
+    }
+}
+
+static inline void edge_capsule(const mq_ray *ray, const float p[3], const float q[3], float r, float *best)
+{
+    mq_capsule cap = {{p[0], p[1], p[2]}, {q[0], q[1], q[2]}, r};
+    mq_ray rr = *ray;
+    rr.tmax = *best < rr.tmax ? *best : rr.tmax;
+    mq_ray_span s;
+    if (mq_raycast_capsule(&rr, &cap, &s) && s.t_enter < *best)
+        *best = s.t_enter;
+}
+
+/* First t in [0, limit] at which the shape touches `tri`; INFINITY when none. */
+static float cast_triangle(const cast_q *q, const mq_triangle *tri, float limit)
+{
+    bool overlap;
+    if (q->sphere) {
+        mq_sphere s = {{q->a[0], q->a[1], q->a[2]}, q->r};
+        overlap = mq_overlap_sphere_triangle(&s, tri);
+    } else {
+        mq_capsule c = {{q->a[0], q->a[1], q->a[2]}, {q->b[0], q->b[1], q->b[2]}, q->r};
+        overlap = mq_overlap_capsule_triangle(&c, tri);
+    }
+    if (overlap)
+        return 0.0f;
+    if (!q->moving)
+        return INFINITY;
+    float best = INFINITY;
+    mq_ray ray = {{q->a[0], q->a[1], q->a[2]}, 0.0f, {q->d[0], q->d[1], q->d[2]}, limit};
+    const float *v0 = tri->v[0], *v1 = tri->v[1], *v2 = tri->v[2];
+    offset_faces(&ray, v0, v1, v2, q->r, &best);
+    edge_capsule(&ray, v0, v1, q->r, &best);
+    edge_capsule(&ray, v1, v2, q->r, &best);
+    edge_capsule(&ray, v2, v0, q->r, &best);
+    if (!q->sphere) {
+        /* K = T ⊕ [-e, 0]: the far copy T - e, the three side parallelograms, their edges */
+        float w[3][3];
+        for (int c = 0; c < 3; c++)
+            for (int k = 0; k < 3; k++)
+                w[c][k] = tri->v[c][k] - q->e[k];
+        offset_faces(&ray, w[0], w[1], w[2], q->r, &best);
+        for (int c = 0; c < 3; c++) {
+            const float *p = tri->v[c], *pn = tri->v[(c + 1) % 3];
+            const float *wp = w[c], *wn = w[(c + 1) % 3];
+            offset_faces(&ray, p, pn, wn, q->r, &best);
+            offset_faces(&ray, p, wn, wp, q->r, &best);
+            edge_capsule(&ray, wp, wn, q->r, &best);
+            edge_capsule(&ray, p, wp, q->r, &best);
+        }
+    }
+    return best;
+}
+
+static inline bool box_entry(const cast_q *q, const float lo[3], const float hi[3], float limit, float *t_in);
+static inline float limit_of(const cast_q *q, float tmax);
+
+static inline void consider(cast_q *q, uint32_t id, const mq_triangle *tri)
+{
+    /* the node test on the triangle's own box first: most candidates end here */
+    float lo[3], hi[3], te;
+    for (int k = 0; k < 3; k++) {
+        lo[k] = fminf(fminf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
+        hi[k] = fmaxf(fmaxf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
+    }
+    if (!box_entry(q, lo, hi, q->moving ? limit_of(q, q->tmax) : 0.0f, &te))
+        return;
+    float t = cast_triangle(q, tri, q->t < q->tmax ? q->t : q->tmax);
+    if (t < q->t || (t == q->t && t < INFINITY && id < q->id)) {
+        q->t = t;
+        q->id = id;
+        q->tri = *tri;
+    }
+}
+
+/* ---- set-up and result -------------------------------------------------------- */
+
+static bool prepare(cast_q *q, const float a[3], const float b[3], float r, bool sphere, const vec3 dir,
+                    float tmax)
+{
+    if (!dir || !mq_v3_is_finite(dir) || !(tmax >= 0.0f) || !mq_radius_ok(r))
+        return false;
+    float mag = 0.0f, half2 = 0.0f;
+    for (int k = 0; k < 3; k++) {
+        q->a[k] = a[k];
+        q->b[k] = b[k];
+        q->e[k] = b[k] - a[k];
+        q->d[k] = dir[k];
+        q->c[k] = 0.5f * a[k] + 0.5f * b[k];
+        float h = 0.5f * fabsf(q->e[k]);
+        q->ext[k] = h;
+        half2 += h * h;
+        mag += fabsf(a[k]) + fabsf(b[k]);
+    }
+    if (!isfinite(q->e[0]) || !isfinite(q->e[1]) || !isfinite(q->e[2]))
+        return false;
+    float g = CAST_SLACK * (mag + r + sqrtf(half2)) + FLT_MIN;
+    for (int k = 0; k < 3; k++)
+        q->ext[k] += r + g;
+    q->rho = sqrtf(half2) + r + g;
+    q->sphere = sphere;
+    q->r = r;
+    q->moving = dir[0] != 0.0f || dir[1] != 0.0f || dir[2] != 0.0f;
+    q->t = INFINITY;
+    q->id = MQ_NO_TRIANGLE;
+    q->tmax = tmax;
+    return true;
+}
+
+static bool finish(const cast_q *q, float tmax, mq_cast_hit *out)
+{
+    bool hit = q->id != MQ_NO_TRIANGLE && q->t <= tmax;
+    if (!out)
+        return hit;
+    if (!hit) {
+        out->t = INFINITY;
+        mq_v3_set(out->point, NAN, NAN, NAN);
+        mq_v3_set(out->normal, 0, 0, 0);
+        out->triangle = MQ_NO_TRIANGLE;
+        out->initially_overlapping = false;
+        return false;
+    }
+    float a[3], b[3], s[3], p[3];
+    for (int k = 0; k < 3; k++) {
+        a[k] = q->a[k] + q->t * q->d[k];
+        b[k] = q->b[k] + q->t * q->d[k];
+    }
+    if (q->sphere) {
+        mq_closest_point_triangle(a, &q->tri, p, NULL);
+        mq_v3_copy(s, a);
+    } else {
+        mq_closest_points_segment_triangle(a, b, &q->tri, s, p);
+    }
+    out->t = q->t;
+    out->triangle = q->id;
+    out->initially_overlapping = q->t == 0.0f;
+    mq_v3_copy(out->point, p);
+    double n[3] = {(double)s[0] - p[0], (double)s[1] - p[1], (double)s[2] - p[2]};
+    double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    if (!(len > 0.0)) {
+        float e1[3], e2[3], fn[3];
+        mq_v3_sub(e1, q->tri.v[1], q->tri.v[0]);
+        mq_v3_sub(e2, q->tri.v[2], q->tri.v[0]);
+        mq_v3_cross(fn, e1, e2);
+        for (int k = 0; k < 3; k++)
+            n[k] = fn[k];
+        len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        if (len > 0.0 && n[0] * q->d[0] + n[1] * q->d[1] + n[2] * q->d[2] > 0.0)
+            len = -len;
+        if (!(len != 0.0) || !isfinite(len)) {
+            for (int k = 0; k < 3; k++)
+                n[k] = -(double)q->d[k];
+            len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        }
+    }
+    for (int k = 0; k < 3; k++)
+        out->normal[k] = len != 0.0 ? (float)(n[k] / len) : 0.0f;
+    return true;
+}
+
+/* ---- BVH walk: the centre's ray against child boxes grown by ext ---------------- */
+
+/* Entry time of the ray c + t d, t in [0, limit], into [lo - g, hi + g]; false when it misses. */
+static inline bool box_entry(const cast_q *q, const float lo[3], const float hi[3], float limit, float *t_in)
+{
+    float t0 = 0.0f, t1 = limit;
+    for (int k = 0; k < 3; k++) {
+        float g = q->ext[k] + CAST_SLACK * (fabsf(lo[k]) + fabsf(hi[k]));
+        float l = lo[k] - g, h = hi[k] + g;
+        if (q->d[k] == 0.0f) {
+            if (q->c[k] < l || q->c[k] > h)
+                return false;
+            continue;
+        }
+        float ta = (l - q->c[k]) / q->d[k], tb = (h - q->c[k]) / q->d[k];
+        if (ta > tb) {
+            float tmp = ta;
+            ta = tb;
+            tb = tmp;
+        }
+        t0 = ta > t0 ? ta : t0;
+        t1 = tb < t1 ? tb : t1;
+        if (!(t0 <= t1))
+            return false;
+    }
+    *t_in = t0;
+    return true;
+}
+
+/* Pruning limit: the best time so far (ties still entered), or tmax. */
+static inline float limit_of(const cast_q *q, float tmax)
+{
+    float l = q->t < tmax ? q->t : tmax;
+    return l * (1.0f + 4.0f * FLT_EPSILON) + FLT_MIN;
+}
+
+static void walk_bvh(const mq_bvh *bvh, cast_q *q, float tmax)
+{
+    if (bvh->root == MQ_REF_EMPTY)
+        return;
+    typedef struct entry {
+        uint32_t ref;
+        float t;
+    } entry;
+    entry stack[MQ_TRAVERSAL_STACK];
+    int top = 0;
+    {
+        const float *rb = bvh->root_box;
+        float lo[3] = {rb[0], rb[2], rb[4]}, hi[3] = {rb[1], rb[3], rb[5]};
+        float t;
+        if (!box_entry(q, lo, hi, q->moving ? limit_of(q, tmax) : 0.0f, &t))
+            return;
+        stack[top++] = (entry){bvh->root, t};
+    }
+    while (top > 0) {
+        entry en = stack[--top];
+        float limit = q->moving ? limit_of(q, tmax) : 0.0f;
+        if (en.t > limit)
+            continue;
+        if (mq_ref_is_leaf(en.ref)) {
+            const mq_tri_block *blk = mq_arena_leaf(bvh->arena, en.ref);
+            uint32_t nb = mq_ref_block_count(en.ref);
+            for (uint32_t b = 0; b < nb; b++)
+                for (int lane = 0; lane < MQ_TRI_BLOCK; lane++) {
+                    mq_triangle t;
+                    if (mq_walk_block_triangle(bvh, &blk[b], lane, &t))
+                        consider(q, blk[b].id[lane], &t);
+                }
+            continue;
+        }
+        const mq_node8 *n = mq_arena_node(bvh->arena, en.ref);
+        entry kids[MQ_BVH_WIDTH];
+        int nk = 0;
+        for (int i = 0; i < MQ_BVH_WIDTH; i++) {
+            if (n->child[i] == MQ_REF_EMPTY)
+                continue;
+            float lo[3], hi[3], t;
+            mq_walk_child_box(n, i, bvh->inv_scale, lo, hi); /* mesh units */
+            if (!box_entry(q, lo, hi, limit, &t))
+                continue;
+            int j = nk++; /* sorted by decreasing entry: the nearest is pushed last */
+            while (j > 0 && kids[j - 1].t < t) {
+                kids[j] = kids[j - 1];
+                j--;
+            }
+            kids[j] = (entry){n->child[i], t};
+        }
+        for (int j = 0; j < nk; j++)
+            stack[top++] = kids[j];
+    }
+}
+
+/* ---- OBB tree walk: the centre's ray against node boxes grown by rho ------------ */
+
+static inline bool obb_entry(const cast_q *q, const mq_obbtree_node *n, float limit, float *t_in)
+{
+    /* the box grown on its axis i by the shape's extent along it: half the
+     * segment's projection plus the radius (plus rounding slack) */
+    float lo[3], ld[3], le[3];
+    mq_node_local_point(n, q->c, lo);
+    mq_node_local_dir(n, q->d, ld);
+    mq_node_local_dir(n, q->e, le);
+    float slack = CAST_SLACK * (mq_abs_sum3(lo) + mq_half_sum(n) + mq_abs_sum3(n->center) + q->rho);
+    float t0 = 0.0f, t1 = limit;
+    for (int i = 0; i < 3; i++) {
+        float h = n->half[i] + 0.5f * fabsf(le[i]) + q->r + slack;
+        if (ld[i] == 0.0f) {
+            if (fabsf(lo[i]) > h)
+                return false;
+            continue;
+        }
+        float ta = (-h - lo[i]) / ld[i], tb = (h - lo[i]) / ld[i];
+        if (ta > tb) {
+            float x = ta;
+            ta = tb;
+            tb = x;
+        }
+        t0 = ta > t0 ? ta : t0;
+        t1 = tb < t1 ? tb : t1;
+        if (!(t0 <= t1))
+            return false;
+    }
+    *t_in = t0;
+    return true;
+}
+
+static void walk_obbtree(const mq_obbtree *tree, cast_q *q, float tmax)
+{
+    if (tree->node_count == 0)
+        return;
+    typedef struct entry {
+        uint32_t node;
+        float t;
+    } entry;
+    entry stack[MQ_OBBTREE_STACK];
+    int top = 0;
+    float t;
+    if (!obb_entry(q, &tree->nodes[0], q->moving ? limit_of(q, tmax) : 0.0f, &t))
+        return;
+    stack[top++] = (entry){0, t};
+    while (top > 0) {
+        entry en = stack[--top];
+        float limit = q->moving ? limit_of(q, tmax) : 0.0f;
+        if (en.t > limit)
+            continue;
+        const mq_obbtree_node *n = &tree->nodes[en.node];
+        if (mq_obbtree_node_is_leaf(n)) {
+            uint32_t first = mq_obbtree_leaf_first(n), end = first + mq_obbtree_leaf_count(n);
+            for (uint32_t k = first; k < end; k++)
+                consider(q, tree->ids[k], &tree->tris[k]);
+            continue;
+        }
+        uint32_t l = en.node + 1, r = n->data;
+        float tl = 0.0f, tr = 0.0f;
+        bool hl = obb_entry(q, &tree->nodes[l], limit, &tl), hr = obb_entry(q, &tree->nodes[r], limit, &tr);
+        if (hl && hr) {
+            bool left_first = tl <= tr;
+            stack[top++] = left_first ? (entry){r, tr} : (entry){l, tl};
+            stack[top++] = left_first ? (entry){l, tl} : (entry){r, tr};
+        } else if (hl) {
+            stack[top++] = (entry){l, tl};
+        } else if (hr) {
+            stack[top++] = (entry){r, tr};
+        }
+    }
+}
+
+/* ---- public ---------------------------------------------------------------------- */
+
+static bool miss(mq_cast_hit *out)
+{
+    cast_q q;
+    q.id = MQ_NO_TRIANGLE;
+    return finish(&q, 0.0f, out);
+}
+
+bool mq_bvh_sphere_cast(const mq_bvh *bvh, const mq_sphere *s, const vec3 dir, float tmax, mq_cast_hit *out)
+{
+    cast_q q;
+    if (!bvh || !s || !mq_sphere_ok(s) || !prepare(&q, s->center, s->center, s->radius, true, dir, tmax))
+        return miss(out);
+    walk_bvh(bvh, &q, tmax);
+    return finish(&q, tmax, out);
+}
+
+bool mq_obbtree_sphere_cast(const mq_obbtree *tree, const mq_sphere *s, const vec3 dir, float tmax,
+                            mq_cast_hit *out)
+{
+    cast_q q;
+    if (!tree || !s || !mq_sphere_ok(s) || !prepare(&q, s->center, s->center, s->radius, true, dir, tmax))
+        return miss(out);
+    walk_obbtree(tree, &q, tmax);
+    return finish(&q, tmax, out);
+}
+
+bool mq_bvh_capsule_cast(const mq_bvh *bvh, const mq_capsule *c, const vec3 dir, float tmax, mq_cast_hit *out)
+{
+    cast_q q;
+    if (!bvh || !c || !mq_capsule_ok(c) || !prepare(&q, c->a, c->b, c->radius, false, dir, tmax))
+        return miss(out);
+    walk_bvh(bvh, &q, tmax);
+    return finish(&q, tmax, out);
+}
+
+bool mq_obbtree_capsule_cast(const mq_obbtree *tree, const mq_capsule *c, const vec3 dir, float tmax,
+                             mq_cast_hit *out)
+{
+    cast_q q;
+    if (!tree || !c || !mq_capsule_ok(c) || !prepare(&q, c->a, c->b, c->radius, false, dir, tmax))
+        return miss(out);
+    walk_obbtree(tree, &q, tmax);
+    return finish(&q, tmax, out);
+}
