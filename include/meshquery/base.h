@@ -69,14 +69,14 @@ MQ_API const char *mq_version(void);
 
 /** Result of every operation that can fail. */
 typedef enum mq_status {
-    MQ_OK = 0,               /**< success */
-    MQ_ERR_INVALID_ARG = 1,  /**< a NULL pointer where one is required, a bad option, ... */
-    MQ_ERR_OUT_OF_MEMORY = 2,/**< an allocation failed; nothing was leaked */
-    MQ_ERR_IO = 3,           /**< a file could not be opened, read or written */
-    MQ_ERR_PARSE = 4,        /**< malformed input; mq_diag says where and what was expected */
-    MQ_ERR_LIMIT = 5,        /**< input exceeds a documented limit (counts, file size, depth) */
-    MQ_ERR_UNSUPPORTED = 6,  /**< valid input the library does not handle (e.g. UTF-16 text) */
-    MQ_ERR_CORRUPT = 7       /**< a saved file failed its version, size or checksum check */
+    MQ_OK = 0,                /**< success */
+    MQ_ERR_INVALID_ARG = 1,   /**< a NULL pointer where one is required, a bad option, ... */
+    MQ_ERR_OUT_OF_MEMORY = 2, /**< an allocation failed; nothing was leaked */
+    MQ_ERR_IO = 3,            /**< a file could not be opened, read or written */
+    MQ_ERR_PARSE = 4,         /**< malformed input; mq_diag says where and what was expected */
+    MQ_ERR_LIMIT = 5,         /**< input exceeds a documented limit (counts, file size, depth) */
+    MQ_ERR_UNSUPPORTED = 6,   /**< valid input the library does not handle (e.g. UTF-16 text) */
+    MQ_ERR_CORRUPT = 7        /**< a saved file failed its version, size or checksum check */
 } mq_status;
 
 /** A short English name for a status, e.g. "out of memory" (static storage; never NULL). */

@@ -127,13 +127,13 @@ typedef enum mq_build_quality {
 
 /** Options for mq_bvh_build. Always start from mq_default_bvh_def(). */
 typedef struct mq_bvh_def {
-    mq_build_quality quality;   /**< default MQ_BUILD_MEDIUM */
-    uint32_t max_leaf_size;     /**< most triangles per leaf, 1..16; default 4 (one SIMD block) */
-    uint32_t threads;           /**< build threads; 0 = all online cores (default), 1 = this thread only.
-                                     The tree does not depend on the thread count. */
+    mq_build_quality quality;      /**< default MQ_BUILD_MEDIUM */
+    uint32_t max_leaf_size;        /**< most triangles per leaf, 1..16; default 4 (one SIMD block) */
+    uint32_t threads;              /**< build threads; 0 = all online cores (default), 1 = this thread only.
+                                        The tree does not depend on the thread count. */
     const mq_allocator *allocator; /**< NULL: the library default. Copied; must be thread-safe
                                         when threads != 1. */
-    uint32_t internal_cookie;   /**< set by mq_default_bvh_def(); DO NOT SET */
+    uint32_t internal_cookie;      /**< set by mq_default_bvh_def(); DO NOT SET */
 } mq_bvh_def;
 
 /** The default options (medium quality, leaves of up to 4 triangles, all cores). */
@@ -179,17 +179,17 @@ MQ_API const mq_mesh *mq_bvh_mesh(const mq_bvh *bvh);
 
 /** Shape and cost of a built tree. */
 typedef struct mq_bvh_stats {
-    uint64_t triangle_count;  /**< triangles in the mesh (all are in the tree) */
-    uint64_t node_count;      /**< inner nodes (8-wide) */
-    uint64_t leaf_count;      /**< leaves */
-    uint64_t block_count;     /**< 4-triangle SIMD blocks in the leaves */
-    uint32_t max_depth;       /**< deepest leaf, in inner nodes from the root (root = 1) */
-    uint32_t width;           /**< children per inner node (8) */
-    double sah_cost;          /**< SAH cost (node traversal 1, 4-triangle block 1), relative to the root box */
-    double avg_leaf_size;     /**< triangles per leaf */
-    double avg_children;      /**< used child slots per inner node */
-    double bytes_per_triangle;/**< mq_bvh_byte_count / triangle_count */
-    double build_ms;          /**< wall-clock time mq_bvh_build took */
+    uint64_t triangle_count;   /**< triangles in the mesh (all are in the tree) */
+    uint64_t node_count;       /**< inner nodes (8-wide) */
+    uint64_t leaf_count;       /**< leaves */
+    uint64_t block_count;      /**< 4-triangle SIMD blocks in the leaves */
+    uint32_t max_depth;        /**< deepest leaf, in inner nodes from the root (root = 1) */
+    uint32_t width;            /**< children per inner node (8) */
+    double sah_cost;           /**< SAH cost (node traversal 1, 4-triangle block 1), relative to the root box */
+    double avg_leaf_size;      /**< triangles per leaf */
+    double avg_children;       /**< used child slots per inner node */
+    double bytes_per_triangle; /**< mq_bvh_byte_count / triangle_count */
+    double build_ms;           /**< wall-clock time mq_bvh_build took */
 } mq_bvh_stats;
 
 /** Fills `out` with the tree's statistics. */
@@ -213,23 +213,23 @@ MQ_API mq_status mq_bvh_validate(const mq_bvh *bvh, mq_diag *diag);
  * data (meshes loaded from OBJ), otherwise they hold the stated defaults.
  */
 typedef struct mq_hit {
-    float t;            /**< ray parameter, in [tmin, tmax]; INFINITY for a miss */
-    vec3 point;         /**< origin + t * dir (in float) */
-    vec3 normal;        /**< unit geometric normal along (v1-v0) x (v2-v0): the winding's side,
-                             NOT flipped towards the ray (see back_face) */
+    float t;     /**< ray parameter, in [tmin, tmax]; INFINITY for a miss */
+    vec3 point;  /**< origin + t * dir (in float) */
+    vec3 normal; /**< unit geometric normal along (v1-v0) x (v2-v0): the winding's side,
+                      NOT flipped towards the ray (see back_face) */
     /** @{ */
-    float u, v;         /**< barycentrics: point = (1-u-v)*v0 + u*v1 + v*v2 */
+    float u, v; /**< barycentrics: point = (1-u-v)*v0 + u*v1 + v*v2 */
     /** @} */
-    uint32_t triangle;  /**< the mesh's triangle id; MQ_NO_TRIANGLE for a miss */
-    uint32_t face;      /**< mq_mesh_face_index(mesh, triangle): the OBJ face */
-    bool back_face;     /**< true when dir points along `normal` (the ray hit the back) */
+    uint32_t triangle;       /**< the mesh's triangle id; MQ_NO_TRIANGLE for a miss */
+    uint32_t face;           /**< mq_mesh_face_index(mesh, triangle): the OBJ face */
+    bool back_face;          /**< true when dir points along `normal` (the ray hit the back) */
     bool has_shading_normal; /**< mesh metadata: all three corners have normals (mq_mesh_shading_normal) */
-    bool has_uv;        /**< mesh metadata: all three corners have texture coordinates */
-    vec3 shading_normal;/**< mesh metadata: interpolated corner normal, unit; = normal when absent */
-    vec2 uv;            /**< mesh metadata: interpolated texture coordinate; (0, 0) when absent */
-    uint32_t group;     /**< mesh metadata: name id, mq_mesh_name(mesh, MQ_NAME_GROUP, group); 0 = none */
-    uint32_t object;    /**< mesh metadata: name id of kind MQ_NAME_OBJECT; 0 = none */
-    uint32_t material;  /**< mesh metadata: name id of kind MQ_NAME_MATERIAL; 0 = none */
+    bool has_uv;             /**< mesh metadata: all three corners have texture coordinates */
+    vec3 shading_normal;     /**< mesh metadata: interpolated corner normal, unit; = normal when absent */
+    vec2 uv;                 /**< mesh metadata: interpolated texture coordinate; (0, 0) when absent */
+    uint32_t group;          /**< mesh metadata: name id, mq_mesh_name(mesh, MQ_NAME_GROUP, group); 0 = none */
+    uint32_t object;         /**< mesh metadata: name id of kind MQ_NAME_OBJECT; 0 = none */
+    uint32_t material;       /**< mesh metadata: name id of kind MQ_NAME_MATERIAL; 0 = none */
 } mq_hit;
 
 /** Work counters of queries; queries ADD to them (zero them yourself). */
@@ -265,8 +265,7 @@ MQ_API mq_ray_query mq_default_ray_query(void);
  * @param[out] out the hit (may be NULL); on a miss t = INFINITY and triangle = MQ_NO_TRIANGLE.
  * @return true on a hit.
  */
-MQ_API bool mq_bvh_raycast_closest(const mq_bvh *bvh, const mq_ray *ray, const mq_ray_query *query,
-                                   mq_hit *out);
+MQ_API bool mq_bvh_raycast_closest(const mq_bvh *bvh, const mq_ray *ray, const mq_ray_query *query, mq_hit *out);
 
 /** True when some triangle is hit in [ray->tmin, ray->tmax] (stops at the first one found). */
 MQ_API bool mq_bvh_raycast_any(const mq_bvh *bvh, const mq_ray *ray, const mq_ray_query *query);
@@ -290,8 +289,8 @@ typedef bool (*mq_hit_fn)(const mq_hit *hit, void *user);
  * hits, no allocation, no limit on k.
  * @return the number of hits reported (those for which fn was called).
  */
-MQ_API size_t mq_bvh_raycast_each(const mq_bvh *bvh, const mq_ray *ray, const mq_ray_query *query,
-                                  mq_hit_fn fn, void *user);
+MQ_API size_t mq_bvh_raycast_each(const mq_bvh *bvh, const mq_ray *ray, const mq_ray_query *query, mq_hit_fn fn,
+                                  void *user);
 
 /**
  * Every hit along the ray as an array: writes the min(total, capacity) nearest
@@ -299,8 +298,8 @@ MQ_API size_t mq_bvh_raycast_each(const mq_bvh *bvh, const mq_ray *ray, const mq
  * returns the TOTAL number of hits, so a caller can retry with a bigger array.
  * `hits` may be NULL when capacity is 0 (count only).
  */
-MQ_API size_t mq_bvh_raycast_all(const mq_bvh *bvh, const mq_ray *ray, const mq_ray_query *query,
-                                 mq_hit *hits, size_t capacity);
+MQ_API size_t mq_bvh_raycast_all(const mq_bvh *bvh, const mq_ray *ray, const mq_ray_query *query, mq_hit *hits,
+                                 size_t capacity);
 
 /**
  * Closest hits of `count` rays on `threads` threads (0 = all online cores,
@@ -323,8 +322,8 @@ MQ_API size_t mq_bvh_raycast_closest_batch(const mq_bvh *bvh, const mq_ray *rays
  * Any-hit (occlusion) answers for `count` rays: occluded[i] = mq_bvh_raycast_any(rays[i]).
  * @return the number of occluded rays.
  */
-MQ_API size_t mq_bvh_raycast_any_batch(const mq_bvh *bvh, const mq_ray *rays, size_t count,
-                                       const mq_ray_query *query, uint32_t threads, bool *occluded);
+MQ_API size_t mq_bvh_raycast_any_batch(const mq_bvh *bvh, const mq_ray *rays, size_t count, const mq_ray_query *query,
+                                       uint32_t threads, bool *occluded);
 
 /* ========================================================================= */
 /* Shape overlap and closest point on the BVH                                */
@@ -373,8 +372,7 @@ MQ_API size_t mq_bvh_overlap_sphere(const mq_bvh *bvh, const mq_sphere *sphere, 
  * are in total; when that exceeds `capacity`, call again with a larger array.
  * `out` may be NULL when `capacity` is 0.
  */
-MQ_API size_t mq_bvh_overlap_sphere_array(const mq_bvh *bvh, const mq_sphere *sphere, uint32_t *out,
-                                          size_t capacity);
+MQ_API size_t mq_bvh_overlap_sphere_array(const mq_bvh *bvh, const mq_sphere *sphere, uint32_t *out, size_t capacity);
 /** True when some triangle overlaps the sphere; stops at the first. */
 MQ_API bool mq_bvh_any_overlap_sphere(const mq_bvh *bvh, const mq_sphere *sphere);
 

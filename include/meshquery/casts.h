@@ -60,17 +60,17 @@
 
 /** Where a cast shape first touches the mesh. */
 typedef struct mq_cast_hit {
-    float t;           /**< time of impact in [0, tmax]; INFINITY on a miss */
-    vec3 point;        /**< contact point on the mesh: the point of the triangle closest to the
-                            shape at time t (for an initial overlap: closest to the sphere's
-                            centre / the capsule's segment, a point inside the shape) */
-    vec3 normal;       /**< unit contact normal, from the mesh towards the shape: (closest
-                            point of the shape's centre / segment at time t) minus `point`,
-                            normalised; when that is zero (an initial overlap through the
-                            centre or segment, or radius 0) the triangle's unit normal turned
-                            against dir (or, for zero-area triangles or dir = 0, -dir
-                            normalised, or (0, 0, 0) when that is zero too) */
-    uint32_t triangle; /**< the mesh id of the touched triangle; MQ_NO_TRIANGLE on a miss */
+    float t;                    /**< time of impact in [0, tmax]; INFINITY on a miss */
+    vec3 point;                 /**< contact point on the mesh: the point of the triangle closest to the
+                                     shape at time t (for an initial overlap: closest to the sphere's
+                                     centre / the capsule's segment, a point inside the shape) */
+    vec3 normal;                /**< unit contact normal, from the mesh towards the shape: (closest
+                                     point of the shape's centre / segment at time t) minus `point`,
+                                     normalised; when that is zero (an initial overlap through the
+                                     centre or segment, or radius 0) the triangle's unit normal turned
+                                     against dir (or, for zero-area triangles or dir = 0, -dir
+                                     normalised, or (0, 0, 0) when that is zero too) */
+    uint32_t triangle;          /**< the mesh id of the touched triangle; MQ_NO_TRIANGLE on a miss */
     bool initially_overlapping; /**< true when the shape already overlapped the mesh at t = 0 */
 } mq_cast_hit;
 
@@ -142,7 +142,6 @@ MQ_API int mq_obbtree_winding_number(const mq_obbtree *tree, const vec3 p);
  */
 MQ_API bool mq_bvh_signed_distance(const mq_bvh *bvh, const vec3 p, float *distance, mq_point_hit *closest);
 /** As mq_bvh_signed_distance, on the OBB tree (mq_obbtree_closest_point, mq_obbtree_winding_number). */
-MQ_API bool mq_obbtree_signed_distance(const mq_obbtree *tree, const vec3 p, float *distance,
-                                       mq_point_hit *closest);
+MQ_API bool mq_obbtree_signed_distance(const mq_obbtree *tree, const vec3 p, float *distance, mq_point_hit *closest);
 
 #endif /* MESHQUERY_CASTS_H */

@@ -120,8 +120,7 @@ MQ_API mq_obbtree_def mq_default_obbtree_def(void);
  *         MQ_ERR_OUT_OF_MEMORY (nothing leaked).
  * A mesh without finite triangles gives an empty tree: every query answers "none".
  */
-MQ_API mq_status mq_obbtree_build(const mq_mesh *mesh, const mq_obbtree_def *def, mq_obbtree **out,
-                                  mq_diag *diag);
+MQ_API mq_status mq_obbtree_build(const mq_mesh *mesh, const mq_obbtree_def *def, mq_obbtree **out, mq_diag *diag);
 
 /** Frees a tree. NULL is a no-op. */
 MQ_API void mq_obbtree_destroy(mq_obbtree *tree);
@@ -156,8 +155,7 @@ typedef bool (*mq_overlap_fn)(uint32_t triangle, void *user);
  * calls `fn` for each until it returns false.
  * @return the number of calls made (including the one that returned false).
  */
-MQ_API size_t mq_obbtree_overlap_sphere(const mq_obbtree *tree, const mq_sphere *sphere, mq_overlap_fn fn,
-                                        void *user);
+MQ_API size_t mq_obbtree_overlap_sphere(const mq_obbtree *tree, const mq_sphere *sphere, mq_overlap_fn fn, void *user);
 /**
  * Writes the ids of the triangles that overlap the sphere into `out` (the first
  * `capacity` found, in no particular order) and returns how many there are in
@@ -173,24 +171,22 @@ MQ_API bool mq_obbtree_any_overlap_sphere(const mq_obbtree *tree, const mq_spher
 MQ_API size_t mq_obbtree_overlap_capsule(const mq_obbtree *tree, const mq_capsule *capsule, mq_overlap_fn fn,
                                          void *user);
 /** As mq_obbtree_overlap_sphere_array, for a capsule. */
-MQ_API size_t mq_obbtree_overlap_capsule_array(const mq_obbtree *tree, const mq_capsule *capsule,
-                                               uint32_t *out, size_t capacity);
+MQ_API size_t mq_obbtree_overlap_capsule_array(const mq_obbtree *tree, const mq_capsule *capsule, uint32_t *out,
+                                               size_t capacity);
 /** True when some triangle overlaps the capsule. */
 MQ_API bool mq_obbtree_any_overlap_capsule(const mq_obbtree *tree, const mq_capsule *capsule);
 
 /** As mq_obbtree_overlap_sphere, for an oriented box (mq_overlap_triangle_obb). */
 MQ_API size_t mq_obbtree_overlap_obb(const mq_obbtree *tree, const mq_obb *box, mq_overlap_fn fn, void *user);
 /** As mq_obbtree_overlap_sphere_array, for an oriented box. */
-MQ_API size_t mq_obbtree_overlap_obb_array(const mq_obbtree *tree, const mq_obb *box, uint32_t *out,
-                                           size_t capacity);
+MQ_API size_t mq_obbtree_overlap_obb_array(const mq_obbtree *tree, const mq_obb *box, uint32_t *out, size_t capacity);
 /** True when some triangle overlaps the oriented box. */
 MQ_API bool mq_obbtree_any_overlap_obb(const mq_obbtree *tree, const mq_obb *box);
 
 /** As mq_obbtree_overlap_sphere, for an axis-aligned box (mq_overlap_triangle_aabb). */
 MQ_API size_t mq_obbtree_overlap_aabb(const mq_obbtree *tree, const mq_aabb *box, mq_overlap_fn fn, void *user);
 /** As mq_obbtree_overlap_sphere_array, for an axis-aligned box. */
-MQ_API size_t mq_obbtree_overlap_aabb_array(const mq_obbtree *tree, const mq_aabb *box, uint32_t *out,
-                                            size_t capacity);
+MQ_API size_t mq_obbtree_overlap_aabb_array(const mq_obbtree *tree, const mq_aabb *box, uint32_t *out, size_t capacity);
 /** True when some triangle overlaps the axis-aligned box. */
 MQ_API bool mq_obbtree_any_overlap_aabb(const mq_obbtree *tree, const mq_aabb *box);
 
@@ -231,7 +227,7 @@ typedef struct mq_point_hit {
     float distance;    /**< its distance from the query point (>= 0) */
     uint32_t triangle; /**< mesh id of the triangle it lies on (ties: the smaller id) */
     /** @{ */
-    float u, v;        /**< its barycentrics on that triangle: point = (1-u-v)*v0 + u*v1 + v*v2 */
+    float u, v; /**< its barycentrics on that triangle: point = (1-u-v)*v0 + u*v1 + v*v2 */
     /** @} */
 } mq_point_hit;
 
@@ -246,8 +242,7 @@ typedef struct mq_point_hit {
  * @return true when some triangle lies within max_distance; false otherwise, and
  *         for a non-finite `p` or a NaN or negative max_distance.
  */
-MQ_API bool mq_obbtree_closest_point(const mq_obbtree *tree, const vec3 p, float max_distance,
-                                     mq_point_hit *out);
+MQ_API bool mq_obbtree_closest_point(const mq_obbtree *tree, const vec3 p, float max_distance, mq_point_hit *out);
 
 /* ------------------------------------------------------------------------- */
 /* Mesh vs mesh                                                              */

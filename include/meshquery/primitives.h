@@ -203,15 +203,15 @@ MQ_API float mq_closest_point_obb(const vec3 p, const mq_obb *box, vec3 out_poin
 MQ_API float mq_closest_point_triangle(const vec3 p, const mq_triangle *tri, vec3 out_point, vec2 out_uv);
 
 /** Closest points between segments [a0, a1] and [b0, b1]; parallel and zero-length segments allowed. */
-MQ_API float mq_closest_points_segment_segment(const vec3 a0, const vec3 a1, const vec3 b0, const vec3 b1,
-                                               vec3 out_a, vec3 out_b);
+MQ_API float mq_closest_points_segment_segment(const vec3 a0, const vec3 a1, const vec3 b0, const vec3 b1, vec3 out_a,
+                                               vec3 out_b);
 
 /**
  * Closest points between segment [a, b] and a triangle (0 when the segment crosses
  * it; the two output points are then each computed on their own shape and agree
  * to rounding).
  */
-MQ_API float mq_closest_points_segment_triangle(const vec3 a, const vec3 b, const mq_triangle *tri,
-                                                vec3 out_segment, vec3 out_triangle);
+MQ_API float mq_closest_points_segment_triangle(const vec3 a, const vec3 b, const mq_triangle *tri, vec3 out_segment,
+                                                vec3 out_triangle);
 
 #endif /* MESHQUERY_PRIMITIVES_H */

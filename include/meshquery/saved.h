@@ -171,16 +171,15 @@ MQ_API mq_status mq_bvh_load_memory(const void *data, size_t size, const mq_allo
 /** As mq_bvh_save, for an OBB tree and its mesh. */
 MQ_API mq_status mq_obbtree_save(const mq_obbtree *tree, const char *path, mq_diag *diag);
 /** As mq_bvh_save_memory, for an OBB tree and its mesh. */
-MQ_API mq_status mq_obbtree_save_memory(const mq_obbtree *tree, const mq_allocator *alloc, void **data,
-                                        size_t *size, mq_diag *diag);
+MQ_API mq_status mq_obbtree_save_memory(const mq_obbtree *tree, const mq_allocator *alloc, void **data, size_t *size,
+                                        mq_diag *diag);
 /** As mq_bvh_load, for an OBB tree saved by mq_obbtree_save; the tree owns the loaded mesh. */
 MQ_API mq_status mq_obbtree_load(const char *path, const mq_allocator *alloc, mq_obbtree **out, mq_diag *diag);
 /** As mq_bvh_load_mapped, for an OBB tree; mq_obbtree_destroy unmaps the file. */
-MQ_API mq_status mq_obbtree_load_mapped(const char *path, const mq_allocator *alloc, mq_obbtree **out,
-                                        mq_diag *diag);
+MQ_API mq_status mq_obbtree_load_mapped(const char *path, const mq_allocator *alloc, mq_obbtree **out, mq_diag *diag);
 /** As mq_bvh_load_memory, for an OBB tree. */
-MQ_API mq_status mq_obbtree_load_memory(const void *data, size_t size, const mq_allocator *alloc,
-                                        mq_obbtree **out, mq_diag *diag);
+MQ_API mq_status mq_obbtree_load_memory(const void *data, size_t size, const mq_allocator *alloc, mq_obbtree **out,
+                                        mq_diag *diag);
 
 /** Frees a block from mq_bvh_save_memory / mq_obbtree_save_memory, with the allocator and size it was made with.
  *  NULL is a no-op. */

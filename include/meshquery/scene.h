@@ -120,11 +120,11 @@ MQ_API void mq_xform_apply_point(const mq_xform *xf, const mq_dvec3 p, mq_dvec3 
 
 /** An instance to add. Start from mq_default_instance_def() and set exactly one hierarchy. */
 typedef struct mq_instance_def {
-    const mq_bvh *bvh;          /**< the instance's hierarchy, or NULL when obbtree is set */
-    const mq_obbtree *obbtree;  /**< or an OBB tree (then bvh is NULL) */
-    mq_xform transform;         /**< local -> world; default identity */
-    uint64_t user_id;           /**< reported with every answer; default 0 */
-    uint32_t mask;              /**< a query sees the instance when (mask & query mask) != 0; default all ones */
+    const mq_bvh *bvh;         /**< the instance's hierarchy, or NULL when obbtree is set */
+    const mq_obbtree *obbtree; /**< or an OBB tree (then bvh is NULL) */
+    mq_xform transform;        /**< local -> world; default identity */
+    uint64_t user_id;          /**< reported with every answer; default 0 */
+    uint32_t mask;             /**< a query sees the instance when (mask & query mask) != 0; default all ones */
 } mq_instance_def;
 
 /** Defaults: no hierarchy, identity transform, user id 0, mask 0xFFFFFFFF. */
@@ -202,21 +202,22 @@ MQ_API mq_scene_query mq_default_scene_query(void);
 
 /** One ray hit in the scene: world-space geometry plus where it is in which mesh. */
 typedef struct mq_scene_hit {
-    double t;                /**< world ray parameter in [tmin, tmax]; INFINITY on a miss */
-    mq_dvec3 point;          /**< world point: the instance's transform of the mesh point */
-    mq_dvec3 normal;         /**< world unit geometric normal of the mapped triangle (see "Answers") */
-    mq_dvec3 shading_normal; /**< world unit interpolated vertex normal (inverse-transpose mapped); = normal when absent */
-    float u;                 /**< barycentric: point = (1-u-v)*w0 + u*w1 + v*w2 */
-    float v;                 /**< barycentric (see u) */
-    vec2 uv;                 /**< mesh texture coordinate at (u, v); (0, 0) when absent */
-    uint32_t instance;       /**< instance id; MQ_NO_INSTANCE on a miss */
-    uint32_t triangle;       /**< triangle id in the instance's mesh; MQ_NO_TRIANGLE on a miss */
-    uint32_t face;           /**< OBJ face of that triangle (mq_mesh_face_index) */
-    uint32_t group;          /**< group name id in the instance's mesh (mq_mesh_name), 0 = none */
-    uint32_t object;         /**< object name id, 0 = none */
-    uint32_t material;       /**< material name id, 0 = none */
-    uint64_t user_id;        /**< the instance's user id */
-    bool back_face;          /**< dir points along `normal` */
+    double t;        /**< world ray parameter in [tmin, tmax]; INFINITY on a miss */
+    mq_dvec3 point;  /**< world point: the instance's transform of the mesh point */
+    mq_dvec3 normal; /**< world unit geometric normal of the mapped triangle (see "Answers") */
+    mq_dvec3
+        shading_normal; /**< world unit interpolated vertex normal (inverse-transpose mapped); = normal when absent */
+    float u;            /**< barycentric: point = (1-u-v)*w0 + u*w1 + v*w2 */
+    float v;            /**< barycentric (see u) */
+    vec2 uv;            /**< mesh texture coordinate at (u, v); (0, 0) when absent */
+    uint32_t instance;  /**< instance id; MQ_NO_INSTANCE on a miss */
+    uint32_t triangle;  /**< triangle id in the instance's mesh; MQ_NO_TRIANGLE on a miss */
+    uint32_t face;      /**< OBJ face of that triangle (mq_mesh_face_index) */
+    uint32_t group;     /**< group name id in the instance's mesh (mq_mesh_name), 0 = none */
+    uint32_t object;    /**< object name id, 0 = none */
+    uint32_t material;  /**< material name id, 0 = none */
+    uint64_t user_id;   /**< the instance's user id */
+    bool back_face;     /**< dir points along `normal` */
     bool has_shading_normal; /**< the mesh has normals at all three corners */
     bool has_uv;             /**< the mesh has texture coordinates at all three corners */
 } mq_scene_hit;
@@ -273,19 +274,16 @@ MQ_API size_t mq_scene_overlap_sphere(const mq_scene *scene, const mq_dsphere *s
                                       mq_scene_overlap_fn fn, void *user);
 /** Writes up to `capacity` overlapping pairs, returns the total. `out` may be NULL when capacity is 0. */
 MQ_API size_t mq_scene_overlap_sphere_array(const mq_scene *scene, const mq_dsphere *sphere,
-                                            const mq_scene_query *query, mq_instance_triangle *out,
-                                            size_t capacity);
+                                            const mq_scene_query *query, mq_instance_triangle *out, size_t capacity);
 /** True when some triangle overlaps the sphere; stops at the first. */
-MQ_API bool mq_scene_any_overlap_sphere(const mq_scene *scene, const mq_dsphere *sphere,
-                                        const mq_scene_query *query);
+MQ_API bool mq_scene_any_overlap_sphere(const mq_scene *scene, const mq_dsphere *sphere, const mq_scene_query *query);
 
 /** As mq_scene_overlap_sphere, for a capsule (mq_overlap_capsule_triangle). */
-MQ_API size_t mq_scene_overlap_capsule(const mq_scene *scene, const mq_dcapsule *capsule,
-                                       const mq_scene_query *query, mq_scene_overlap_fn fn, void *user);
+MQ_API size_t mq_scene_overlap_capsule(const mq_scene *scene, const mq_dcapsule *capsule, const mq_scene_query *query,
+                                       mq_scene_overlap_fn fn, void *user);
 /** As mq_scene_overlap_sphere_array, for a capsule. */
 MQ_API size_t mq_scene_overlap_capsule_array(const mq_scene *scene, const mq_dcapsule *capsule,
-                                             const mq_scene_query *query, mq_instance_triangle *out,
-                                             size_t capacity);
+                                             const mq_scene_query *query, mq_instance_triangle *out, size_t capacity);
 /** True when some triangle overlaps the capsule. */
 MQ_API bool mq_scene_any_overlap_capsule(const mq_scene *scene, const mq_dcapsule *capsule,
                                          const mq_scene_query *query);
@@ -354,8 +352,7 @@ typedef bool (*mq_scene_pair_fn)(uint32_t triangle_a, uint32_t triangle_b, void 
 MQ_API size_t mq_scene_collide(const mq_scene *scene, uint32_t a, uint32_t b, mq_scene_pair_fn fn, void *user);
 
 /** Writes up to `capacity` pairs (a's triangle, b's triangle) and returns the total. */
-MQ_API size_t mq_scene_collide_array(const mq_scene *scene, uint32_t a, uint32_t b, mq_tri_pair *out,
-                                     size_t capacity);
+MQ_API size_t mq_scene_collide_array(const mq_scene *scene, uint32_t a, uint32_t b, mq_tri_pair *out, size_t capacity);
 
 /* ------------------------------------------------------------------------- */
 /* Batches                                                                   */

@@ -90,9 +90,9 @@ typedef struct mq_rect2 {
 
 /** Where a ray meets a triangle. */
 typedef struct mq_triangle_hit {
-    float t;        /**< ray parameter of the hit point, in [tmin, tmax] */
+    float t; /**< ray parameter of the hit point, in [tmin, tmax] */
     /** @{ */
-    float u, v;     /**< barycentrics: point = (1-u-v)*v0 + u*v1 + v*v2 */
+    float u, v; /**< barycentrics: point = (1-u-v)*v0 + u*v1 + v*v2 */
     /** @} */
     bool back_face; /**< true when dir points along the triangle's normal (v1-v0)x(v2-v0) */
 } mq_triangle_hit;

@@ -122,8 +122,8 @@ static void sweep_axis(const bin_set *set, int k, int bins, mq_split *best)
         n += set->count[k][i - 1];
         if (n == 0 || right_count[i] == 0)
             continue;
-        float cost = half_area4(lo, hi) * (float)mq_sah_blocks(n) +
-                     right_area[i] * (float)mq_sah_blocks(right_count[i]);
+        float cost =
+            half_area4(lo, hi) * (float)mq_sah_blocks(n) + right_area[i] * (float)mq_sah_blocks(right_count[i]);
         if (cost < best->cost) {
             best->cost = cost;
             best->axis = k;
@@ -218,8 +218,8 @@ static void side_store(const side_bounds *b, mq_build_range *out)
 
 /* Hoare partition by a binned plane, growing both sides' boxes on the way
  * (one pass over the refs); returns the first index of the right side. */
-static uint32_t partition_binned(mq_prim_ref *refs, uint32_t begin, uint32_t end, const mq_split *s,
-                                 side_bounds *left, side_bounds *right)
+static uint32_t partition_binned(mq_prim_ref *refs, uint32_t begin, uint32_t end, const mq_split *s, side_bounds *left,
+                                 side_bounds *right)
 {
     uint32_t i = begin, j = end;
     for (;;) {

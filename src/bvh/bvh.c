@@ -36,8 +36,8 @@ static mq_status check_def(const mq_bvh_def *d, mq_diag *diag)
         return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0,
                            "mq_bvh_def was not initialised with mq_default_bvh_def()");
     if (d->max_leaf_size < 1 || d->max_leaf_size > MQ_LEAF_MAX_BLOCKS * MQ_TRI_BLOCK)
-        return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0, "max_leaf_size %u is outside 1..%d",
-                           d->max_leaf_size, MQ_LEAF_MAX_BLOCKS * MQ_TRI_BLOCK);
+        return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0, "max_leaf_size %u is outside 1..%d", d->max_leaf_size,
+                           MQ_LEAF_MAX_BLOCKS * MQ_TRI_BLOCK);
     if ((unsigned)d->quality > MQ_BUILD_HIGH)
         return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0, "unknown build quality %d", (int)d->quality);
     return MQ_OK;
@@ -50,9 +50,18 @@ static mq_build_params params_for(const mq_bvh_def *d)
 {
     mq_build_params p = {.max_leaf = d->max_leaf_size, .trav_cost = 1.0f, .threads = mq_thread_count(d->threads)};
     switch (d->quality) {
-    case MQ_BUILD_LOW: p.bins = 8; p.sweep_below = 0; break;
-    case MQ_BUILD_MEDIUM: p.bins = 32; p.sweep_below = 0; break;
-    case MQ_BUILD_HIGH: p.bins = 64; p.sweep_below = 4096; break;
+    case MQ_BUILD_LOW:
+        p.bins = 8;
+        p.sweep_below = 0;
+        break;
+    case MQ_BUILD_MEDIUM:
+        p.bins = 32;
+        p.sweep_below = 0;
+        break;
+    case MQ_BUILD_HIGH:
+        p.bins = 64;
+        p.sweep_below = 4096;
+        break;
     }
     return p;
 }
@@ -94,7 +103,7 @@ float mq_positions_magnitude(const float *positions, size_t count)
 static void scale_subtree(void *arena, uint32_t ref, float s)
 {
     if (mq_ref_is_leaf(ref)) {
-        mq_tri_block *blk = (mq_tri_block *)mq_arena_leaf(arena, ref);
+        mq_tri_block *blk = mq_arena_leaf_mut(arena, ref);
         for (uint32_t b = 0; b < mq_ref_block_count(ref); b++)
             for (int c = 0; c < 3; c++)
                 for (int k = 0; k < 3; k++)
@@ -102,7 +111,7 @@ static void scale_subtree(void *arena, uint32_t ref, float s)
                         blk[b].v[c][k][l] *= s;
         return;
     }
-    mq_node8 *n = (mq_node8 *)mq_arena_node(arena, ref);
+    mq_node8 *n = mq_arena_node_mut(arena, ref);
     for (int p = 0; p < 6; p++)
         for (int i = 0; i < MQ_BVH_WIDTH; i++)
             n->bounds[p][i] *= s;
@@ -210,4 +219,7 @@ size_t mq_bvh_byte_count(const mq_bvh *bvh)
     return sizeof *bvh + bvh->arena_bytes + bvh->top.doubles * sizeof(double);
 }
 
-const mq_mesh *mq_bvh_mesh(const mq_bvh *bvh) { return bvh->mesh; }
+const mq_mesh *mq_bvh_mesh(const mq_bvh *bvh)
+{
+    return bvh->mesh;
+}

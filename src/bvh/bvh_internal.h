@@ -8,12 +8,12 @@
 #include "bvh/top_boxes.h"
 
 struct mq_bvh {
-    const mq_mesh *mesh;    /* referenced, not owned (unless owned_mesh) */
-    mq_mesh *owned_mesh;    /* == mesh for a loaded BVH (meshquery/saved.h), freed with it; else NULL */
-    mq_allocator alloc;     /* copy of the user's hook (zeroed = default) */
+    const mq_mesh *mesh; /* referenced, not owned (unless owned_mesh) */
+    mq_mesh *owned_mesh; /* == mesh for a loaded BVH (meshquery/saved.h), freed with it; else NULL */
+    mq_allocator alloc;  /* copy of the user's hook (zeroed = default) */
     bool has_alloc;
-    uint32_t root;          /* a child reference (inner node, leaf, or MQ_REF_EMPTY) */
-    float root_box[6];      /* lo x, hi x, lo y, hi y, lo z, hi z (MQ_LO_X order), in the MESH's units */
+    uint32_t root;     /* a child reference (inner node, leaf, or MQ_REF_EMPTY) */
+    float root_box[6]; /* lo x, hi x, lo y, hi y, lo z, hi z (MQ_LO_X order), in the MESH's units */
     /* The arena's geometry (node boxes, leaf corners) is stored pre-scaled by
      * scale = 2^scale_exp, chosen from the mesh's magnitude so its largest
      * finite |coordinate| lies in [0.5, 1) (mq_bvh_scale_exp): the float leaf
@@ -38,7 +38,7 @@ struct mq_bvh {
     uint32_t leaf_count;
     uint32_t max_depth;
     double build_ms;
-    mq_top_boxes top;       /* the top boxes, for instances' world boxes (top_boxes.h) */
+    mq_top_boxes top; /* the top boxes, for instances' world boxes (top_boxes.h) */
 };
 
 /* The exponent k that puts `magnitude` (a largest finite |coordinate|, >= 0)
@@ -51,6 +51,9 @@ void mq_bvh_set_scale(mq_bvh *b, int32_t scale_exp);
 /* Largest finite |coordinate| of the `count` vertices at `positions` (0 if none). */
 float mq_positions_magnitude(const float *positions, size_t count);
 
-static inline const mq_allocator *mq_bvh_allocator(const mq_bvh *b) { return b->has_alloc ? &b->alloc : NULL; }
+static inline const mq_allocator *mq_bvh_allocator(const mq_bvh *b)
+{
+    return b->has_alloc ? &b->alloc : NULL;
+}
 
 #endif

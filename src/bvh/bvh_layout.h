@@ -51,9 +51,18 @@
 #define MQ_REF_LEAF 0x80000000u
 #define MQ_REF_EMPTY 0xFFFFFFFFu
 
-static inline bool mq_ref_is_leaf(uint32_t ref) { return (ref & MQ_REF_LEAF) != 0; }
-static inline uint32_t mq_ref_leaf_unit(uint32_t ref) { return (ref & ~MQ_REF_LEAF) >> 2; }
-static inline uint32_t mq_ref_block_count(uint32_t ref) { return (ref & 3u) + 1u; }
+static inline bool mq_ref_is_leaf(uint32_t ref)
+{
+    return (ref & MQ_REF_LEAF) != 0;
+}
+static inline uint32_t mq_ref_leaf_unit(uint32_t ref)
+{
+    return (ref & ~MQ_REF_LEAF) >> 2;
+}
+static inline uint32_t mq_ref_block_count(uint32_t ref)
+{
+    return (ref & 3u) + 1u;
+}
 static inline uint32_t mq_ref_make_leaf(uint32_t unit, uint32_t blocks)
 {
     return MQ_REF_LEAF | (unit << 2) | (blocks - 1u);
@@ -89,6 +98,15 @@ static inline const mq_node8 *mq_arena_node(const void *arena, uint32_t ref)
 static inline const mq_tri_block *mq_arena_leaf(const void *arena, uint32_t ref)
 {
     return (const mq_tri_block *)((const char *)arena + (size_t)mq_ref_leaf_unit(ref) * MQ_ARENA_UNIT);
+}
+/* The same, writable: for the builder and refit, which own the arena. */
+static inline mq_node8 *mq_arena_node_mut(void *arena, uint32_t ref)
+{
+    return (mq_node8 *)((char *)arena + (size_t)ref * MQ_ARENA_UNIT);
+}
+static inline mq_tri_block *mq_arena_leaf_mut(void *arena, uint32_t ref)
+{
+    return (mq_tri_block *)((char *)arena + (size_t)mq_ref_leaf_unit(ref) * MQ_ARENA_UNIT);
 }
 
 #endif

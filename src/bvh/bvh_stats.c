@@ -42,8 +42,7 @@ void mq_bvh_get_stats(const mq_bvh *bvh, mq_bvh_stats *out)
     out->max_depth = bvh->max_depth;
     out->width = MQ_BVH_WIDTH;
     out->build_ms = bvh->build_ms;
-    out->bytes_per_triangle =
-        out->triangle_count ? (double)mq_bvh_byte_count(bvh) / (double)out->triangle_count : 0.0;
+    out->bytes_per_triangle = out->triangle_count ? (double)mq_bvh_byte_count(bvh) / (double)out->triangle_count : 0.0;
     if (bvh->root == MQ_REF_EMPTY)
         return;
     const float *b = bvh->root_box;

@@ -21,7 +21,10 @@ typedef struct check_ctx {
     mq_diag *diag;
 } check_ctx;
 
-static size_t arena_units(const mq_bvh *b) { return b->arena_bytes / MQ_ARENA_UNIT; }
+static size_t arena_units(const mq_bvh *b)
+{
+    return b->arena_bytes / MQ_ARENA_UNIT;
+}
 
 static bool box_contains(const mq_node8 *n, int i, const float lo[3], const float hi[3])
 {
@@ -103,8 +106,9 @@ static mq_status check_node(check_ctx *c, uint32_t index, uint32_t depth, float 
         if (clo[0] <= chi[0] && !box_contains(n, i, clo, chi))
             return mq_diag_set(c->diag, MQ_ERR_CORRUPT, NULL, 0, 0,
                                "node %u child %d: box does not contain its subtree", index, i);
-        if (n->bounds[MQ_LO_X][i] <= n->bounds[MQ_HI_X][i]) /* an empty box (a subtree of unhittable,
-                                                                non-finite triangles, e.g. after a refit) adds nothing */
+        if (n->bounds[MQ_LO_X][i] <=
+            n->bounds[MQ_HI_X][i]) /* an empty box (a subtree of unhittable,
+                                       non-finite triangles, e.g. after a refit) adds nothing */
             for (int k = 0; k < 3; k++) {
                 grow(lo, hi, n->bounds[2 * k][i], k);
                 grow(lo, hi, n->bounds[2 * k + 1][i], k);

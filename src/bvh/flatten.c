@@ -17,13 +17,16 @@ typedef struct flat_ctx {
     const mq_prim_ref *refs;
     const float *positions;
     const uint32_t *indices;
-    char *arena;       /* NULL in the sizing pass */
-    leaf_job *jobs;    /* NULL in the sizing pass */
-    size_t units;      /* next free 32-byte unit */
+    char *arena;    /* NULL in the sizing pass */
+    leaf_job *jobs; /* NULL in the sizing pass */
+    size_t units;   /* next free 32-byte unit */
     uint32_t nodes, blocks, leaves, max_depth;
 } flat_ctx;
 
-static uint32_t leaf_blocks(uint32_t count) { return (count + MQ_TRI_BLOCK - 1) / MQ_TRI_BLOCK; }
+static uint32_t leaf_blocks(uint32_t count)
+{
+    return (count + MQ_TRI_BLOCK - 1) / MQ_TRI_BLOCK;
+}
 
 /* Reserves a leaf's blocks; they are filled later, in parallel (fill_leaves). */
 static uint32_t emit_leaf(flat_ctx *c, uint32_t first_ref, uint32_t count)
@@ -42,8 +45,8 @@ static void fill_leaf(const flat_ctx *c, const leaf_job *j)
 {
     mq_tri_block *blk = (mq_tri_block *)(c->arena + (size_t)j->unit * MQ_ARENA_UNIT);
     for (uint32_t i = 0; i < j->count; i++)
-        mq_block_set_lane(&blk[i / MQ_TRI_BLOCK], (int)(i % MQ_TRI_BLOCK), c->refs[j->first_ref + i].id,
-                          c->positions, c->indices, 1.0f); /* scaled afterwards (bvh.c) */
+        mq_block_set_lane(&blk[i / MQ_TRI_BLOCK], (int)(i % MQ_TRI_BLOCK), c->refs[j->first_ref + i].id, c->positions,
+                          c->indices, 1.0f); /* scaled afterwards (bvh.c) */
     if (j->count % MQ_TRI_BLOCK)
         mq_block_pad(&blk[leaf_blocks(j->count) - 1], (int)(j->count % MQ_TRI_BLOCK));
 }

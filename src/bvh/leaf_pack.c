@@ -50,8 +50,8 @@ static inline void grow(float lo[3], float hi[3], int k, float x)
     hi[k] = x > hi[k] ? x : hi[k];
 }
 
-bool mq_blocks_bounds(const mq_tri_block *blk, uint32_t count, const float *mesh_positions,
-                      const uint32_t *indices, float scale, float lo[3], float hi[3])
+bool mq_blocks_bounds(const mq_tri_block *blk, uint32_t count, const float *mesh_positions, const uint32_t *indices,
+                      float scale, float lo[3], float hi[3])
 {
     bool any = false;
     for (uint32_t b = 0; b < count; b++)

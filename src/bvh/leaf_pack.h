@@ -38,7 +38,7 @@ static inline bool mq_block_lane_is_pad(const mq_tri_block *blk, int lane)
  * `indices`) times `scale` when all are finite (zero-area triangles: the
  * scene's shape walkers take their corners from the mesh, bvh_walk.h).
  * Padding lanes do not count. Returns false when no lane counted. */
-bool mq_blocks_bounds(const mq_tri_block *blk, uint32_t count, const float *mesh_positions,
-                      const uint32_t *indices, float scale, float lo[3], float hi[3]);
+bool mq_blocks_bounds(const mq_tri_block *blk, uint32_t count, const float *mesh_positions, const uint32_t *indices,
+                      float scale, float lo[3], float hi[3]);
 
 #endif

@@ -3,7 +3,10 @@
 
 #include "core/vec4f.h"
 
-static bool corner_finite(const float *p) { return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]); }
+static bool corner_finite(const float *p)
+{
+    return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]);
+}
 
 /* Box of one triangle; false when a corner is not finite. */
 static bool triangle_box(const float *positions, const uint32_t *tri, mq_prim_ref *r)

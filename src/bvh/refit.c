@@ -16,7 +16,7 @@
 /* Reloads one leaf's triangles (padding lanes copy lane 0 again) and grows lo/hi by them. */
 static void refit_leaf(mq_bvh *bvh, uint32_t ref, const float *pos, float lo[3], float hi[3])
 {
-    mq_tri_block *blk = (mq_tri_block *)mq_arena_leaf(bvh->arena, ref);
+    mq_tri_block *blk = mq_arena_leaf_mut(bvh->arena, ref);
     uint32_t count = mq_ref_block_count(ref);
     for (uint32_t b = 0; b < count; b++) {
         int lane = 0;
@@ -32,7 +32,7 @@ static void refit_leaf(mq_bvh *bvh, uint32_t ref, const float *pos, float lo[3],
 
 static void refit_node(mq_bvh *bvh, uint32_t ref, const float *pos, float lo[3], float hi[3])
 {
-    mq_node8 *n = (mq_node8 *)mq_arena_node(bvh->arena, ref);
+    mq_node8 *n = mq_arena_node_mut(bvh->arena, ref);
     for (int i = 0; i < MQ_BVH_WIDTH; i++) {
         uint32_t c = n->child[i];
         float clo[3] = {INFINITY, INFINITY, INFINITY}, chi[3] = {-INFINITY, -INFINITY, -INFINITY};

@@ -27,13 +27,16 @@ typedef enum mq_split_kind { MQ_SPLIT_NONE, MQ_SPLIT_BINNED, MQ_SPLIT_SORTED } m
 typedef struct mq_split {
     mq_split_kind kind;
     int axis;
-    uint32_t pos;    /* binned: first bin on the right; sorted: refs on the left */
-    float bin_lo;    /* binned: bin index = (c - bin_lo) * bin_scale, clamped */
+    uint32_t pos; /* binned: first bin on the right; sorted: refs on the left */
+    float bin_lo; /* binned: bin index = (c - bin_lo) * bin_scale, clamped */
     float bin_scale;
-    float cost;      /* hA(L) * blocks(nL) + hA(R) * blocks(nR); INFINITY when NONE */
+    float cost; /* hA(L) * blocks(nL) + hA(R) * blocks(nR); INFINITY when NONE */
 } mq_split;
 
-static inline uint32_t mq_sah_blocks(uint32_t n) { return (n + 3u) >> 2; }
+static inline uint32_t mq_sah_blocks(uint32_t n)
+{
+    return (n + 3u) >> 2;
+}
 
 /* Per-thread scratch for the sorted sweep: `capacity` floats. */
 typedef struct mq_sah_scratch {

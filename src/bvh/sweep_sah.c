@@ -16,9 +16,18 @@ static int cmp_axis(const mq_prim_ref *a, const mq_prim_ref *b, int k)
     return (a->id > b->id) - (a->id < b->id); /* ids are unique: a total order */
 }
 
-static int cmp_x(const void *a, const void *b) { return cmp_axis(a, b, 0); }
-static int cmp_y(const void *a, const void *b) { return cmp_axis(a, b, 1); }
-static int cmp_z(const void *a, const void *b) { return cmp_axis(a, b, 2); }
+static int cmp_x(const void *a, const void *b)
+{
+    return cmp_axis(a, b, 0);
+}
+static int cmp_y(const void *a, const void *b)
+{
+    return cmp_axis(a, b, 1);
+}
+static int cmp_z(const void *a, const void *b)
+{
+    return cmp_axis(a, b, 2);
+}
 
 static int (*const cmp_by_axis[3])(const void *, const void *) = {cmp_x, cmp_y, cmp_z};
 
@@ -49,8 +58,7 @@ static void sweep(const mq_prim_ref *refs, const mq_build_range *r, int k, float
     mq_bounds_empty(&b);
     for (uint32_t i = 1; i < n; i++) {
         grow(&b, &p[i - 1]);
-        float cost = mq_bounds_half_area(&b) * (float)mq_sah_blocks(i) +
-                     right_area[i] * (float)mq_sah_blocks(n - i);
+        float cost = mq_bounds_half_area(&b) * (float)mq_sah_blocks(i) + right_area[i] * (float)mq_sah_blocks(n - i);
         if (cost < best->cost) {
             best->cost = cost;
             best->axis = k;

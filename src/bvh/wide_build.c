@@ -61,8 +61,7 @@ static bool grab_chunk(thread_ctx *c)
     pthread_mutex_lock(&b->lock);
     if (t->chunk_count == t->chunk_capacity) {
         uint32_t cap = t->chunk_capacity ? 2 * t->chunk_capacity : 16;
-        mq_bnode **grown = mq_realloc(b->alloc, t->chunks, t->chunk_capacity * sizeof *grown,
-                                      cap * sizeof *grown, 16);
+        mq_bnode **grown = mq_realloc(b->alloc, t->chunks, t->chunk_capacity * sizeof *grown, cap * sizeof *grown, 16);
         if (grown) {
             t->chunks = grown;
             t->chunk_capacity = cap;

@@ -27,11 +27,11 @@ typedef struct mq_bnode {
 #define MQ_BNODE_CHUNK 1024u
 
 typedef struct mq_build_params {
-    int bins;              /* binned SAH bins per axis (2..MQ_MAX_BINS) */
-    uint32_t sweep_below;  /* exact sorted sweep for ranges of at most this many refs */
-    uint32_t max_leaf;     /* 1..16 */
-    float trav_cost;       /* cost of a node step, in 4-triangle block tests */
-    uint32_t threads;      /* >= 1 */
+    int bins;             /* binned SAH bins per axis (2..MQ_MAX_BINS) */
+    uint32_t sweep_below; /* exact sorted sweep for ranges of at most this many refs */
+    uint32_t max_leaf;    /* 1..16 */
+    float trav_cost;      /* cost of a node step, in 4-triangle block tests */
+    uint32_t threads;     /* >= 1 */
 } mq_build_params;
 
 /* The built temporary tree; free with mq_wide_tree_free. */

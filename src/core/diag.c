@@ -10,8 +10,8 @@ void mq_diag_clear(mq_diag *diag)
         memset(diag, 0, sizeof *diag);
 }
 
-mq_status mq_diag_set(mq_diag *diag, mq_status status, const char *path, uint64_t line,
-                      uint32_t column, const char *fmt, ...)
+mq_status mq_diag_set(mq_diag *diag, mq_status status, const char *path, uint64_t line, uint32_t column,
+                      const char *fmt, ...)
 {
     if (!diag)
         return status;

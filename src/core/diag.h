@@ -11,8 +11,8 @@ void mq_diag_clear(mq_diag *diag);
  * NULL), and a 1-based line/column (0 = none). Returns `status` for tail calls:
  *     return mq_diag_set(diag, MQ_ERR_PARSE, path, line, col, "expected %s", what);
  */
-mq_status mq_diag_set(mq_diag *diag, mq_status status, const char *path, uint64_t line,
-                      uint32_t column, const char *fmt, ...)
+mq_status mq_diag_set(mq_diag *diag, mq_status status, const char *path, uint64_t line, uint32_t column,
+                      const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 6, 7)))
 #endif

@@ -15,13 +15,19 @@
  * masked forms measured no faster. */
 static inline uint32_t mq_float_bits(float f)
 {
-    union { float f; uint32_t u; } b = {f};
+    union {
+        float f;
+        uint32_t u;
+    } b = {f};
     return b.u;
 }
 
 static inline float mq_float_from_bits(uint32_t u)
 {
-    union { uint32_t u; float f; } b = {u};
+    union {
+        uint32_t u;
+        float f;
+    } b = {u};
     return b.f;
 }
 
@@ -33,7 +39,10 @@ static inline uint32_t mq_float_next_up_bits(uint32_t b)
     return ((b >> 31) & (mag != 0)) ? b - 1 : mag + 1;
 }
 
-static inline float mq_float_next_up(float f) { return mq_float_from_bits(mq_float_next_up_bits(mq_float_bits(f))); }
+static inline float mq_float_next_up(float f)
+{
+    return mq_float_from_bits(mq_float_next_up_bits(mq_float_bits(f)));
+}
 
 /* next_down(f) = -next_up(-f) */
 static inline float mq_float_next_down(float f)

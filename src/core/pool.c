@@ -115,8 +115,14 @@ static void *pool_thread(void *unused)
     return NULL;
 }
 
-static void fork_prepare(void) { pthread_mutex_lock(&pool.lock); }
-static void fork_parent(void) { pthread_mutex_unlock(&pool.lock); }
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&pool.lock);
+}
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&pool.lock);
+}
 
 static void fork_child(void)
 {
@@ -127,7 +133,10 @@ static void fork_child(void)
     pthread_mutex_unlock(&pool.lock);
 }
 
-static void pool_init(void) { pthread_atfork(fork_prepare, fork_parent, fork_child); }
+static void pool_init(void)
+{
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
 
 /* Starts pool threads until there are `want` (lock held). A thread that cannot
  * be created ends the attempt: fewer threads, same answers. */

@@ -10,27 +10,51 @@
 #include <math.h>
 #include <stdbool.h>
 
-static inline void mq_v3_set(vec3 out, float x, float y, float z) { out[0] = x; out[1] = y; out[2] = z; }
-static inline void mq_v3_copy(vec3 out, const vec3 a) { out[0] = a[0]; out[1] = a[1]; out[2] = a[2]; }
+static inline void mq_v3_set(vec3 out, float x, float y, float z)
+{
+    out[0] = x;
+    out[1] = y;
+    out[2] = z;
+}
+static inline void mq_v3_copy(vec3 out, const vec3 a)
+{
+    out[0] = a[0];
+    out[1] = a[1];
+    out[2] = a[2];
+}
 static inline void mq_v3_add(vec3 out, const vec3 a, const vec3 b)
 {
-    out[0] = a[0] + b[0]; out[1] = a[1] + b[1]; out[2] = a[2] + b[2];
+    out[0] = a[0] + b[0];
+    out[1] = a[1] + b[1];
+    out[2] = a[2] + b[2];
 }
 static inline void mq_v3_sub(vec3 out, const vec3 a, const vec3 b)
 {
-    out[0] = a[0] - b[0]; out[1] = a[1] - b[1]; out[2] = a[2] - b[2];
+    out[0] = a[0] - b[0];
+    out[1] = a[1] - b[1];
+    out[2] = a[2] - b[2];
 }
 static inline void mq_v3_scale(vec3 out, const vec3 a, float s)
 {
-    out[0] = a[0] * s; out[1] = a[1] * s; out[2] = a[2] * s;
+    out[0] = a[0] * s;
+    out[1] = a[1] * s;
+    out[2] = a[2] * s;
 }
 /* out = a + b*s */
 static inline void mq_v3_madd(vec3 out, const vec3 a, const vec3 b, float s)
 {
-    out[0] = a[0] + b[0] * s; out[1] = a[1] + b[1] * s; out[2] = a[2] + b[2] * s;
+    out[0] = a[0] + b[0] * s;
+    out[1] = a[1] + b[1] * s;
+    out[2] = a[2] + b[2] * s;
 }
-static inline float mq_v3_dot(const vec3 a, const vec3 b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-static inline float mq_v3_len2(const vec3 a) { return mq_v3_dot(a, a); }
+static inline float mq_v3_dot(const vec3 a, const vec3 b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+static inline float mq_v3_len2(const vec3 a)
+{
+    return mq_v3_dot(a, a);
+}
 /* out must not alias a or b */
 static inline void mq_v3_cross(vec3 out, const vec3 a, const vec3 b)
 {
@@ -38,7 +62,10 @@ static inline void mq_v3_cross(vec3 out, const vec3 a, const vec3 b)
     out[1] = a[2] * b[0] - a[0] * b[2];
     out[2] = a[0] * b[1] - a[1] * b[0];
 }
-static inline bool mq_v3_is_finite(const vec3 a) { return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]); }
+static inline bool mq_v3_is_finite(const vec3 a)
+{
+    return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]);
+}
 static inline void mq_v3_fill_nan(vec3 out)
 {
     if (out)

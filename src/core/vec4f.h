@@ -17,18 +17,51 @@
 
 typedef __m128 mq_f4;
 
-static inline mq_f4 mq_f4_load(const float *p) { return _mm_loadu_ps(p); }
-static inline void mq_f4_store(float *p, mq_f4 a) { _mm_storeu_ps(p, a); }
-static inline mq_f4 mq_f4_splat(float x) { return _mm_set1_ps(x); }
-static inline mq_f4 mq_f4_set(float x, float y, float z, float w) { return _mm_setr_ps(x, y, z, w); }
-static inline mq_f4 mq_f4_add(mq_f4 a, mq_f4 b) { return _mm_add_ps(a, b); }
-static inline mq_f4 mq_f4_sub(mq_f4 a, mq_f4 b) { return _mm_sub_ps(a, b); }
-static inline mq_f4 mq_f4_mul(mq_f4 a, mq_f4 b) { return _mm_mul_ps(a, b); }
-static inline mq_f4 mq_f4_div(mq_f4 a, mq_f4 b) { return _mm_div_ps(a, b); }
-static inline mq_f4 mq_f4_min(mq_f4 a, mq_f4 b) { return _mm_min_ps(a, b); }
-static inline mq_f4 mq_f4_max(mq_f4 a, mq_f4 b) { return _mm_max_ps(a, b); }
+static inline mq_f4 mq_f4_load(const float *p)
+{
+    return _mm_loadu_ps(p);
+}
+static inline void mq_f4_store(float *p, mq_f4 a)
+{
+    _mm_storeu_ps(p, a);
+}
+static inline mq_f4 mq_f4_splat(float x)
+{
+    return _mm_set1_ps(x);
+}
+static inline mq_f4 mq_f4_set(float x, float y, float z, float w)
+{
+    return _mm_setr_ps(x, y, z, w);
+}
+static inline mq_f4 mq_f4_add(mq_f4 a, mq_f4 b)
+{
+    return _mm_add_ps(a, b);
+}
+static inline mq_f4 mq_f4_sub(mq_f4 a, mq_f4 b)
+{
+    return _mm_sub_ps(a, b);
+}
+static inline mq_f4 mq_f4_mul(mq_f4 a, mq_f4 b)
+{
+    return _mm_mul_ps(a, b);
+}
+static inline mq_f4 mq_f4_div(mq_f4 a, mq_f4 b)
+{
+    return _mm_div_ps(a, b);
+}
+static inline mq_f4 mq_f4_min(mq_f4 a, mq_f4 b)
+{
+    return _mm_min_ps(a, b);
+}
+static inline mq_f4 mq_f4_max(mq_f4 a, mq_f4 b)
+{
+    return _mm_max_ps(a, b);
+}
 /* Truncating conversion of lanes 0..2 (in range: the caller clamps first). */
-static inline void mq_f4_to_int3(mq_f4 a, int32_t out[4]) { _mm_storeu_si128((__m128i *)out, _mm_cvttps_epi32(a)); }
+static inline void mq_f4_to_int3(mq_f4 a, int32_t out[4])
+{
+    _mm_storeu_si128((__m128i *)out, _mm_cvttps_epi32(a));
+}
 static inline float mq_f4_lane(mq_f4 a, int i)
 {
     float t[4];
@@ -42,23 +75,38 @@ typedef struct mq_f4 {
     float v[4];
 } mq_f4;
 
-static inline mq_f4 mq_f4_load(const float *p) { return (mq_f4){{p[0], p[1], p[2], p[3]}}; }
-static inline void mq_f4_store(float *p, mq_f4 a) { p[0] = a.v[0]; p[1] = a.v[1]; p[2] = a.v[2]; p[3] = a.v[3]; }
-static inline mq_f4 mq_f4_splat(float x) { return (mq_f4){{x, x, x, x}}; }
-static inline mq_f4 mq_f4_set(float x, float y, float z, float w) { return (mq_f4){{x, y, z, w}}; }
-#define MQ_F4_LANEWISE(name, expr)                                                                 \
-    static inline mq_f4 name(mq_f4 a, mq_f4 b)                                                     \
-    {                                                                                              \
-        mq_f4 r;                                                                                   \
-        for (int i = 0; i < 4; i++) {                                                              \
-            float x = a.v[i], y = b.v[i];                                                          \
-            r.v[i] = (expr);                                                                       \
-        }                                                                                          \
-        return r;                                                                                  \
+static inline mq_f4 mq_f4_load(const float *p)
+{
+    return (mq_f4){{p[0], p[1], p[2], p[3]}};
+}
+static inline void mq_f4_store(float *p, mq_f4 a)
+{
+    p[0] = a.v[0];
+    p[1] = a.v[1];
+    p[2] = a.v[2];
+    p[3] = a.v[3];
+}
+static inline mq_f4 mq_f4_splat(float x)
+{
+    return (mq_f4){{x, x, x, x}};
+}
+static inline mq_f4 mq_f4_set(float x, float y, float z, float w)
+{
+    return (mq_f4){{x, y, z, w}};
+}
+#define MQ_F4_LANEWISE(name, expr)                                                                                     \
+    static inline mq_f4 name(mq_f4 a, mq_f4 b)                                                                         \
+    {                                                                                                                  \
+        mq_f4 r;                                                                                                       \
+        for (int i = 0; i < 4; i++) {                                                                                  \
+            float x = a.v[i], y = b.v[i];                                                                              \
+            r.v[i] = (expr);                                                                                           \
+        }                                                                                                              \
+        return r;                                                                                                      \
     }
 MQ_F4_LANEWISE(mq_f4_add, x + y)
 MQ_F4_LANEWISE(mq_f4_sub, x - y)
-MQ_F4_LANEWISE(mq_f4_mul, x * y)
+MQ_F4_LANEWISE(mq_f4_mul, x *y)
 MQ_F4_LANEWISE(mq_f4_div, x / y)
 MQ_F4_LANEWISE(mq_f4_min, x < y ? x : y)
 MQ_F4_LANEWISE(mq_f4_max, x > y ? x : y)
@@ -68,7 +116,10 @@ static inline void mq_f4_to_int3(mq_f4 a, int32_t out[4])
     for (int i = 0; i < 4; i++)
         out[i] = (a.v[i] > -2147483648.0f && a.v[i] < 2147483648.0f) ? (int32_t)a.v[i] : INT32_MIN;
 }
-static inline float mq_f4_lane(mq_f4 a, int i) { return a.v[i]; }
+static inline float mq_f4_lane(mq_f4 a, int i)
+{
+    return a.v[i];
+}
 
 #endif
 

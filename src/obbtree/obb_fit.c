@@ -7,10 +7,19 @@
 #include "core/float_steps.h"
 
 /* Plain comparisons: fmin/fmax are library calls (NaN rules); inputs are finite. */
-static double min2(double a, double b) { return a < b ? a : b; }
-static double max2(double a, double b) { return a > b ? a : b; }
+static double min2(double a, double b)
+{
+    return a < b ? a : b;
+}
+static double max2(double a, double b)
+{
+    return a > b ? a : b;
+}
 
-static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
 
 static void cross3(const double a[3], const double b[3], double out[3])
 {
@@ -85,8 +94,8 @@ double mq_obb_fit_extents(const mq_fit_tris *t, double axes_in[3][3], mq_obb *ou
 /* Accumulates one triangle's area-weighted moments, corners relative to `o`.
  * Second moment of a uniform triangle (Gottschalk's errata): E[x x^T] =
  * (9 m m^T + p p^T + q q^T + r r^T) / 12, m the centroid. */
-static void add_triangle_moments(const mq_fit_tris *t, size_t j, const double o[3], double *area_sum,
-                                 double mean[3], double second[3][3])
+static void add_triangle_moments(const mq_fit_tris *t, size_t j, const double o[3], double *area_sum, double mean[3],
+                                 double second[3][3])
 {
     double v[3][3];
     for (int k = 0; k < 3; k++) {
@@ -107,8 +116,8 @@ static void add_triangle_moments(const mq_fit_tris *t, size_t j, const double o[
         mean[d] += area * m[d];
     for (int r = 0; r < 3; r++)
         for (int s = 0; s < 3; s++)
-            second[r][s] += area / 12.0 *
-                            (9.0 * m[r] * m[s] + v[0][r] * v[0][s] + v[1][r] * v[1][s] + v[2][r] * v[2][s]);
+            second[r][s] +=
+                area / 12.0 * (9.0 * m[r] * m[s] + v[0][r] * v[0][s] + v[1][r] * v[1][s] + v[2][r] * v[2][s]);
 }
 
 /* Zero total area: the plain covariance of the corners, relative to `o`. */

@@ -14,9 +14,9 @@
 
 /* `count` triangles of a mesh, listed by id. */
 typedef struct mq_fit_tris {
-    const float *positions; /* 3 floats per vertex */
+    const float *positions;  /* 3 floats per vertex */
     const uint32_t *indices; /* 3 per triangle */
-    const uint32_t *ids;    /* the triangles to fit, count >= 1 */
+    const uint32_t *ids;     /* the triangles to fit, count >= 1 */
     size_t count;
 } mq_fit_tris;
 

@@ -22,10 +22,19 @@
 
 /* Plain comparisons: fmin/fmax are library calls here (their NaN rules keep
  * them out of line) and the inputs are finite. */
-static double min2(double a, double b) { return a < b ? a : b; }
-static double max2(double a, double b) { return a > b ? a : b; }
+static double min2(double a, double b)
+{
+    return a < b ? a : b;
+}
+static double max2(double a, double b)
+{
+    return a > b ? a : b;
+}
 
-static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
 
 static void sub3(const double a[3], const double b[3], double out[3])
 {
@@ -130,8 +139,7 @@ typedef struct dito_best {
 } dito_best;
 
 /* Tries the three frames of triangle (a, b, c): each edge, the normal, and their cross product. */
-static void try_triangle(const dito_set *pts, const double *a, const double *b, const double *c,
-                         dito_best *best)
+static void try_triangle(const dito_set *pts, const double *a, const double *b, const double *c, dito_best *best)
 {
     double e[3][3], w[3];
     sub3(b, a, e[0]);

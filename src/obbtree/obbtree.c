@@ -32,10 +32,22 @@ size_t mq_obbtree_byte_count(const mq_obbtree *t)
            (size_t)t->tri_count * (sizeof *t->tris + sizeof *t->ids) + t->top.doubles * sizeof(double);
 }
 
-const mq_mesh *mq_obbtree_mesh(const mq_obbtree *t) { return t->mesh; }
-size_t mq_obbtree_node_count(const mq_obbtree *t) { return t->node_count; }
-size_t mq_obbtree_triangle_count(const mq_obbtree *t) { return t->tri_count; }
-uint32_t mq_obbtree_depth(const mq_obbtree *t) { return t->depth; }
+const mq_mesh *mq_obbtree_mesh(const mq_obbtree *t)
+{
+    return t->mesh;
+}
+size_t mq_obbtree_node_count(const mq_obbtree *t)
+{
+    return t->node_count;
+}
+size_t mq_obbtree_triangle_count(const mq_obbtree *t)
+{
+    return t->tri_count;
+}
+uint32_t mq_obbtree_depth(const mq_obbtree *t)
+{
+    return t->depth;
+}
 
 double mq_obbtree_total_volume(const mq_obbtree *t)
 {

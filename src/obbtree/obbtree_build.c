@@ -21,10 +21,10 @@ typedef struct build_ctx {
     const mq_allocator *alloc;
     const float *positions;
     const uint32_t *indices;
-    uint32_t *refs;       /* ids of the finite triangles, permuted into tree order */
-    float *centroids;     /* 3 per mesh triangle id */
-    float *keys;          /* scratch for the median split, one per ref */
-    uint32_t max_nodes;   /* 2 * triangles - 1: a binary tree's bound */
+    uint32_t *refs;     /* ids of the finite triangles, permuted into tree order */
+    float *centroids;   /* 3 per mesh triangle id */
+    float *keys;        /* scratch for the median split, one per ref */
+    uint32_t max_nodes; /* 2 * triangles - 1: a binary tree's bound */
 } build_ctx;
 
 static bool triangle_is_finite(const mq_mesh *m, size_t t)
@@ -231,8 +231,8 @@ static void shrink_nodes(build_ctx *c)
     if (t->node_capacity == t->node_count)
         return;
     size_t used = (size_t)t->node_count * sizeof *t->nodes;
-    mq_obbtree_node *nodes = mq_realloc(c->alloc, t->nodes, (size_t)t->node_capacity * sizeof *t->nodes, used,
-                                        MQ_CACHE_LINE);
+    mq_obbtree_node *nodes =
+        mq_realloc(c->alloc, t->nodes, (size_t)t->node_capacity * sizeof *t->nodes, used, MQ_CACHE_LINE);
     if (nodes) {
         t->nodes = nodes;
         t->node_capacity = t->node_count;
@@ -242,11 +242,10 @@ static void shrink_nodes(build_ctx *c)
 static mq_status check_def(const mq_obbtree_def *def, mq_diag *diag)
 {
     if (def->internal_cookie != MQ_OBBTREE_DEF_COOKIE)
-        return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0,
-                           "the def was not made by mq_default_obbtree_def()");
+        return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0, "the def was not made by mq_default_obbtree_def()");
     if (def->max_leaf_size < 1 || def->max_leaf_size > MQ_OBBTREE_MAX_LEAF_SIZE)
-        return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0, "max_leaf_size %u is outside 1..%d", def->max_leaf_size,
-                           MQ_OBBTREE_MAX_LEAF_SIZE);
+        return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0, "max_leaf_size %u is outside 1..%d",
+                           def->max_leaf_size, MQ_OBBTREE_MAX_LEAF_SIZE);
     if (def->fit != MQ_OBB_FIT_DITO && def->fit != MQ_OBB_FIT_PCA && def->fit != MQ_OBB_FIT_AABB)
         return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0, "unknown fit method %d", (int)def->fit);
     return MQ_OK;

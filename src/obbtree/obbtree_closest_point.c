@@ -117,8 +117,8 @@ bool mq_obbtree_closest_point(const mq_obbtree *t, const vec3 p, float max_dista
 {
     if (!t || !p || !mq_v3_is_finite(p) || !(max_distance >= 0.0f) || t->node_count == 0)
         return false;
-    point_best best = {max_distance * max_distance, (double)max_distance * max_distance, max_distance, UINT32_MAX,
-                       {0, 0, 0}, {0, 0}};
+    point_best best = {
+        max_distance * max_distance, (double)max_distance * max_distance, max_distance, UINT32_MAX, {0, 0, 0}, {0, 0}};
     search(t, p, &best);
     if (best.tri == UINT32_MAX)
         return false;

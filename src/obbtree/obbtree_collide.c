@@ -16,8 +16,8 @@ typedef struct pair_entry {
 
 typedef struct collide_ctx {
     const mq_obbtree *a, *b;
-    mq_rigid_m m;   /* B's frame -> A's frame */
-    float slack;    /* rounding of coordinates of this size: MQ_OBBTREE_SLACK * (|t| + both magnitudes) */
+    mq_rigid_m m; /* B's frame -> A's frame */
+    float slack;  /* rounding of coordinates of this size: MQ_OBBTREE_SLACK * (|t| + both magnitudes) */
     mq_pair_fn fn;
     void *user;
     size_t reported;
@@ -29,8 +29,8 @@ static bool boxes_overlap(const collide_ctx *c, const mq_obbtree_node *na, const
     mq_rigid_m_apply(&c->m, nb->center, center);
     for (int j = 0; j < 3; j++)
         for (int k = 0; k < 3; k++)
-            axes[j][k] = c->m.col[0][k] * nb->axes[j][0] + c->m.col[1][k] * nb->axes[j][1] +
-                         c->m.col[2][k] * nb->axes[j][2];
+            axes[j][k] =
+                c->m.col[0][k] * nb->axes[j][0] + c->m.col[1][k] * nb->axes[j][1] + c->m.col[2][k] * nb->axes[j][2];
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             R[i][j] = na->axes[i][0] * axes[j][0] + na->axes[i][1] * axes[j][1] + na->axes[i][2] * axes[j][2];
@@ -125,8 +125,7 @@ static size_t collide(const mq_obbtree *a, const mq_obbtree *b, const mq_rigid *
     return c.reported;
 }
 
-size_t mq_obbtree_collide(const mq_obbtree *a, const mq_obbtree *b, const mq_rigid *b_to_a, mq_pair_fn fn,
-                          void *user)
+size_t mq_obbtree_collide(const mq_obbtree *a, const mq_obbtree *b, const mq_rigid *b_to_a, mq_pair_fn fn, void *user)
 {
     return fn ? collide(a, b, b_to_a, fn, user) : 0;
 }

@@ -45,17 +45,17 @@ _Static_assert(sizeof(mq_obbtree_node) == 64, "one node per cache line");
 struct mq_obbtree {
     mq_allocator alloc; /* copy of the user's hook (zeroed = default) */
     bool has_alloc;
-    const mq_mesh *mesh;      /* referenced, for raycast hit metadata */
-    mq_mesh *owned_mesh;      /* == mesh for a loaded tree (meshquery/saved.h), freed with it; else NULL */
+    const mq_mesh *mesh; /* referenced, for raycast hit metadata */
+    mq_mesh *owned_mesh; /* == mesh for a loaded tree (meshquery/saved.h), freed with it; else NULL */
     mq_obb_fit fit;
     uint32_t leaf_size;
     uint32_t depth;
     uint32_t node_count;
-    uint32_t node_capacity;   /* allocated nodes (== node_count after the final shrink, unless that failed) */
+    uint32_t node_capacity; /* allocated nodes (== node_count after the final shrink, unless that failed) */
     uint32_t tri_count;
-    mq_obbtree_node *nodes;   /* node_capacity entries, root at 0 */
-    mq_triangle *tris;        /* tri_count triangles in tree order */
-    uint32_t *ids;            /* tri_count mesh ids, parallel to tris */
+    mq_obbtree_node *nodes; /* node_capacity entries, root at 0 */
+    mq_triangle *tris;      /* tri_count triangles in tree order */
+    uint32_t *ids;          /* tri_count mesh ids, parallel to tris */
     /* A tree loaded by mq_obbtree_load_mapped: the file's private mapping,
      * which holds nodes, tris, ids and the owned mesh's large arrays (not
      * freed one by one), and the saved format's hook that frees the owned
@@ -63,8 +63,8 @@ struct mq_obbtree {
     void *map;
     size_t map_bytes;
     void (*release_map)(mq_mesh *owned_mesh, void *map, size_t map_bytes);
-    float magnitude;          /* max |x|+|y|+|z| over the corners: scale for rounding margins */
-    mq_top_boxes top;         /* the top boxes, for instances' world boxes (top_boxes.h) */
+    float magnitude;  /* max |x|+|y|+|z| over the corners: scale for rounding margins */
+    mq_top_boxes top; /* the top boxes, for instances' world boxes (top_boxes.h) */
 };
 
 static inline const mq_allocator *mq_obbtree_allocator(const mq_obbtree *t)
@@ -72,16 +72,26 @@ static inline const mq_allocator *mq_obbtree_allocator(const mq_obbtree *t)
     return t->has_alloc ? &t->alloc : NULL;
 }
 
-static inline bool mq_obbtree_node_is_leaf(const mq_obbtree_node *n) { return (n->data & MQ_OBBTREE_LEAF_BIT) != 0; }
-static inline uint32_t mq_obbtree_leaf_first(const mq_obbtree_node *n) { return n->data & MQ_OBBTREE_FIRST_MASK; }
-static inline uint32_t mq_obbtree_leaf_count(const mq_obbtree_node *n) { return ((n->data >> 27) & 15u) + 1u; }
+static inline bool mq_obbtree_node_is_leaf(const mq_obbtree_node *n)
+{
+    return (n->data & MQ_OBBTREE_LEAF_BIT) != 0;
+}
+static inline uint32_t mq_obbtree_leaf_first(const mq_obbtree_node *n)
+{
+    return n->data & MQ_OBBTREE_FIRST_MASK;
+}
+static inline uint32_t mq_obbtree_leaf_count(const mq_obbtree_node *n)
+{
+    return ((n->data >> 27) & 15u) + 1u;
+}
 static inline uint32_t mq_obbtree_leaf_data(uint32_t first, uint32_t count)
 {
     return MQ_OBBTREE_LEAF_BIT | ((count - 1u) << 27) | first;
 }
 
 /* Sets t->top from its nodes: the boxes of the deepest level (breadth first
- * from the root, leaves kept) that fits in MQ_TOP_BOXES_MAX. MQ_ERR_OUT_OF_MEMORY, t->top empty, when its block cannot be allocated. */
+ * from the root, leaves kept) that fits in MQ_TOP_BOXES_MAX. MQ_ERR_OUT_OF_MEMORY, t->top empty, when its block cannot
+ * be allocated. */
 mq_status mq_obbtree_set_top_boxes(mq_obbtree *t);
 
 #endif

@@ -33,8 +33,14 @@
 #define MQ_ALWAYS_INLINE static inline
 #endif
 
-static inline float mq_abs_sum3(const float v[3]) { return fabsf(v[0]) + fabsf(v[1]) + fabsf(v[2]); }
-static inline float mq_half_sum(const mq_obbtree_node *n) { return n->half[0] + n->half[1] + n->half[2]; }
+static inline float mq_abs_sum3(const float v[3])
+{
+    return fabsf(v[0]) + fabsf(v[1]) + fabsf(v[2]);
+}
+static inline float mq_half_sum(const mq_obbtree_node *n)
+{
+    return n->half[0] + n->half[1] + n->half[2];
+}
 
 /* p in the node's box coordinates: axes . (p - center). */
 static inline void mq_node_local_point(const mq_obbtree_node *n, const float p[3], float out[3])
@@ -139,8 +145,7 @@ static inline bool mq_node_clip_ray(const mq_obbtree_node *n, const float origin
  * and B's face normals and the 9 edge cross products; B counts as separated
  * only when it is farther than `slack` beyond A on some axis.
  */
-static inline bool mq_sat_overlap(const float a[3], const float b[3], float R[3][3], const float t[3],
-                                  float slack)
+static inline bool mq_sat_overlap(const float a[3], const float b[3], float R[3][3], const float t[3], float slack)
 {
     float AR[3][3];
     for (int i = 0; i < 3; i++)

@@ -11,7 +11,10 @@ static bool node_test(const mq_obbtree_node *n, const void *q)
     return mq_node_overlaps_capsule(n, c->a, c->b, c->radius);
 }
 
-static bool tri_test(const mq_triangle *tri, const void *q) { return mq_overlap_capsule_triangle(q, tri); }
+static bool tri_test(const mq_triangle *tri, const void *q)
+{
+    return mq_overlap_capsule_triangle(q, tri);
+}
 
 static size_t walk(const mq_obbtree *t, const mq_capsule *c, mq_overlap_fn fn, void *user)
 {

@@ -4,7 +4,7 @@
  * The polygon is projected onto the coordinate plane most perpendicular to its
  * Newell normal, oriented so it runs counter-clockwise there. A convex polygon
  * keeps the fan (c0,c1,c2), (c0,c2,c3), ... that the parse pass already wrote
- * (the numbering FORMATS.md promises); any other is cut by ear clipping, each
+ * (the numbering docs/formats.md promises); any other is cut by ear clipping, each
  * ear (prev, i, next) keeping the polygon's winding. Ears are tested only
  * against reflex corners, found through a uniform grid when there are many
  * (so a 20000-corner comb takes milliseconds, not minutes). A polygon with no ear (self-intersecting, or all its

@@ -74,7 +74,10 @@ static inline void mq_cl_d3_sub(mq_cl_d3 out, const mq_cl_d3 a, const mq_cl_d3 b
     out[1] = a[1] - b[1];
     out[2] = a[2] - b[2];
 }
-static inline double mq_cl_d3_dot(const mq_cl_d3 a, const mq_cl_d3 b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static inline double mq_cl_d3_dot(const mq_cl_d3 a, const mq_cl_d3 b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
 /* out must not alias a or b */
 static inline void mq_cl_d3_cross(mq_cl_d3 out, const mq_cl_d3 a, const mq_cl_d3 b)
 {
@@ -89,7 +92,10 @@ static inline double mq_cl_len2_d(const vec3 a)
     return x * x + y * y + z * z;
 }
 
-static inline float mq_cl_absmax3(const vec3 v) { return fmaxf(fabsf(v[0]), fmaxf(fabsf(v[1]), fabsf(v[2]))); }
+static inline float mq_cl_absmax3(const vec3 v)
+{
+    return fmaxf(fabsf(v[0]), fmaxf(fabsf(v[1]), fabsf(v[2])));
+}
 
 /* x / den clamped to [0, 1] for den > 0, exactly 0 or 1 at the ends and never a division by zero. */
 static inline float mq_cl_clamp01_div(float x, float den)
@@ -131,7 +137,10 @@ static inline int mq_cl_diffs(vec3 out[], const float *const x[], const float *c
 double mq_cl_closest_point_triangle_d(const vec3 p, const mq_triangle *tri, vec3 out_point, vec2 out_uv);
 
 /* A squared distance from a frame scaled by 2^-e back to world units (+Inf when it overflows). */
-static inline float mq_cl_unscale2(float d2, int e) { return e ? ldexpf(d2, 2 * e) : d2; }
+static inline float mq_cl_unscale2(float d2, int e)
+{
+    return e ? ldexpf(d2, 2 * e) : d2;
+}
 
 /*
  * d2n <= (r1 + r2)^2, for a squared distance d2n in a frame scaled by 2^-e. The
@@ -253,8 +262,8 @@ float mq_cl_segment_dist2(const vec3 ap, const vec3 bp, const vec3 ab, float t);
  * rounding of the inputs moves them far more than the point they name), so it
  * is the point that is accurate, to a few float ulps of the inputs' scale.
  */
-float mq_cl_point_triangle(const vec3 ap, const vec3 bp, const vec3 cp, const vec3 ab, const vec3 ac,
-                           const vec3 bc, float w[3]);
+float mq_cl_point_triangle(const vec3 ap, const vec3 bp, const vec3 cp, const vec3 ab, const vec3 ac, const vec3 bc,
+                           float w[3]);
 
 /*
  * Segment [p1, q1] vs segment [p2, q2], from d1 = q1 - p1, d2 = q2 - p2 and
@@ -265,13 +274,13 @@ float mq_cl_segment_segment(const vec3 d1, const vec3 d2, const vec3 r, float *s
 
 /* The differences mq_cl_segment_triangle takes, for segment [a, b] and triangle (v0, v1, v2). */
 enum {
-    MQ_CL_ST_A0, /* a - v0 */
-    MQ_CL_ST_A1, /* a - v1 */
-    MQ_CL_ST_A2, /* a - v2 */
-    MQ_CL_ST_B0, /* b - v0 */
-    MQ_CL_ST_B1, /* b - v1 */
-    MQ_CL_ST_B2, /* b - v2 */
-    MQ_CL_ST_D,  /* b - a */
+    MQ_CL_ST_A0,  /* a - v0 */
+    MQ_CL_ST_A1,  /* a - v1 */
+    MQ_CL_ST_A2,  /* a - v2 */
+    MQ_CL_ST_B0,  /* b - v0 */
+    MQ_CL_ST_B1,  /* b - v1 */
+    MQ_CL_ST_B2,  /* b - v2 */
+    MQ_CL_ST_D,   /* b - a */
     MQ_CL_ST_E01, /* v1 - v0 */
     MQ_CL_ST_E02, /* v2 - v0 */
     MQ_CL_ST_E12, /* v2 - v1 */

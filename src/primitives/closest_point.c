@@ -149,8 +149,8 @@ static void set_weights(float w[3], float w0, float w1, float w2)
 
 /* The nearest of the three edges. Used for flat triangles, which lie within their
  * (tiny) width of their edges, and when rounding leaves p in no Voronoi region. */
-static float nearest_edge(const vec3 ap, const vec3 bp, const vec3 cp, const vec3 ab, const vec3 ac,
-                          const vec3 bc, float w[3])
+static float nearest_edge(const vec3 ap, const vec3 bp, const vec3 cp, const vec3 ab, const vec3 ac, const vec3 bc,
+                          float w[3])
 {
     float t01, t02, t12;
     float d01 = mq_cl_point_segment(ap, bp, ab, &t01);
@@ -170,8 +170,8 @@ static float nearest_edge(const vec3 ap, const vec3 bp, const vec3 cp, const vec
 
 /* Zero-area triangle: collinear vertices span their longest edge; equal ones, a point
  * (the longest edge then has length 0 and the closest point is v0). */
-static float longest_edge(const vec3 ap, const vec3 bp, const vec3 cp, const vec3 ab, const vec3 ac,
-                          const vec3 bc, float w[3])
+static float longest_edge(const vec3 ap, const vec3 bp, const vec3 cp, const vec3 ab, const vec3 ac, const vec3 bc,
+                          float w[3])
 {
     float l01 = mq_v3_len2(ab), l02 = mq_v3_len2(ac), l12 = mq_v3_len2(bc), t, d2;
     if (l01 >= l02 && l01 >= l12) {
@@ -216,8 +216,8 @@ static double clamp01_div_d(double x, double den)
  * resulting weights are off by ~2^-53 |P| / (|B| sin) and the point by
  * ~2^-53 |P| / sin, negligible above the flatness threshold.
  */
-float mq_cl_point_triangle(const vec3 ap, const vec3 bp, const vec3 cp, const vec3 ab, const vec3 ac,
-                           const vec3 bc, float w[3])
+float mq_cl_point_triangle(const vec3 ap, const vec3 bp, const vec3 cp, const vec3 ab, const vec3 ac, const vec3 bc,
+                           float w[3])
 {
     mq_cl_d3 P, B, C, n, x;
     mq_cl_d3_from(P, ap);
@@ -302,8 +302,8 @@ double mq_cl_closest_point_triangle_d(const vec3 p, const mq_triangle *tri, vec3
     }
     const float *v0 = tri->v[0], *v1 = tri->v[1], *v2 = tri->v[2];
     vec3 d[6]; /* p - v0, p - v1, p - v2, v1 - v0, v2 - v0, v2 - v1 */
-    int e = mq_cl_diffs(d, (const float *const[]){p, p, p, v1, v2, v2},
-                        (const float *const[]){v0, v1, v2, v0, v0, v1}, 6);
+    int e =
+        mq_cl_diffs(d, (const float *const[]){p, p, p, v1, v2, v2}, (const float *const[]){v0, v1, v2, v0, v0, v1}, 6);
     float w[3];
     float d2 = mq_cl_point_triangle(d[0], d[1], d[2], d[3], d[4], d[5], w);
     if (out_point)

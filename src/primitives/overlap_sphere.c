@@ -67,8 +67,8 @@ bool mq_overlap_sphere_triangle(const mq_sphere *s, const mq_triangle *tri)
         return false;
     const float *p = s->center, *v0 = tri->v[0], *v1 = tri->v[1], *v2 = tri->v[2];
     vec3 d[6]; /* p - v0, p - v1, p - v2, v1 - v0, v2 - v0, v2 - v1 */
-    int e = mq_cl_diffs(d, (const float *const[]){p, p, p, v1, v2, v2},
-                        (const float *const[]){v0, v1, v2, v0, v0, v1}, 6);
+    int e =
+        mq_cl_diffs(d, (const float *const[]){p, p, p, v1, v2, v2}, (const float *const[]){v0, v1, v2, v0, v0, v1}, 6);
     float w[3];
     float d2 = mq_cl_point_triangle(d[0], d[1], d[2], d[3], d[4], d[5], w);
     return mq_cl_within(d2, e, s->radius, 0.0f);

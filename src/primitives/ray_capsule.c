@@ -43,8 +43,7 @@ static bool within_radius(const vec3 p, float r)
  * to [tmin, tmax]. `axis` is b - a scaled by a power of two to a largest
  * component in [0.5, 1), so that axis.axis neither underflows nor overflows.
  */
-static bool body_span(const mq_ray *ray, const mq_capsule *cap, const vec3 ba, const vec3 axis,
-                      mq_ray_span *out)
+static bool body_span(const mq_ray *ray, const mq_capsule *cap, const vec3 ba, const vec3 axis, mq_ray_span *out)
 {
     vec3 f;
     mq_v3_sub(f, ray->origin, cap->a);

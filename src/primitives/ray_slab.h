@@ -93,14 +93,13 @@ static inline bool mq_slab_clip_widened(const vec3 o, const vec3 d, const vec3 l
     return true;
 }
 
-static inline bool mq_slab_clip(const vec3 o, const vec3 d, const vec3 lo, const vec3 hi, float *t_enter,
-                                float *t_exit)
+static inline bool mq_slab_clip(const vec3 o, const vec3 d, const vec3 lo, const vec3 hi, float *t_enter, float *t_exit)
 {
     return mq_slab_clip_widened(o, d, lo, hi, 0.0f, t_enter, t_exit);
 }
 
-static inline bool mq_slab_clip_conservative(const vec3 o, const vec3 d, const vec3 lo, const vec3 hi,
-                                             float *t_enter, float *t_exit)
+static inline bool mq_slab_clip_conservative(const vec3 o, const vec3 d, const vec3 lo, const vec3 hi, float *t_enter,
+                                             float *t_exit)
 {
     return mq_slab_clip_widened(o, d, lo, hi, MQ_SLAB_WIDEN, t_enter, t_exit);
 }

@@ -42,7 +42,10 @@ static int largest_axis(const vec3 d)
 }
 
 /* 2D edge function p x q = px*qy - py*qx in float; see edge_fn_exact for the fallback. */
-static float edge_fn(float px, float py, float qx, float qy) { return px * qy - py * qx; }
+static float edge_fn(float px, float py, float qx, float qy)
+{
+    return px * qy - py * qx;
+}
 
 /* The same in double: products of floats are exact there, so the sign is exact. */
 static double edge_fn_exact(float px, float py, float qx, float qy)

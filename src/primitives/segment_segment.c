@@ -29,7 +29,7 @@
 static float pair_dist2(const vec3 d1, const vec3 d2, const vec3 r, const vec3 n, float s, float t)
 {
     float a = mq_v3_len2(d1), e = mq_v3_len2(d2);
-    bool s_in = s > 0.0f && s < 1.0f, t_in = t > 0.0f && t < 1.0f;
+    bool s_in = s > 0.0f && s<1.0f, t_in = t> 0.0f && t < 1.0f;
     vec3 w;
     if (s_in && t_in) {
         /* Both inside: the closest points of the two lines, |r.n| / |n|. The direction
@@ -111,8 +111,8 @@ float mq_cl_segment_segment(const vec3 d1, const vec3 d2, const vec3 r, float *s
     return pair_dist2(d1, d2, r, n, s, t);
 }
 
-float mq_closest_points_segment_segment(const vec3 a0, const vec3 a1, const vec3 b0, const vec3 b1,
-                                        vec3 out_a, vec3 out_b)
+float mq_closest_points_segment_segment(const vec3 a0, const vec3 a1, const vec3 b0, const vec3 b1, vec3 out_a,
+                                        vec3 out_b)
 {
     if (!mq_v3_is_finite(a0) || !mq_v3_is_finite(a1) || !mq_v3_is_finite(b0) || !mq_v3_is_finite(b1)) {
         mq_v3_fill_nan(out_a);

@@ -65,7 +65,7 @@ static bool crosses(const mq_cl_segtri *in, const mq_cl_d3 n, double nn, float *
     mq_cl_d3_from(B, v[MQ_CL_ST_B0]);
     double da = mq_cl_d3_dot(n, A), db = mq_cl_d3_dot(n, B);
     if ((da > 0.0 && db > 0.0) || (da < 0.0 && db < 0.0) || (da == 0.0 && db == 0.0))
-        return false; /* one side, or in the plane (left to the candidates) */
+        return false;          /* one side, or in the plane (left to the candidates) */
     double t = da / (da - db); /* opposite signs, not both 0: no division by 0, t in [0, 1] */
     mq_cl_d3 D, X, x;          /* b - a, X - v0 */
     mq_cl_d3_sub(D, B, A);

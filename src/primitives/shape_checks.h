@@ -12,13 +12,18 @@
 /* Finite and >= 0 on all three axes (NaN fails). */
 static inline bool mq_half_extents_ok(const vec3 h)
 {
-    return h[0] >= 0.0f && h[1] >= 0.0f && h[2] >= 0.0f && isfinite(h[0]) && isfinite(h[1]) &&
-           isfinite(h[2]);
+    return h[0] >= 0.0f && h[1] >= 0.0f && h[2] >= 0.0f && isfinite(h[0]) && isfinite(h[1]) && isfinite(h[2]);
 }
 
-static inline bool mq_radius_ok(float r) { return r >= 0.0f && isfinite(r); }
+static inline bool mq_radius_ok(float r)
+{
+    return r >= 0.0f && isfinite(r);
+}
 
-static inline bool mq_sphere_ok(const mq_sphere *s) { return mq_v3_is_finite(s->center) && mq_radius_ok(s->radius); }
+static inline bool mq_sphere_ok(const mq_sphere *s)
+{
+    return mq_v3_is_finite(s->center) && mq_radius_ok(s->radius);
+}
 
 static inline bool mq_capsule_ok(const mq_capsule *c)
 {
@@ -28,8 +33,8 @@ static inline bool mq_capsule_ok(const mq_capsule *c)
 /* Finite corners, min <= max on every axis. */
 static inline bool mq_aabb_ok(const mq_aabb *b)
 {
-    return mq_v3_is_finite(b->min) && mq_v3_is_finite(b->max) && b->min[0] <= b->max[0] &&
-           b->min[1] <= b->max[1] && b->min[2] <= b->max[2];
+    return mq_v3_is_finite(b->min) && mq_v3_is_finite(b->max) && b->min[0] <= b->max[0] && b->min[1] <= b->max[1] &&
+           b->min[2] <= b->max[2];
 }
 
 static inline bool mq_triangle_ok(const mq_triangle *t)

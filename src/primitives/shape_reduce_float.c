@@ -28,7 +28,10 @@ static float kept_or(float given, double reduced, float (*round)(double))
     return (double)given == reduced ? given : round(reduced);
 }
 
-static float round_near_f(double x) { return (float)x; }
+static float round_near_f(double x)
+{
+    return (float)x;
+}
 
 static void to_d3(const float v[3], double out[3])
 {

@@ -15,9 +15,9 @@
 
 typedef struct cp_best {
     float p[3];
-    float d2;      /* best squared distance (max_distance^2 at the start) */
-    double bound;  /* its square root: the walk's pruning bound */
-    uint32_t id;   /* MQ_NO_TRIANGLE when none */
+    float d2;     /* best squared distance (max_distance^2 at the start) */
+    double bound; /* its square root: the walk's pruning bound */
+    uint32_t id;  /* MQ_NO_TRIANGLE when none */
     vec3 point;
     vec2 uv;
 } cp_best;

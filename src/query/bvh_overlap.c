@@ -34,7 +34,10 @@
 /* Relative widening of the filters: about 80 ulp of the magnitudes involved. */
 #define MQ_BVH_OVERLAP_SLACK 1e-5f
 
-static float maxabs3f(const float v[3]) { return fmaxf(fabsf(v[0]), fmaxf(fabsf(v[1]), fabsf(v[2]))); }
+static float maxabs3f(const float v[3])
+{
+    return fmaxf(fabsf(v[0]), fmaxf(fabsf(v[1]), fabsf(v[2])));
+}
 
 static float sq_or_inf(float x)
 {
@@ -51,14 +54,14 @@ typedef struct visit_ctx {
     size_t calls;
 } visit_ctx;
 
-#define DEFINE_VISIT(name, test)                                                                                   \
-    static bool name(uint32_t id, const mq_triangle *tri, void *ctx)                                               \
-    {                                                                                                              \
-        visit_ctx *c = ctx;                                                                                        \
-        if (!(test))                                                                                               \
-            return true;                                                                                           \
-        c->calls++;                                                                                                \
-        return c->fn(id, c->user);                                                                                 \
+#define DEFINE_VISIT(name, test)                                                                                       \
+    static bool name(uint32_t id, const mq_triangle *tri, void *ctx)                                                   \
+    {                                                                                                                  \
+        visit_ctx *c = ctx;                                                                                            \
+        if (!(test))                                                                                                   \
+            return true;                                                                                               \
+        c->calls++;                                                                                                    \
+        return c->fn(id, c->user);                                                                                     \
     }
 
 /* Spheres: the triangle's box against the (widened) ball first, as the node test does. */
@@ -182,8 +185,8 @@ static size_t walk_capsule(const mq_bvh *b, const mq_capsule *cap, mq_overlap_fn
 typedef struct obb_refine {
     const mq_obb *box;
     float half_sum;
-    float rel;      /* MQ_BVH_OVERLAP_SLACK + 8 * deviation of the axes from orthonormal */
-    float c_mag;    /* |centre| (sum of absolute coordinates) */
+    float rel;   /* MQ_BVH_OVERLAP_SLACK + 8 * deviation of the axes from orthonormal */
+    float c_mag; /* |centre| (sum of absolute coordinates) */
 } obb_refine;
 
 /* The 15-axis test with the query as box A (its own frame) and the child AABB as
@@ -228,8 +231,8 @@ static size_t walk_obb(const mq_bvh *b, const mq_obb *box, mq_overlap_fn fn, voi
     if (!mq_bvh_root_region(b, lo, hi) || !mq_obb_reduce(box, lo, hi, &cut))
         return 0;
     box = &cut;
-    obb_refine rq = {box, box->half[0] + box->half[1] + box->half[2],
-                     MQ_BVH_OVERLAP_SLACK + 8.0f * axes_deviation(box), mq_abs_sum3(box->center)};
+    obb_refine rq = {box, box->half[0] + box->half[1] + box->half[2], MQ_BVH_OVERLAP_SLACK + 8.0f * axes_deviation(box),
+                     mq_abs_sum3(box->center)};
     /* Bounding box and ball of the set the primitive tests, {p : |axes . (p - c)| <= half},
      * widened for axes that are orthonormal only to within the tolerance. */
     float grow = rq.rel * rq.half_sum + MQ_BVH_OVERLAP_SLACK * rq.c_mag;
@@ -274,20 +277,20 @@ static size_t walk_aabb(const mq_bvh *b, const mq_aabb *box, mq_overlap_fn fn, v
 
 /* ---- the public forms ----------------------------------------------------------- */
 
-#define DEFINE_FORMS(shape, type)                                                                                  \
-    size_t mq_bvh_overlap_##shape(const mq_bvh *b, const type *s, mq_overlap_fn fn, void *user)                   \
-    {                                                                                                              \
-        return fn ? walk_##shape(b, s, fn, user) : 0;                                                              \
-    }                                                                                                              \
-    size_t mq_bvh_overlap_##shape##_array(const mq_bvh *b, const type *s, uint32_t *out, size_t capacity)         \
-    {                                                                                                              \
-        mq_id_sink sink = {out, out ? capacity : 0, 0};                                                            \
-        walk_##shape(b, s, mq_id_sink_push, &sink);                                                                \
-        return sink.count;                                                                                         \
-    }                                                                                                              \
-    bool mq_bvh_any_overlap_##shape(const mq_bvh *b, const type *s)                                               \
-    {                                                                                                              \
-        return walk_##shape(b, s, mq_stop_at_first, NULL) > 0;                                                    \
+#define DEFINE_FORMS(shape, type)                                                                                      \
+    size_t mq_bvh_overlap_##shape(const mq_bvh *b, const type *s, mq_overlap_fn fn, void *user)                        \
+    {                                                                                                                  \
+        return fn ? walk_##shape(b, s, fn, user) : 0;                                                                  \
+    }                                                                                                                  \
+    size_t mq_bvh_overlap_##shape##_array(const mq_bvh *b, const type *s, uint32_t *out, size_t capacity)              \
+    {                                                                                                                  \
+        mq_id_sink sink = {out, out ? capacity : 0, 0};                                                                \
+        walk_##shape(b, s, mq_id_sink_push, &sink);                                                                    \
+        return sink.count;                                                                                             \
+    }                                                                                                                  \
+    bool mq_bvh_any_overlap_##shape(const mq_bvh *b, const type *s)                                                    \
+    {                                                                                                                  \
+        return walk_##shape(b, s, mq_stop_at_first, NULL) > 0;                                                         \
     }
 
 DEFINE_FORMS(sphere, mq_sphere)

@@ -47,9 +47,18 @@ typedef struct mq_walk_box {
 
 /* Plain comparisons: fminf/fmaxf are library calls (their NaN rules), which
  * would also keep the 8-lane node loop from vectorising; inputs are never NaN. */
-static inline float mq_wminf(float a, float b) { return a < b ? a : b; }
-static inline float mq_wmaxf(float a, float b) { return a > b ? a : b; }
-static inline double mq_wmax(double a, double b) { return a > b ? a : b; }
+static inline float mq_wminf(float a, float b)
+{
+    return a < b ? a : b;
+}
+static inline float mq_wmaxf(float a, float b)
+{
+    return a > b ? a : b;
+}
+static inline double mq_wmax(double a, double b)
+{
+    return a > b ? a : b;
+}
 
 /* Visitor: triangle id (mesh order) and its local corners. Return false to stop. */
 typedef bool (*mq_walk_tri_visit)(uint32_t id, const mq_triangle *tri, void *ctx);

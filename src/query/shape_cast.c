@@ -22,10 +22,10 @@ typedef struct cast_q {
     float a[3], b[3], e[3]; /* segment [a, b] at t = 0, e = b - a (a == b for a sphere) */
     bool sphere;
     float r;
-    float d[3];             /* motion per unit t */
-    float c[3];             /* centre (midpoint) at t = 0: the pruning ray's origin */
-    float ext[3];           /* per-axis half extent of the shape around c, grown */
-    float rho;              /* bounding radius around c, grown */
+    float d[3];   /* motion per unit t */
+    float c[3];   /* centre (midpoint) at t = 0: the pruning ray's origin */
+    float ext[3]; /* per-axis half extent of the shape around c, grown */
+    float rho;    /* bounding radius around c, grown */
     bool moving;
     float tmax;
     /* best so far */
@@ -145,8 +145,7 @@ static inline void consider(cast_q *q, uint32_t id, const mq_triangle *tri)
 
 /* ---- set-up and result -------------------------------------------------------- */
 
-static bool prepare(cast_q *q, const float a[3], const float b[3], float r, bool sphere, const vec3 dir,
-                    float tmax)
+static bool prepare(cast_q *q, const float a[3], const float b[3], float r, bool sphere, const vec3 dir, float tmax)
 {
     if (!dir || !mq_v3_is_finite(dir) || !(tmax >= 0.0f) || !mq_radius_ok(r))
         return false;
@@ -413,8 +412,7 @@ bool mq_bvh_sphere_cast(const mq_bvh *bvh, const mq_sphere *s, const vec3 dir, f
     return finish(&q, tmax, out);
 }
 
-bool mq_obbtree_sphere_cast(const mq_obbtree *tree, const mq_sphere *s, const vec3 dir, float tmax,
-                            mq_cast_hit *out)
+bool mq_obbtree_sphere_cast(const mq_obbtree *tree, const mq_sphere *s, const vec3 dir, float tmax, mq_cast_hit *out)
 {
     cast_q q;
     if (!tree || !s || !mq_sphere_ok(s) || !prepare(&q, s->center, s->center, s->radius, true, dir, tmax))
@@ -432,8 +430,7 @@ bool mq_bvh_capsule_cast(const mq_bvh *bvh, const mq_capsule *c, const vec3 dir,
     return finish(&q, tmax, out);
 }
 
-bool mq_obbtree_capsule_cast(const mq_obbtree *tree, const mq_capsule *c, const vec3 dir, float tmax,
-                             mq_cast_hit *out)
+bool mq_obbtree_capsule_cast(const mq_obbtree *tree, const mq_capsule *c, const vec3 dir, float tmax, mq_cast_hit *out)
 {
     cast_q q;
     if (!tree || !c || !mq_capsule_ok(c) || !prepare(&q, c->a, c->b, c->radius, false, dir, tmax))

@@ -27,9 +27,9 @@
 
 /* Unit-ish directions with no simple ratios between their components. */
 static const float wind_dirs[8][3] = {
-    {0.5377f, 0.8336f, 0.1263f},   {-0.6418f, 0.2212f, 0.7344f}, {0.2843f, -0.7719f, 0.5686f},
+    {0.5377f, 0.8336f, 0.1263f},    {-0.6418f, 0.2212f, 0.7344f},  {0.2843f, -0.7719f, 0.5686f},
     {-0.3093f, -0.4157f, -0.8553f}, {0.8817f, -0.1439f, -0.4493f}, {-0.1127f, 0.9623f, -0.2477f},
-    {0.7071f, 0.3691f, -0.6031f},  {-0.8913f, -0.3347f, 0.3057f},
+    {0.7071f, 0.3691f, -0.6031f},   {-0.8913f, -0.3347f, 0.3057f},
 };
 
 typedef struct wind_q {
@@ -47,8 +47,8 @@ static inline void count_hit(wind_q *q, const mq_triangle *tri)
     mq_v3_sub(e1, tri->v[1], tri->v[0]);
     mq_v3_sub(e2, tri->v[2], tri->v[0]);
     mq_v3_cross(n, e1, e2);
-    double c = fabs((double)mq_v3_dot(n, q->ray.dir)) /
-               (sqrt((double)mq_v3_len2(n)) * sqrt((double)mq_v3_len2(q->ray.dir)));
+    double c =
+        fabs((double)mq_v3_dot(n, q->ray.dir)) / (sqrt((double)mq_v3_len2(n)) * sqrt((double)mq_v3_len2(q->ray.dir)));
     if (h.u < WIND_EDGE || h.v < WIND_EDGE || 1.0f - h.u - h.v < WIND_EDGE || !(c >= WIND_COS))
         q->degenerate = true;
     q->w += h.back_face ? 1 : -1;
@@ -138,33 +138,34 @@ static void crossings_obbtree(const mq_obbtree *tree, wind_q *q)
     }
 }
 
-#define DEFINE_WINDING(prefix, type, crossings)                                                                    \
-    int mq_##prefix##_winding_number(const type *h, const vec3 p)                                                 \
-    {                                                                                                              \
-        if (!h || !p || !mq_v3_is_finite(p))                                                                       \
-            return 0;                                                                                              \
-        wind_q q = {{{p[0], p[1], p[2]}, 0.0f, {0, 0, 0}, INFINITY}, 0, false};                                   \
-        for (int d = 0; d < 8; d++) {                                                                              \
-            mq_v3_copy(q.ray.dir, wind_dirs[d]);                                                                   \
-            q.w = 0;                                                                                               \
-            q.degenerate = false;                                                                                  \
-            crossings(h, &q);                                                                                      \
-            if (!q.degenerate)                                                                                     \
-                break;                                                                                             \
-        }                                                                                                          \
-        return q.w;                                                                                                \
-    }                                                                                                              \
-    bool mq_##prefix##_signed_distance(const type *h, const vec3 p, float *distance, mq_point_hit *closest)      \
-    {                                                                                                              \
-        mq_point_hit c;                                                                                            \
-        if (!h || !p || !mq_##prefix##_closest_point(h, p, INFINITY, &c))                                         \
-            return false;                                                                                          \
-        if (distance)                                                                                              \
-            *distance = c.distance == 0.0f ? 0.0f                                                                  \
-                        : mq_##prefix##_winding_number(h, p) != 0 ? -c.distance : c.distance;                      \
-        if (closest)                                                                                               \
-            *closest = c;                                                                                          \
-        return true;                                                                                               \
+#define DEFINE_WINDING(prefix, type, crossings)                                                                        \
+    int mq_##prefix##_winding_number(const type *h, const vec3 p)                                                      \
+    {                                                                                                                  \
+        if (!h || !p || !mq_v3_is_finite(p))                                                                           \
+            return 0;                                                                                                  \
+        wind_q q = {{{p[0], p[1], p[2]}, 0.0f, {0, 0, 0}, INFINITY}, 0, false};                                        \
+        for (int d = 0; d < 8; d++) {                                                                                  \
+            mq_v3_copy(q.ray.dir, wind_dirs[d]);                                                                       \
+            q.w = 0;                                                                                                   \
+            q.degenerate = false;                                                                                      \
+            crossings(h, &q);                                                                                          \
+            if (!q.degenerate)                                                                                         \
+                break;                                                                                                 \
+        }                                                                                                              \
+        return q.w;                                                                                                    \
+    }                                                                                                                  \
+    bool mq_##prefix##_signed_distance(const type *h, const vec3 p, float *distance, mq_point_hit *closest)            \
+    {                                                                                                                  \
+        mq_point_hit c;                                                                                                \
+        if (!h || !p || !mq_##prefix##_closest_point(h, p, INFINITY, &c))                                              \
+            return false;                                                                                              \
+        if (distance)                                                                                                  \
+            *distance = c.distance == 0.0f                        ? 0.0f                                               \
+                        : mq_##prefix##_winding_number(h, p) != 0 ? -c.distance                                        \
+                                                                  : c.distance;                                        \
+        if (closest)                                                                                                   \
+            *closest = c;                                                                                              \
+        return true;                                                                                                   \
     }
 
 DEFINE_WINDING(bvh, mq_bvh, crossings_bvh)

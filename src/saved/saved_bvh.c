@@ -61,7 +61,10 @@ mq_status mq_bvh_save_memory(const mq_bvh *bvh, const mq_allocator *alloc, void 
     return mq_saved_write_memory(&p, alloc, data, size, diag);
 }
 
-void mq_saved_free(void *data, size_t size, const mq_allocator *alloc) { mq_free(alloc, data, size); }
+void mq_saved_free(void *data, size_t size, const mq_allocator *alloc)
+{
+    mq_free(alloc, data, size);
+}
 
 /* ------------------------------------------------------------------------- */
 /* Loading                                                                   */
@@ -82,9 +85,9 @@ typedef struct walk {
     uint64_t arena_at; /* file offset of the arena, for messages */
     uint32_t units;    /* arena size in 32-byte units */
     uint32_t tris;
-    uint32_t cursor; /* first unit after the last node or leaf walked */
-    uint32_t fetched; /* units up to here have been prefetched */
-    uint32_t top;    /* entries on the stack */
+    uint32_t cursor;    /* first unit after the last node or leaf walked */
+    uint32_t fetched;   /* units up to here have been prefetched */
+    uint32_t top;       /* entries on the stack */
     uint64_t *tri_seen; /* bit per triangle */
     uint32_t nodes, blocks, leaves, max_depth;
     uint32_t pending; /* lanes in `lane` whose bit is not tested yet */
@@ -103,7 +106,10 @@ typedef struct walk {
 #define PREFETCH_UNITS 64u /* 2 KiB */
 #define BLOCK_UNITS ((uint32_t)(sizeof(mq_tri_block) / MQ_ARENA_UNIT))
 
-static inline uint32_t ref_unit(uint32_t ref) { return mq_ref_is_leaf(ref) ? mq_ref_leaf_unit(ref) : ref; }
+static inline uint32_t ref_unit(uint32_t ref)
+{
+    return mq_ref_is_leaf(ref) ? mq_ref_leaf_unit(ref) : ref;
+}
 
 /* Tests and sets the bitmap bits of the pending lanes, in walk order. */
 static mq_status flush_lanes(walk *w)
@@ -114,8 +120,9 @@ static mq_status flush_lanes(walk *w)
         uint64_t bit = 1ull << (id & 63);
         if (seen[id >> 6] & bit) {
             uint32_t at = w->lane[i].at;
-            return mq_saved_corrupt(w->r, w->arena_at + (uint64_t)(at >> 2) * MQ_ARENA_UNIT +
-                                              offsetof(mq_tri_block, id) + 4 * (uint64_t)(at & 3),
+            return mq_saved_corrupt(w->r,
+                                    w->arena_at + (uint64_t)(at >> 2) * MQ_ARENA_UNIT + offsetof(mq_tri_block, id) +
+                                        4 * (uint64_t)(at & 3),
                                     "triangle %u is in two leaf lanes", id);
         }
         seen[id >> 6] |= bit;
@@ -215,16 +222,17 @@ static mq_status walk_some(walk *w, uint32_t have)
             first = ref;
             n = NODE_UNITS;
             if (depth > MQ_BVH_MAX_DEPTH)
-                return mq_saved_corrupt(w->r, w->arena_at + (uint64_t)ref * MQ_ARENA_UNIT,
-                                        "node deeper than %d levels", MQ_BVH_MAX_DEPTH);
+                return mq_saved_corrupt(w->r, w->arena_at + (uint64_t)ref * MQ_ARENA_UNIT, "node deeper than %d levels",
+                                        MQ_BVH_MAX_DEPTH);
             if ((ref & 1) || (uint64_t)ref + n > w->units)
-                return mq_saved_corrupt(w->r, w->arena_at,
-                                        "node reference %u misaligned or beyond the %u-unit arena", ref, w->units);
+                return mq_saved_corrupt(w->r, w->arena_at, "node reference %u misaligned or beyond the %u-unit arena",
+                                        ref, w->units);
         }
         if (first < w->cursor)
             return mq_saved_corrupt(w->r, w->arena_at + (uint64_t)first * MQ_ARENA_UNIT,
                                     "%s at arena unit %u overlaps a node or leaf already reached, or is out of "
-                                    "depth-first order", mq_ref_is_leaf(ref) ? "leaf" : "node", first);
+                                    "depth-first order",
+                                    mq_ref_is_leaf(ref) ? "leaf" : "node", first);
         if (first + n > have)
             return MQ_OK; /* not here yet */
         w->top--;
@@ -282,8 +290,8 @@ static mq_status check_info(mq_saved_reader *r, const mq_saved_bvh_info *i, cons
 {
     uint64_t at = mq_saved_offset_of(r, MQ_SEC_BVH_INFO);
     if (i->scale_exp < -126 || i->scale_exp > 126)
-        return mq_saved_corrupt(r, at + offsetof(mq_saved_bvh_info, scale_exp), "BVH scale exponent %d outside -126..126",
-                                (int)i->scale_exp);
+        return mq_saved_corrupt(r, at + offsetof(mq_saved_bvh_info, scale_exp),
+                                "BVH scale exponent %d outside -126..126", (int)i->scale_exp);
     if (mi->triangle_count >= MQ_BVH_MAX_TRIANGLES)
         return mq_diag_set(r->diag, MQ_ERR_LIMIT, r->path, 0, 0, "%llu triangles exceed the BVH limit of %u",
                            (unsigned long long)mi->triangle_count, MQ_BVH_MAX_TRIANGLES - 1);

@@ -106,7 +106,7 @@ typedef struct mq_saved_bvh_info {
      * an unscaled arena, which k = 0 describes, so they still load; files
      * with k != 0 are rejected by older readers ("reserved BVH field"). */
     int32_t scale_exp;
-    float root_box[6];  /* in the mesh's units */
+    float root_box[6]; /* in the mesh's units */
     double build_ms;
     uint64_t arena_bytes;
 } mq_saved_bvh_info;
@@ -124,7 +124,10 @@ _Static_assert(sizeof(mq_saved_mesh_info) == 128, "mesh info layout");
 _Static_assert(sizeof(mq_saved_bvh_info) == 64, "bvh info layout");
 _Static_assert(sizeof(mq_saved_obb_info) == 64, "obb info layout");
 
-static inline uint64_t mq_saved_align(uint64_t x) { return (x + (MQ_SAVED_ALIGN - 1)) & ~(uint64_t)(MQ_SAVED_ALIGN - 1); }
+static inline uint64_t mq_saved_align(uint64_t x)
+{
+    return (x + (MQ_SAVED_ALIGN - 1)) & ~(uint64_t)(MQ_SAVED_ALIGN - 1);
+}
 
 /* ------------------------------------------------------------------------- */
 /* Checksums: independent lanes of multiply-xorshift over 8-byte words, 4   */
@@ -217,20 +220,20 @@ mq_status mq_saved_write_file(const mq_saved_plan *p, const char *path, mq_diag 
 /* ------------------------------------------------------------------------- */
 
 typedef struct mq_saved_reader {
-    int fd;                 /* -1 for a memory source (a mapped file included) */
+    int fd; /* -1 for a memory source (a mapped file included) */
     const unsigned char *mem;
-    bool mapped;            /* mem is a private mapping of the file: arrays stay in it (mq_saved_array) */
-    void *map;              /* the mapping while the reader owns it (until mq_saved_take_map); else NULL */
+    bool mapped; /* mem is a private mapping of the file: arrays stay in it (mq_saved_array) */
+    void *map;   /* the mapping while the reader owns it (until mq_saved_take_map); else NULL */
     size_t map_bytes;
     uint64_t mem_size;
-    const char *path;       /* for messages; NULL for memory */
-    uint64_t pos;           /* bytes consumed so far */
-    uint64_t file_size;     /* from the header */
-    uint32_t version;       /* from the header: 1 or 2 */
-    uint32_t block_log2;    /* version 2: section checksum blocks of 2^block_log2 bytes */
+    const char *path;    /* for messages; NULL for memory */
+    uint64_t pos;        /* bytes consumed so far */
+    uint64_t file_size;  /* from the header */
+    uint32_t version;    /* from the header: 1 or 2 */
+    uint32_t block_log2; /* version 2: section checksum blocks of 2^block_log2 bytes */
     mq_diag *diag;
     uint32_t file_kind;
-    uint32_t count, next;   /* sections in the table, index of the next one to read */
+    uint32_t count, next; /* sections in the table, index of the next one to read */
     mq_saved_entry table[MQ_SAVED_MAX_SECTIONS];
 } mq_saved_reader;
 

@@ -121,7 +121,10 @@ uint64_t mq_saved_block_term(uint64_t block_hash, uint64_t index)
     return mix(block_hash ^ (index + 1) * MQ_H_P1);
 }
 
-uint64_t mq_saved_sechash_combine(uint64_t sum, uint64_t blocks) { return mix(sum ^ mix(blocks * MQ_H_P2 + MQ_H_P3)); }
+uint64_t mq_saved_sechash_combine(uint64_t sum, uint64_t blocks)
+{
+    return mix(sum ^ mix(blocks * MQ_H_P2 + MQ_H_P3));
+}
 
 void mq_saved_sechash_init(mq_saved_sechash *s, uint64_t block_size)
 {

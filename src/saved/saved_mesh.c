@@ -74,17 +74,19 @@ mq_status mq_saved_read_mesh_info(mq_saved_reader *r, mq_saved_mesh_info *info)
             return mq_saved_corrupt(r, at + offsetof(mq_saved_mesh_info, reserved), "reserved mesh fields not zero");
     if (info->vertex_count >= UINT32_MAX || info->triangle_count >= UINT32_MAX || info->face_count >= UINT32_MAX ||
         info->normal_count >= UINT32_MAX || info->texcoord_count >= UINT32_MAX)
-        return mq_saved_corrupt(r, at, "counts beyond the 32-bit index range: %llu vertices, %llu triangles, "
-                                       "%llu faces, %llu normals, %llu texture coordinates",
+        return mq_saved_corrupt(r, at,
+                                "counts beyond the 32-bit index range: %llu vertices, %llu triangles, "
+                                "%llu faces, %llu normals, %llu texture coordinates",
                                 (unsigned long long)info->vertex_count, (unsigned long long)info->triangle_count,
                                 (unsigned long long)info->face_count, (unsigned long long)info->normal_count,
                                 (unsigned long long)info->texcoord_count);
     for (int k = 0; k < 3; k++) {
         uint32_t n = info->name_count[k];
         if (n == 0 && (info->name_chars[k] != 0 || info->name_uniform[k] != 0))
-            return mq_saved_corrupt(r, at + offsetof(mq_saved_mesh_info, name_count), "name table %d: no names, "
-                                    "yet %llu characters / uniform id %u", k,
-                                    (unsigned long long)info->name_chars[k], info->name_uniform[k]);
+            return mq_saved_corrupt(r, at + offsetof(mq_saved_mesh_info, name_count),
+                                    "name table %d: no names, "
+                                    "yet %llu characters / uniform id %u",
+                                    k, (unsigned long long)info->name_chars[k], info->name_uniform[k]);
         if (n != 0 && (info->name_chars[k] < n || info->name_chars[k] > r->file_size))
             return mq_saved_corrupt(r, at + offsetof(mq_saved_mesh_info, name_chars),
                                     "name table %d: %u names in %llu characters", k, n,
@@ -170,8 +172,8 @@ static mq_status check_names(mq_saved_reader *r, const mq_name_table *t, int k)
     for (uint32_t i = 0; i < t->count; i++)
         if (t->offsets[i] >= t->chars_size)
             return mq_saved_corrupt(r, mq_saved_offset_of(r, MQ_SEC_NAME_OFFSETS + (uint32_t)k) + 8 * (uint64_t)i,
-                                    "name %u of table %d starts at %zu, beyond its %zu characters", i, k,
-                                    t->offsets[i], t->chars_size);
+                                    "name %u of table %d starts at %zu, beyond its %zu characters", i, k, t->offsets[i],
+                                    t->chars_size);
     if (t->chars[t->offsets[0]] != '\0')
         return mq_saved_corrupt(r, chars_at + t->offsets[0], "name 0 of table %d is not the empty name", k);
     return MQ_OK;
@@ -185,9 +187,9 @@ static mq_status check_mesh(mq_saved_reader *r, const mq_mesh *m)
     for (int k = 0; k < 3 && st == MQ_OK; k++) {
         uint32_t names = m->names[k].count ? m->names[k].count : 1;
         if (!m->face_names[k].ids && m->face_names[k].uniform >= names)
-            st = mq_saved_corrupt(r, mq_saved_offset_of(r, MQ_SEC_MESH_INFO) + offsetof(mq_saved_mesh_info, name_uniform),
-                                  "uniform name id %u of table %d beyond its %u names", m->face_names[k].uniform, k,
-                                  names);
+            st = mq_saved_corrupt(
+                r, mq_saved_offset_of(r, MQ_SEC_MESH_INFO) + offsetof(mq_saved_mesh_info, name_uniform),
+                "uniform name id %u of table %d beyond its %u names", m->face_names[k].uniform, k, names);
         if (st == MQ_OK)
             st = check_names(r, &m->names[k], k);
     }
@@ -252,7 +254,7 @@ mq_status mq_saved_read_mesh(mq_saved_reader *r, const mq_saved_mesh_info *info,
     uint64_t v = info->vertex_count, t = info->triangle_count, f = info->face_count;
     mq_status st = MQ_OK;
     /* The array is stored in the mesh even when its read fails, so mq_mesh_destroy frees it. */
-#define READ_CHECKED(kind, bytes, required, field, ids)                                                               \
+#define READ_CHECKED(kind, bytes, required, field, ids)                                                                \
     do {                                                                                                               \
         if (st == MQ_OK) {                                                                                             \
             void *p_ = NULL;                                                                                           \

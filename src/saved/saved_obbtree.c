@@ -53,7 +53,9 @@ mq_status mq_obbtree_save_memory(const mq_obbtree *tree, const mq_allocator *all
         *size = 0;
     if (!tree || !data || !size)
         return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0, "%s is NULL",
-                           !tree ? "tree" : !data ? "data" : "size");
+                           !tree   ? "tree"
+                           : !data ? "data"
+                                   : "size");
     mq_saved_plan p;
     plan_tree(tree, &p);
     return mq_saved_write_memory(&p, alloc, data, size, diag);
@@ -216,8 +218,7 @@ static mq_status load(mq_saved_reader *r, const mq_allocator *alloc, mq_obbtree 
     return MQ_OK;
 }
 
-static mq_status load_file(const char *path, bool mapped, const mq_allocator *alloc, mq_obbtree **out,
-                           mq_diag *diag)
+static mq_status load_file(const char *path, bool mapped, const mq_allocator *alloc, mq_obbtree **out, mq_diag *diag)
 {
     mq_diag_clear(diag);
     if (!out)

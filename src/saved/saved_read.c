@@ -41,33 +41,60 @@ static size_t chunk_size(void)
 static const char *kind_name(uint32_t kind)
 {
     switch (kind) {
-    case MQ_SEC_MESH_INFO: return "mesh counts";
-    case MQ_SEC_BVH_INFO: return "BVH counts";
-    case MQ_SEC_OBB_INFO: return "OBB tree counts";
-    case MQ_SEC_POSITIONS: return "positions";
-    case MQ_SEC_INDICES: return "indices";
-    case MQ_SEC_FACE_OF_TRI: return "face of each triangle";
-    case MQ_SEC_FACE_LINE32: return "face lines";
-    case MQ_SEC_FACE_LINE64: return "face lines (64-bit)";
-    case MQ_SEC_NAME_OFFSETS: return "group name offsets";
-    case MQ_SEC_NAME_OFFSETS + 1: return "object name offsets";
-    case MQ_SEC_NAME_OFFSETS + 2: return "material name offsets";
-    case MQ_SEC_NAME_CHARS: return "group names";
-    case MQ_SEC_NAME_CHARS + 1: return "object names";
-    case MQ_SEC_NAME_CHARS + 2: return "material names";
-    case MQ_SEC_FACE_NAME_IDS: return "face group ids";
-    case MQ_SEC_FACE_NAME_IDS + 1: return "face object ids";
-    case MQ_SEC_FACE_NAME_IDS + 2: return "face material ids";
-    case MQ_SEC_NORMALS: return "normals";
-    case MQ_SEC_CORNER_NORMALS: return "corner normal indices";
-    case MQ_SEC_TEXCOORDS: return "texture coordinates";
-    case MQ_SEC_CORNER_TEXCOORDS: return "corner texture coordinate indices";
-    case MQ_SEC_COLORS: return "colours";
-    case MQ_SEC_BVH_ARENA: return "BVH nodes and leaves";
-    case MQ_SEC_OBB_NODES: return "OBB tree nodes";
-    case MQ_SEC_OBB_TRIS: return "OBB tree triangles";
-    case MQ_SEC_OBB_IDS: return "OBB tree triangle ids";
-    default: return NULL;
+    case MQ_SEC_MESH_INFO:
+        return "mesh counts";
+    case MQ_SEC_BVH_INFO:
+        return "BVH counts";
+    case MQ_SEC_OBB_INFO:
+        return "OBB tree counts";
+    case MQ_SEC_POSITIONS:
+        return "positions";
+    case MQ_SEC_INDICES:
+        return "indices";
+    case MQ_SEC_FACE_OF_TRI:
+        return "face of each triangle";
+    case MQ_SEC_FACE_LINE32:
+        return "face lines";
+    case MQ_SEC_FACE_LINE64:
+        return "face lines (64-bit)";
+    case MQ_SEC_NAME_OFFSETS:
+        return "group name offsets";
+    case MQ_SEC_NAME_OFFSETS + 1:
+        return "object name offsets";
+    case MQ_SEC_NAME_OFFSETS + 2:
+        return "material name offsets";
+    case MQ_SEC_NAME_CHARS:
+        return "group names";
+    case MQ_SEC_NAME_CHARS + 1:
+        return "object names";
+    case MQ_SEC_NAME_CHARS + 2:
+        return "material names";
+    case MQ_SEC_FACE_NAME_IDS:
+        return "face group ids";
+    case MQ_SEC_FACE_NAME_IDS + 1:
+        return "face object ids";
+    case MQ_SEC_FACE_NAME_IDS + 2:
+        return "face material ids";
+    case MQ_SEC_NORMALS:
+        return "normals";
+    case MQ_SEC_CORNER_NORMALS:
+        return "corner normal indices";
+    case MQ_SEC_TEXCOORDS:
+        return "texture coordinates";
+    case MQ_SEC_CORNER_TEXCOORDS:
+        return "corner texture coordinate indices";
+    case MQ_SEC_COLORS:
+        return "colours";
+    case MQ_SEC_BVH_ARENA:
+        return "BVH nodes and leaves";
+    case MQ_SEC_OBB_NODES:
+        return "OBB tree nodes";
+    case MQ_SEC_OBB_TRIS:
+        return "OBB tree triangles";
+    case MQ_SEC_OBB_IDS:
+        return "OBB tree triangle ids";
+    default:
+        return NULL;
     }
 }
 
@@ -126,7 +153,10 @@ static mq_status io_error(const mq_saved_reader *r, const char *what, int err)
 }
 
 /* Bytes the source holds, when known (memory blocks, regular files); else UINT64_MAX. */
-static uint64_t known_size(const mq_saved_reader *r) { return r->mem_size; }
+static uint64_t known_size(const mq_saved_reader *r)
+{
+    return r->mem_size;
+}
 
 /* Reads exactly n bytes at the current position. The caller has checked that
  * the source is long enough when its size is known, so running out here means
@@ -268,12 +298,12 @@ static mq_status check_header(mq_saved_reader *r, uint32_t expected_kind)
         if (e->reserved)
             return mq_saved_corrupt(r, where, "section %u: reserved field not zero", i);
         if (e->offset != at)
-            return mq_saved_corrupt(r, where, "section %u (%s) at offset %llu, expected %llu", i,
-                                    kind_name(e->kind), (unsigned long long)e->offset, (unsigned long long)at);
+            return mq_saved_corrupt(r, where, "section %u (%s) at offset %llu, expected %llu", i, kind_name(e->kind),
+                                    (unsigned long long)e->offset, (unsigned long long)at);
         if (e->size == 0 || e->size > h.file_size || at > h.file_size - e->size)
             return mq_saved_corrupt(r, where, "section %u (%s): %llu bytes at offset %llu overrun the %llu-byte file",
-                                    i, kind_name(e->kind), (unsigned long long)e->size,
-                                    (unsigned long long)e->offset, (unsigned long long)h.file_size);
+                                    i, kind_name(e->kind), (unsigned long long)e->size, (unsigned long long)e->offset,
+                                    (unsigned long long)h.file_size);
         at = mq_saved_align(at + e->size);
     }
     if (at != h.file_size)

@@ -17,10 +17,22 @@
 #include "core/diag.h"
 #include "saved/saved_format.h"
 
-static ssize_t sys_read(int fd, void *buf, size_t n) { return read(fd, buf, n); }
-static ssize_t sys_write(int fd, const void *buf, size_t n) { return write(fd, buf, n); }
-static int sys_fsync(int fd) { return fsync(fd); }
-static ssize_t sys_pread(int fd, void *buf, size_t n, off_t offset) { return pread(fd, buf, n, offset); }
+static ssize_t sys_read(int fd, void *buf, size_t n)
+{
+    return read(fd, buf, n);
+}
+static ssize_t sys_write(int fd, const void *buf, size_t n)
+{
+    return write(fd, buf, n);
+}
+static int sys_fsync(int fd)
+{
+    return fsync(fd);
+}
+static ssize_t sys_pread(int fd, void *buf, size_t n, off_t offset)
+{
+    return pread(fd, buf, n, offset);
+}
 
 mq_saved_sys mq_saved_sys_calls = {sys_read, sys_write, sys_fsync, sys_pread};
 
@@ -44,7 +56,7 @@ typedef struct layout {
 static void compute_layout(const mq_saved_plan *p, layout *l)
 {
     uint32_t b = mq_saved_tune.block_log2;
-    l->block_log2 = b < MQ_SAVED_BLOCK_LOG2_MIN ? MQ_SAVED_BLOCK_LOG2_MIN
+    l->block_log2 = b < MQ_SAVED_BLOCK_LOG2_MIN   ? MQ_SAVED_BLOCK_LOG2_MIN
                     : b > MQ_SAVED_BLOCK_LOG2_MAX ? MQ_SAVED_BLOCK_LOG2_MAX
                                                   : b;
     l->table_end = mq_saved_align(MQ_SAVED_HEADER_SIZE + (uint64_t)MQ_SAVED_ENTRY_SIZE * p->count);
@@ -154,8 +166,8 @@ static void temp_name(char *out, size_t cap, const char *path, unsigned attempt)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     uint64_t x = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 40) ^
-                 (uint64_t)__atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED) * 0x9E3779B97F4A7C15ull ^ (uint64_t)attempt * 0xC2B2AE3D27D4EB4Full ^
-                 (uint64_t)(uintptr_t)out;
+                 (uint64_t)__atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED) * 0x9E3779B97F4A7C15ull ^
+                 (uint64_t)attempt * 0xC2B2AE3D27D4EB4Full ^ (uint64_t)(uintptr_t)out;
     x ^= x >> 31;
     x *= 0x165667B19E3779F9ull;
     x ^= x >> 29;

@@ -100,8 +100,7 @@ static inline __attribute__((always_inline)) bool mq_inst_ray_map_avx2_regs(mq_i
     return (finite & 0x77u) == 0x77u && (dir_zero & 7u) != 7u && tmin <= tmax;
 }
 
-static inline __attribute__((always_inline)) bool mq_inst_ray_map_avx2(mq_inst_ray *ir,
-                                                                       const mq_instance_rec *inst,
+static inline __attribute__((always_inline)) bool mq_inst_ray_map_avx2(mq_inst_ray *ir, const mq_instance_rec *inst,
                                                                        const mq_dray *ray)
 {
     __m128 lorg, ldir;

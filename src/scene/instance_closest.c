@@ -16,10 +16,10 @@
 
 typedef struct closest_ctx {
     const mq_instance_rec *inst;
-    double pc[3];  /* p - t, double */
-    float pcf[3];  /* p - t, float: the primitive's input */
+    double pc[3]; /* p - t, double */
+    float pcf[3]; /* p - t, float: the primitive's input */
     double *best_d2;
-    double bound;  /* sqrt(*best_d2) */
+    double bound; /* sqrt(*best_d2) */
     mq_scene_point_hit *best;
     bool improved;
 } closest_ctx;
@@ -75,8 +75,7 @@ bool mq_instance_closest_point(const mq_instance_rec *inst, const double p[3], d
     }
     double pl[3];
     for (int i = 0; i < 3; i++)
-        pl[i] = inst->to_local.m[i][0] * c.pc[0] + inst->to_local.m[i][1] * c.pc[1] +
-                inst->to_local.m[i][2] * c.pc[2];
+        pl[i] = inst->to_local.m[i][0] * c.pc[0] + inst->to_local.m[i][1] * c.pc[1] + inst->to_local.m[i][2] * c.pc[2];
     c.best_d2 = best_d2;
     c.bound = sqrt(*best_d2);
     c.best = best;

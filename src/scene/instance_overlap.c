@@ -19,9 +19,15 @@
 #include "primitives/shape_checks.h"
 #include "primitives/shape_reduce.h"
 
-static bool dvec_finite(const double v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
+static bool dvec_finite(const double v[3])
+{
+    return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
+}
 
-static double ddot(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static double ddot(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
 
 /* Orthonormal within MQ_OBB_AXIS_TOLERANCE, as mq_obb_is_valid checks it. */
 static bool axes_ok(const double ax[3][3])
@@ -38,7 +44,10 @@ static bool axes_ok(const double ax[3][3])
     return true;
 }
 
-static bool radius_ok(double r) { return r >= 0.0 && isfinite(r); }
+static bool radius_ok(double r)
+{
+    return r >= 0.0 && isfinite(r);
+}
 
 bool mq_dshape_valid(const mq_dshape *s)
 {
@@ -115,14 +124,17 @@ static void lin_local(const mq_instance_rec *r, const double v[3], double out[3]
         out[i] = r->to_local.m[i][0] * v[0] + r->to_local.m[i][1] * v[1] + r->to_local.m[i][2] * v[2];
 }
 
-static double maxabs3(const double v[3]) { return fmax(fabs(v[0]), fmax(fabs(v[1]), fabs(v[2]))); }
+static double maxabs3(const double v[3])
+{
+    return fmax(fabs(v[0]), fmax(fabs(v[1]), fabs(v[2])));
+}
 
 bool mq_inst_shape_prepare(const mq_instance_rec *r, const mq_dshape *s, mq_inst_shape *out)
 {
     out->kind = s->kind;
-    double lo[3], hi[3]; /* local box before widening */
-    double wmag = 0.0;   /* largest |centred world coordinate| or size of the shape */
-    double lmag = 0.0;   /* largest |local coordinate| of the local box */
+    double lo[3], hi[3];      /* local box before widening */
+    double wmag = 0.0;        /* largest |centred world coordinate| or size of the shape */
+    double lmag = 0.0;        /* largest |local coordinate| of the local box */
     double ball_c[3], ball_r; /* centred world bounding ball */
     switch (s->kind) {
     case MQ_SHAPE_SPHERE: {
@@ -288,8 +300,8 @@ bool mq_instance_overlap(const mq_instance_rec *inst, const mq_dshape *shape, mq
         !mq_inst_shape_prepare(inst, &reduced, &s))
         return true;
     overlap_ctx c = {inst, &s, fn, user, 0};
-    bool go_on = inst->bvh ? mq_bvh_walk_box(inst->bvh, &s.q, visit, &c)
-                           : mq_obbtree_walk_box(inst->obbtree, &s.q, visit, &c);
+    bool go_on =
+        inst->bvh ? mq_bvh_walk_box(inst->bvh, &s.q, visit, &c) : mq_obbtree_walk_box(inst->obbtree, &s.q, visit, &c);
     if (calls)
         *calls += c.calls;
     return go_on;

@@ -59,8 +59,8 @@ static inline void mq_inst_centre_d(const mq_instance_rec *r, const double p[3],
 static inline void mq_inst_to_local_d(const mq_instance_rec *r, const double p[3], double out[3])
 {
     for (int i = 0; i < 3; i++)
-        out[i] = r->to_local.m[i][0] * p[0] + r->to_local.m[i][1] * p[1] + r->to_local.m[i][2] * p[2] +
-                 r->to_local.m[i][3];
+        out[i] =
+            r->to_local.m[i][0] * p[0] + r->to_local.m[i][1] * p[1] + r->to_local.m[i][2] * p[2] + r->to_local.m[i][3];
 }
 
 /* Largest |coordinate| of the instance's local root box (0 when empty). */
@@ -102,8 +102,8 @@ typedef struct mq_inst_shape {
         mq_capsule capsule;
         mq_obb obb;
         mq_aabb aabb;
-    } f;            /* the shape in the instance-centred frame, float */
-    mq_walk_box q;  /* local candidate volume */
+    } f;           /* the shape in the instance-centred frame, float */
+    mq_walk_box q; /* local candidate volume */
 } mq_inst_shape;
 
 /* Validity of world shapes (scene.h "Answers"; types.h). */

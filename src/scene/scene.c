@@ -24,7 +24,10 @@ mq_instance_def mq_default_instance_def(void)
     return d;
 }
 
-mq_scene_query mq_default_scene_query(void) { return (mq_scene_query){0xFFFFFFFFu, false}; }
+mq_scene_query mq_default_scene_query(void)
+{
+    return (mq_scene_query){0xFFFFFFFFu, false};
+}
 
 mq_status mq_scene_create(const mq_allocator *alloc, mq_scene **out, mq_diag *diag)
 {
@@ -230,7 +233,10 @@ mq_status mq_scene_commit(mq_scene *s, mq_diag *diag)
     return MQ_OK;
 }
 
-size_t mq_scene_instance_count(const mq_scene *s) { return s ? s->live : 0; }
+size_t mq_scene_instance_count(const mq_scene *s)
+{
+    return s ? s->live : 0;
+}
 
 bool mq_scene_bounds(const mq_scene *s, mq_daabb *out)
 {

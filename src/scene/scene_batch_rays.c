@@ -38,10 +38,10 @@ static void worker(void *arg, uint32_t index)
         size_t end = begin + CHUNK < b->count ? begin + CHUNK : b->count;
 #if defined(MQ_MAP_AVX2)
         if (b->stream) {
-            found += b->hits ? mq_scene_stream_closest_avx2(b->scene, b->rays + begin, end - begin, b->query,
-                                                            b->hits + begin)
-                             : mq_scene_stream_any_avx2(b->scene, b->rays + begin, end - begin, b->query,
-                                                        b->occluded + begin);
+            found +=
+                b->hits
+                    ? mq_scene_stream_closest_avx2(b->scene, b->rays + begin, end - begin, b->query, b->hits + begin)
+                    : mq_scene_stream_any_avx2(b->scene, b->rays + begin, end - begin, b->query, b->occluded + begin);
             continue;
         }
 #endif
@@ -75,8 +75,8 @@ static size_t run(batch *b, uint32_t threads)
     return atomic_load(&b->found);
 }
 
-size_t mq_scene_raycast_closest_batch(const mq_scene *s, const mq_dray *rays, size_t count,
-                                      const mq_scene_query *query, uint32_t threads, mq_scene_hit *hits)
+size_t mq_scene_raycast_closest_batch(const mq_scene *s, const mq_dray *rays, size_t count, const mq_scene_query *query,
+                                      uint32_t threads, mq_scene_hit *hits)
 {
     if (!rays || !hits)
         return 0;
@@ -84,8 +84,8 @@ size_t mq_scene_raycast_closest_batch(const mq_scene *s, const mq_dray *rays, si
     return run(&b, threads);
 }
 
-size_t mq_scene_raycast_any_batch(const mq_scene *s, const mq_dray *rays, size_t count,
-                                  const mq_scene_query *query, uint32_t threads, bool *occluded)
+size_t mq_scene_raycast_any_batch(const mq_scene *s, const mq_dray *rays, size_t count, const mq_scene_query *query,
+                                  uint32_t threads, bool *occluded)
 {
     if (!rays || !occluded)
         return 0;

@@ -108,8 +108,7 @@ static uint64_t run(batch_job *j, uint32_t threads)
     return total;
 }
 
-static void job_init(batch_job *j, batch_kind kind, const mq_scene *scene, const mq_scene_query *query,
-                     size_t count)
+static void job_init(batch_job *j, batch_kind kind, const mq_scene *scene, const mq_scene_query *query, size_t count)
 {
     j->kind = kind;
     j->scene = scene;
@@ -148,9 +147,8 @@ uint64_t mq_scene_overlap_count_batch(const mq_scene *scene, const mq_dshape *sh
     return run(&j, threads);
 }
 
-size_t mq_scene_closest_point_batch(const mq_scene *scene, const mq_dvec3 *points, size_t count,
-                                    double max_distance, const mq_scene_query *query, uint32_t threads,
-                                    mq_scene_point_hit *out, bool *found)
+size_t mq_scene_closest_point_batch(const mq_scene *scene, const mq_dvec3 *points, size_t count, double max_distance,
+                                    const mq_scene_query *query, uint32_t threads, mq_scene_point_hit *out, bool *found)
 {
     if (!scene || !points || count == 0)
         return 0;

@@ -17,7 +17,10 @@ typedef struct closest_ctx {
 
 /* The top level's bound: the best squared distance, widened by the rounding the
  * exact per-instance test may gain (MQ_SCENE_REL_SLACK, instance_overlap.h). */
-static double widen(double d2) { return d2 * (1.0 + 4.0 * MQ_SCENE_REL_SLACK); }
+static double widen(double d2)
+{
+    return d2 * (1.0 + 4.0 * MQ_SCENE_REL_SLACK);
+}
 
 static void visit_instance(const mq_instance_rec *inst, void *user)
 {
@@ -26,8 +29,8 @@ static void visit_instance(const mq_instance_rec *inst, void *user)
         c->bound2 = widen(c->best_d2);
 }
 
-bool mq_scene_closest_point(const mq_scene *scene, const mq_dvec3 p, double max_distance,
-                            const mq_scene_query *query, mq_scene_point_hit *out)
+bool mq_scene_closest_point(const mq_scene *scene, const mq_dvec3 p, double max_distance, const mq_scene_query *query,
+                            mq_scene_point_hit *out)
 {
     if (!scene || !p || !isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2]) || !(max_distance >= 0.0))
         return false;

@@ -35,7 +35,7 @@
 
 typedef struct collide_ctx {
     const mq_instance_rec *a, *b;
-    double m[3][4];   /* b's mesh frame -> a's mesh frame */
+    double m[3][4]; /* b's mesh frame -> a's mesh frame */
     bool identity;
     mq_scene_pair_fn fn;
     void *user;
@@ -82,7 +82,8 @@ static bool flush(collide_ctx *c)
         q.c[k] = 0.0f;
     }
     q.r2 = INFINITY;
-    bool go_on = c->a->bvh ? mq_bvh_walk_box(c->a->bvh, &q, visit_a, c) : mq_obbtree_walk_box(c->a->obbtree, &q, visit_a, c);
+    bool go_on =
+        c->a->bvh ? mq_bvh_walk_box(c->a->bvh, &q, visit_a, c) : mq_obbtree_walk_box(c->a->obbtree, &q, visit_a, c);
     c->n = 0;
     return go_on;
 }
@@ -203,7 +204,8 @@ static size_t collide(const mq_scene *scene, uint32_t a, uint32_t b, mq_scene_pa
     mq_walk_box q;
     if (!a_box_in_b(&c, &q))
         return 0;
-    bool go_on = c.b->bvh ? mq_bvh_walk_box(c.b->bvh, &q, visit_b, &c) : mq_obbtree_walk_box(c.b->obbtree, &q, visit_b, &c);
+    bool go_on =
+        c.b->bvh ? mq_bvh_walk_box(c.b->bvh, &q, visit_b, &c) : mq_obbtree_walk_box(c.b->obbtree, &q, visit_b, &c);
     if (go_on)
         flush(&c);
     return c.calls;

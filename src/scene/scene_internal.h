@@ -23,33 +23,33 @@
  * reads were the hottest instructions of the walk).
  */
 typedef struct mq_inst_ray_data {
-    double w2l[3][3];            /* to_local's linear part */
-    double origin[3];            /* to_world's translation: the local origin in the world */
-    float box_lo[3], box_hi[3];  /* the local root box, widened for the traced float ray
-                                    (scene_raycast_map.c) and rounded outwards to float */
-    const mq_bvh *bvh;           /* or NULL: an OBB tree instance */
+    double w2l[3][3];           /* to_local's linear part */
+    double origin[3];           /* to_world's translation: the local origin in the world */
+    float box_lo[3], box_hi[3]; /* the local root box, widened for the traced float ray
+                                   (scene_raycast_map.c) and rounded outwards to float */
+    const mq_bvh *bvh;          /* or NULL: an OBB tree instance */
 } mq_inst_ray_data;
 
 /* One committed instance, with everything a query needs precomputed in double. */
 typedef struct mq_instance_rec {
     _Alignas(64) mq_inst_ray_data ray; /* duplicates of the fields below, for rays */
-    const mq_bvh *bvh;         /* exactly one of bvh / obbtree is set */
+    const mq_bvh *bvh;                 /* exactly one of bvh / obbtree is set */
     const mq_obbtree *obbtree;
-    const mq_mesh *mesh;       /* the hierarchy's mesh */
-    mq_xform to_world;         /* local -> world */
-    mq_xform to_local;         /* world -> local (inverse) */
+    const mq_mesh *mesh;          /* the hierarchy's mesh */
+    mq_xform to_world;            /* local -> world */
+    mq_xform to_local;            /* world -> local (inverse) */
     double normal_to_world[3][3]; /* sign(det A) * A^-T: maps a local geometric normal to the
                                      mapped triangle's winding normal (unnormalised) */
-    double sigma_min;          /* lower bound on |A x| / |x| (world length per local length) */
-    double sigma_max;          /* upper bound on |A x| / |x| */
-    bool mirrored;             /* det A < 0 */
-    bool rigid;                /* A orthonormal with det +1 (within 1e-12): local-frame shape
-                                  queries and mq_obbtree_collide apply directly */
-    mq_daabb world_box;        /* world box of the mapped top boxes of the hierarchy (conservative) */
-    mq_aabb local_box;         /* the hierarchy's root box in its mesh frame */
+    double sigma_min;             /* lower bound on |A x| / |x| (world length per local length) */
+    double sigma_max;             /* upper bound on |A x| / |x| */
+    bool mirrored;                /* det A < 0 */
+    bool rigid;                   /* A orthonormal with det +1 (within 1e-12): local-frame shape
+                                     queries and mq_obbtree_collide apply directly */
+    mq_daabb world_box;           /* world box of the mapped top boxes of the hierarchy (conservative) */
+    mq_aabb local_box;            /* the hierarchy's root box in its mesh frame */
     uint64_t user_id;
     uint32_t mask;
-    uint32_t id;               /* the instance id */
+    uint32_t id; /* the instance id */
 } mq_instance_rec;
 
 /*
@@ -82,7 +82,6 @@ void mq_tlas_visit_nearest(const mq_scene *s, const double p[3], uint32_t mask, 
 
 /* The committed record of instance `id`, or NULL. */
 const mq_instance_rec *mq_scene_record(const mq_scene *s, uint32_t id);
-
 
 /* ---- the scene object (scene.c, scene_record.c, tlas*.c, scene_raycast*.c) --- */
 
@@ -132,8 +131,14 @@ static inline uint32_t mq_tlas_node_ref(uint32_t first_block, uint32_t blocks)
 {
     return first_block << 2 | (blocks - 1u);
 }
-static inline uint32_t mq_tlas_ref_first(uint32_t ref) { return ref >> 2; }
-static inline uint32_t mq_tlas_ref_blocks(uint32_t ref) { return (ref & 3u) + 1u; }
+static inline uint32_t mq_tlas_ref_first(uint32_t ref)
+{
+    return ref >> 2;
+}
+static inline uint32_t mq_tlas_ref_blocks(uint32_t ref)
+{
+    return (ref & 3u) + 1u;
+}
 /* The child in slot i of a node whose blocks start at n. */
 static inline uint32_t mq_tlas_slot_child(const mq_tlas_block *n, int i)
 {
@@ -165,30 +170,36 @@ struct mq_scene {
     bool has_alloc;
 
     /* Staged state: written by add/remove/set_*, read by commit. */
-    mq_staged_slot *staged;   /* indexed by id */
-    uint32_t staged_slots;    /* ids in use are < staged_slots */
-    size_t staged_cap;        /* allocated slots */
-    uint32_t staged_live;     /* live staged instances */
-    uint32_t first_free;      /* no free id below this one */
-    bool need_rebuild;        /* instances added or removed since the last commit */
-    bool need_refit;          /* transforms or masks changed since the last commit */
+    mq_staged_slot *staged; /* indexed by id */
+    uint32_t staged_slots;  /* ids in use are < staged_slots */
+    size_t staged_cap;      /* allocated slots */
+    uint32_t staged_live;   /* live staged instances */
+    uint32_t first_free;    /* no free id below this one */
+    bool need_rebuild;      /* instances added or removed since the last commit */
+    bool need_refit;        /* transforms or masks changed since the last commit */
 
     /* Committed state: read by queries, written only by commit. */
-    mq_instance_rec *recs;    /* indexed by id; a free id has neither hierarchy set */
+    mq_instance_rec *recs; /* indexed by id; a free id has neither hierarchy set */
     uint32_t rec_slots;
     size_t rec_cap;
-    uint32_t live;            /* committed instances */
-    mq_tlas_block *nodes;     /* the blocks of the top-level nodes; none when no instance has a non-empty box */
-    uint32_t node_count;      /* blocks */
+    uint32_t live;        /* committed instances */
+    mq_tlas_block *nodes; /* the blocks of the top-level nodes; none when no instance has a non-empty box */
+    uint32_t node_count;  /* blocks */
     size_t node_cap;
-    uint32_t root;            /* the root node's reference (its first block is block 0) */
-    uint32_t walk_stack;      /* the most entries a walk of this tree can hold (mq_tlas_walk_need) */
+    uint32_t root;       /* the root node's reference (its first block is block 0) */
+    uint32_t walk_stack; /* the most entries a walk of this tree can hold (mq_tlas_walk_need) */
 };
 
-static inline const mq_allocator *mq_scene_allocator(const mq_scene *s) { return s->has_alloc ? &s->alloc : NULL; }
+static inline const mq_allocator *mq_scene_allocator(const mq_scene *s)
+{
+    return s->has_alloc ? &s->alloc : NULL;
+}
 
 /* True when the record holds an instance (a free id has no hierarchy). */
-static inline bool mq_instance_rec_live(const mq_instance_rec *r) { return r->bvh || r->obbtree; }
+static inline bool mq_instance_rec_live(const mq_instance_rec *r)
+{
+    return r->bvh || r->obbtree;
+}
 
 /* out = the linear part of xf applied to the vector v (no translation), in double. */
 void mq_xform_apply_vector(const mq_xform *xf, const double v[3], double out[3]);
@@ -206,8 +217,8 @@ typedef struct mq_tlas_prim {
     uint32_t id, mask;
 } mq_tlas_prim;
 size_t mq_tlas_scratch_bytes(uint32_t slots);
-uint32_t mq_tlas_build(const mq_instance_rec *recs, uint32_t slots, mq_tlas_block *nodes, void *scratch,
-                       uint32_t *root, uint32_t *walk_stack);
+uint32_t mq_tlas_build(const mq_instance_rec *recs, uint32_t slots, mq_tlas_block *nodes, void *scratch, uint32_t *root,
+                       uint32_t *walk_stack);
 
 /* Recomputes every node's box and mask from the (changed) records; same topology. */
 void mq_tlas_refit(const mq_instance_rec *recs, mq_tlas_block *blocks, uint32_t block_count);

@@ -80,11 +80,11 @@ static bool overlap_any(const mq_scene *scene, const mq_dshape *shape, const mq_
 }
 
 /* Entry points: wrap the typed shape, then the shared body. */
-#define MQ_SHAPE_OF(kind_, member_, value_)                                                                        \
-    mq_dshape sh;                                                                                                  \
-    if (!(value_))                                                                                                 \
-        return 0;                                                                                                  \
-    sh.kind = (kind_);                                                                                             \
+#define MQ_SHAPE_OF(kind_, member_, value_)                                                                            \
+    mq_dshape sh;                                                                                                      \
+    if (!(value_))                                                                                                     \
+        return 0;                                                                                                      \
+    sh.kind = (kind_);                                                                                                 \
     sh.u.member_ = *(value_)
 
 size_t mq_scene_overlap_sphere(const mq_scene *scene, const mq_dsphere *sphere, const mq_scene_query *query,
@@ -114,8 +114,8 @@ size_t mq_scene_overlap_capsule(const mq_scene *scene, const mq_dcapsule *capsul
     return overlap_shape(scene, &sh, query, fn, user);
 }
 
-size_t mq_scene_overlap_capsule_array(const mq_scene *scene, const mq_dcapsule *capsule,
-                                      const mq_scene_query *query, mq_instance_triangle *out, size_t capacity)
+size_t mq_scene_overlap_capsule_array(const mq_scene *scene, const mq_dcapsule *capsule, const mq_scene_query *query,
+                                      mq_instance_triangle *out, size_t capacity)
 {
     MQ_SHAPE_OF(MQ_SHAPE_CAPSULE, capsule, capsule);
     return overlap_array(scene, &sh, query, out, capacity);

@@ -55,10 +55,10 @@ static inline unsigned tlas_box_hits(const mq_tlas_block *n, unsigned blocks, co
         unsigned j = h % MQ_TLAS_BLOCK;
         __m128 tn = _mm_set1_ps(tmin), tf = _mm_set1_ps(tmax);
         for (int k = 0; k < 3; k++) {
-            __m128 a = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(mq_tlas_plane(b, r->near_off[k]) + j), v->o_near[k]),
-                                  v->rd_near[k]);
-            __m128 f = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(mq_tlas_plane(b, r->far_off[k]) + j), v->o_far[k]),
-                                  v->rd_far[k]);
+            __m128 a =
+                _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(mq_tlas_plane(b, r->near_off[k]) + j), v->o_near[k]), v->rd_near[k]);
+            __m128 f =
+                _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(mq_tlas_plane(b, r->far_off[k]) + j), v->o_far[k]), v->rd_far[k]);
             tn = _mm_max_ps(a, tn); /* a NaN in a gives tn */
             tf = _mm_min_ps(f, tf);
         }

@@ -47,10 +47,10 @@ static inline bool mq_dray_ok(const mq_dray *r)
 /* A world ray as one instance sees it. */
 typedef struct mq_inst_ray {
     const mq_instance_rec *inst;
-    const mq_dray *world;  /* the caller's ray */
-    double advance;        /* world t of the local origin */
-    mq_ray local;          /* the float ray traced (tmin/tmax set per trace) */
-    float tmin, tmax;      /* the caller's [tmin, tmax] in local t, rounded inwards */
+    const mq_dray *world; /* the caller's ray */
+    double advance;       /* world t of the local origin */
+    mq_ray local;         /* the float ray traced (tmin/tmax set per trace) */
+    float tmin, tmax;     /* the caller's [tmin, tmax] in local t, rounded inwards */
 } mq_inst_ray;
 
 /* The scene ray key: ties in t go to the smaller instance, then triangle. */
@@ -118,8 +118,8 @@ static inline float mq_inst_ray_local_ceil(const mq_inst_ray *ir, double t_world
 
 /* Per-trace options. `after` (when set) keeps only hits whose key comes after it. */
 typedef struct mq_inst_trace {
-    bool cull_back_faces;     /* in the world */
-    const mq_ray_key *after;  /* NULL: no lower bound */
+    bool cull_back_faces;    /* in the world */
+    const mq_ray_key *after; /* NULL: no lower bound */
 } mq_inst_trace;
 
 /* mq_inst_ray_closest's general case: a filter, or an OBB tree (local.tmin / tmax set). */

@@ -150,8 +150,8 @@ static bool pass_leaf(const mq_instance_rec *inst, void *user)
     return true;
 }
 
-size_t mq_scene_raycast_each(const mq_scene *s, const mq_dray *ray, const mq_scene_query *query,
-                             mq_scene_hit_fn fn, void *user)
+size_t mq_scene_raycast_each(const mq_scene *s, const mq_dray *ray, const mq_scene_query *query, mq_scene_hit_fn fn,
+                             void *user)
 {
     if (!s || !fn || !mq_dray_is_valid(ray))
         return 0;

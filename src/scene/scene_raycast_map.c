@@ -116,7 +116,8 @@ bool mq_inst_ray_init_scalar(mq_inst_ray *ir, const mq_instance_rec *inst, const
 }
 
 #if defined(MQ_MAP_AVX2)
-/* 1: AVX2 and its companions (core/cpu.h), 0: not, -1: not known yet (a benign race: every thread computes the same). */
+/* 1: AVX2 and its companions (core/cpu.h), 0: not, -1: not known yet (a benign race: every thread computes the same).
+ */
 static int have_avx2 = -1;
 
 bool mq_inst_ray_have_avx2(void)

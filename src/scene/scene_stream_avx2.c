@@ -27,18 +27,18 @@
 #define MQ_SCENE_LANES 8
 
 typedef struct scene_lane {
-    bool tracing;            /* inside an instance: `trace` is running */
-    bool neg;                /* the instance trace's tmin is negative (kernel_node_hits) */
-    bool occluded;           /* any hit: the answer */
-    size_t index;            /* of the ray in the stream */
-    mq_tlas_ray tr;          /* the walk: ray constants, */
+    bool tracing;   /* inside an instance: `trace` is running */
+    bool neg;       /* the instance trace's tmin is negative (kernel_node_hits) */
+    bool occluded;  /* any hit: the answer */
+    size_t index;   /* of the ray in the stream */
+    mq_tlas_ray tr; /* the walk: ray constants, */
     tlas_vray tv;
-    float tmin, tmax;        /* float bounds (tmax follows the best hit), */
-    uint32_t ref;            /* the next node or instance leaf, */
-    int top;                 /* and the stack */
+    float tmin, tmax; /* float bounds (tmax follows the best hit), */
+    uint32_t ref;     /* the next node or instance leaf, */
+    int top;          /* and the stack */
     mq_tlas_entry *stack;
-    mq_closest_ctx c;        /* the ray, its culling, the best hit so far and the instance ray slots */
-    mq_trace q;              /* the instance trace's query */
+    mq_closest_ctx c; /* the ray, its culling, the best hit so far and the instance ray slots */
+    mq_trace q;       /* the instance trace's query */
     stream_lane trace;
 } scene_lane;
 
@@ -77,8 +77,8 @@ static inline __attribute__((always_inline)) bool walk_down(scene_lane *l, const
         unsigned live = mask == UINT32_MAX ? UINT32_MAX : tlas_live(n, blocks, mask);
         unsigned hit = live ? tlas_box_hits(n, blocks, &l->tr, &l->tv, tmin, tmax, dist) & live : 0;
         if (hit) {
-            ref = any ? mq_tlas_push_any(s, n, hit, dist, stack, &top)
-                      : mq_tlas_push_hits(s, n, hit, dist, stack, &top);
+            ref =
+                any ? mq_tlas_push_any(s, n, hit, dist, stack, &top) : mq_tlas_push_hits(s, n, hit, dist, stack, &top);
             continue;
         }
         for (;;) { /* walk_pop */
@@ -170,12 +170,11 @@ static inline bool enter_instance_any(scene_lane *l, const mq_scene *s)
 
 /* One step of the instance trace; at its end, a closest hit is offered, an
  * any hit ends the ray. False when the walk is over. */
-static inline __attribute__((always_inline)) bool trace_step(scene_lane *l, mq_trace_counts *counts,
-                                                             const bool any)
+static inline __attribute__((always_inline)) bool trace_step(scene_lane *l, mq_trace_counts *counts, const bool any)
 {
     const void *arena = l->q.bvh->arena;
-    bool more = l->neg ? lane_step(&l->trace, arena, any, counts, true)
-                       : lane_step(&l->trace, arena, any, counts, false);
+    bool more =
+        l->neg ? lane_step(&l->trace, arena, any, counts, true) : lane_step(&l->trace, arena, any, counts, false);
     if (more)
         return true;
     if (any) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end checks of `mq-bench scene` (../shared/FORMATS.md, "Benchmark
+# End-to-end checks of `mq-bench scene` (docs/formats.md, "Benchmark
 # output"): the contract form with --json prints one JSON object per line
 # with the shared keys, meshquery's throughput on 1 and N threads, closest
 # and --any (query "any"); bad arguments exit 2, a missing mesh exits 1 and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end checks of mq-pick's command-line contract (../shared/FORMATS.md):
+# End-to-end checks of mq-pick's command-line contract (docs/formats.md):
 # exit codes, output formats and record sizes, and that the binary and text
 # answers agree. Usage: test_mq_pick.sh PATH/TO/mq-pick MESH.obj
 set -u
@@ -86,7 +86,7 @@ check "a far copy intersects nothing" test "$(sed -n 2p "$tmp/collide.txt")" = "
 check "an overlapping copy intersects" test "$(sed -n 1p "$tmp/collide.txt")" -gt 0
 check "collide --any answers 0/1" sh -c "'$pick' '$mesh' --collide '$mesh' --xforms '$tmp/in.xforms' --any | tr '\n' ' ' | grep -qx '1 0 1 '"
 
-# Screen pixels through the default camera (FORMATS.md's, framing the model).
+# Screen pixels through the default camera (docs/formats.md's, framing the model).
 check "the centre pixel hits the model" sh -c "'$pick' '$mesh' --pixel 512,512 --json | grep -q '\"triangle\"'"
 check "a corner pixel misses" sh -c "test \$('$pick' '$mesh' --pixel 0,0 --json | wc -l) -eq 0"
 "$pick" "$mesh" --pixel 1024,0 2> /dev/null; rc=$?

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end checks of mq-render's command-line contract (../shared/FORMATS.md):
+# End-to-end checks of mq-render's command-line contract (docs/formats.md):
 # `mq-render MESH.obj --size WxH --out IMAGE.png` writes a PNG of that size;
 # exit codes 0/1/2; errors name the argument or path; no file is left behind
 # when writing fails. Usage: test_mq_render.sh PATH/TO/mq-render MESH.obj

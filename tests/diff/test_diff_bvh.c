@@ -263,7 +263,7 @@ static void diff_mesh(const char *name, uint64_t seed)
     ray_set_free(&s);
 }
 
-/* A pinhole camera as in ../shared/FORMATS.md ("primary"), res x res: the
+/* A pinhole camera as in docs/formats.md ("primary"), res x res: the
  * batch API traces such rays in packets; each answer must equal the single-ray
  * answer (itself checked against brute force above). */
 static void camera_batches_match_single_rays(void **state)
@@ -388,20 +388,53 @@ static void big_tree_batches_match_single_rays(void **state)
     mq_mesh_destroy(m);
 }
 
-static void diff_suzanne(void **state) { (void)state; diff_mesh("suzanne.obj", 11); }
-static void diff_woody(void **state) { (void)state; diff_mesh("woody.obj", 12); }
-static void diff_spot(void **state) { (void)state; diff_mesh("spot.obj", 13); }
-static void diff_cow(void **state) { (void)state; diff_mesh("cow.obj", 14); }
-static void diff_teapot(void **state) { (void)state; diff_mesh("teapot.obj", 15); }
-static void diff_fandisk(void **state) { (void)state; diff_mesh("fandisk.obj", 16); }
-static void diff_bunny(void **state) { (void)state; diff_mesh("stanford-bunny.obj", 17); }
+static void diff_suzanne(void **state)
+{
+    (void)state;
+    diff_mesh("suzanne.obj", 11);
+}
+static void diff_woody(void **state)
+{
+    (void)state;
+    diff_mesh("woody.obj", 12);
+}
+static void diff_spot(void **state)
+{
+    (void)state;
+    diff_mesh("spot.obj", 13);
+}
+static void diff_cow(void **state)
+{
+    (void)state;
+    diff_mesh("cow.obj", 14);
+}
+static void diff_teapot(void **state)
+{
+    (void)state;
+    diff_mesh("teapot.obj", 15);
+}
+static void diff_fandisk(void **state)
+{
+    (void)state;
+    diff_mesh("fandisk.obj", 16);
+}
+static void diff_bunny(void **state)
+{
+    (void)state;
+    diff_mesh("stanford-bunny.obj", 17);
+}
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(diff_suzanne), cmocka_unit_test(diff_woody),   cmocka_unit_test(diff_spot),
-        cmocka_unit_test(diff_cow),     cmocka_unit_test(diff_teapot),  cmocka_unit_test(diff_fandisk),
-        cmocka_unit_test(diff_bunny),  cmocka_unit_test(camera_batches_match_single_rays),
+        cmocka_unit_test(diff_suzanne),
+        cmocka_unit_test(diff_woody),
+        cmocka_unit_test(diff_spot),
+        cmocka_unit_test(diff_cow),
+        cmocka_unit_test(diff_teapot),
+        cmocka_unit_test(diff_fandisk),
+        cmocka_unit_test(diff_bunny),
+        cmocka_unit_test(camera_batches_match_single_rays),
         cmocka_unit_test(big_tree_batches_match_single_rays),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,6 @@
 /*
  * Helpers shared by the BVH differential tests (header-only: each test is its
- * own executable): mesh loading, the ray generators of ../shared/FORMATS.md,
+ * own executable): mesh loading, the ray generators of docs/formats.md,
  * and the brute-force reference — every triangle through the public scalar
  * mq_raycast_triangle, which shares nothing with the BVH's kernels but the
  * watertight test's edge functions.
@@ -84,7 +84,7 @@ static void bvh_set_ray(mq_ray *r, const double o[3], const double d[3], float t
     r->tmax = tmax;
 }
 
-/* FORMATS.md "incoherent": from the sphere of radius 1.5 D at a random point in the box. */
+/* docs/formats.md "incoherent": from the sphere of radius 1.5 D at a random point in the box. */
 static void bvh_ray_incoherent(mq_test_rng *g, const bvh_box *b, mq_ray *r)
 {
     double u[3], o[3], target[3], d[3];
@@ -97,7 +97,7 @@ static void bvh_ray_incoherent(mq_test_rng *g, const bvh_box *b, mq_ray *r)
     bvh_set_ray(r, o, d, 0.0f, INFINITY);
 }
 
-/* FORMATS.md "short": origin in the box, random unit direction, tmax 0.02 D. */
+/* docs/formats.md "short": origin in the box, random unit direction, tmax 0.02 D. */
 static void bvh_ray_short(mq_test_rng *g, const bvh_box *b, mq_ray *r)
 {
     double o[3], d[3];
@@ -121,13 +121,22 @@ static void bvh_ray_inside(mq_test_rng *g, const bvh_box *b, mq_ray *r)
 static void bvh_ray_mixed(mq_test_rng *g, const bvh_box *b, size_t i, mq_ray *r)
 {
     switch (i % 3) {
-    case 0: bvh_ray_incoherent(g, b, r); break;
-    case 1: bvh_ray_short(g, b, r); break;
-    default: bvh_ray_inside(g, b, r); break;
+    case 0:
+        bvh_ray_incoherent(g, b, r);
+        break;
+    case 1:
+        bvh_ray_short(g, b, r);
+        break;
+    default:
+        bvh_ray_inside(g, b, r);
+        break;
     }
 }
 
-static double bvh_tol(const bvh_box *b, double t) { return 1e-5 * (fabs(t) + b->diag); }
+static double bvh_tol(const bvh_box *b, double t)
+{
+    return 1e-5 * (fabs(t) + b->diag);
+}
 
 /* Every hit of one ray by brute force, sorted by (t, id). */
 typedef struct bf_hit {

@@ -1,6 +1,6 @@
 /*
  * AABB BVH shape overlap and closest point vs brute force: on every shared
- * mesh, random spheres, capsules, OBBs and AABBs (../shared/FORMATS.md "shape
+ * mesh, random spheres, capsules, OBBs and AABBs (docs/formats.md "shape
  * queries"; 10,000 per shape and mesh in optimised builds), plus zero-size
  * shapes placed exactly on mesh vertices and edges (touching cases). The BVH's
  * answer set must EQUAL the set of triangles whose primitive test says
@@ -187,7 +187,8 @@ static void touching_query(mq_test_rng *r, shape_kind kind, const obt_tri_boxes 
         break;
     }
     default:
-        q->a = (mq_aabb){{v[0] - half[0], v[1] - half[1], v[2] - half[2]}, {v[0] + half[0], v[1] + half[1], v[2] + half[2]}};
+        q->a = (mq_aabb){{v[0] - half[0], v[1] - half[1], v[2] - half[2]},
+                         {v[0] + half[0], v[1] + half[1], v[2] + half[2]}};
     }
 }
 
@@ -285,11 +286,12 @@ static size_t check_closest(const obt_tri_boxes *tb, mq_bvh *const *bvhs, size_t
     size_t bad = 0;
     for (size_t v = 0; v < nbvh + (tree != NULL); v++) {
         mq_point_hit h = {{0, 0, 0}, -1.0f, MQ_NO_TRIANGLE, 0, 0};
-        bool got = v < nbvh ? mq_bvh_closest_point(bvhs[v], p, max_d, &h)
-                            : mq_obbtree_closest_point(tree, p, max_d, &h);
+        bool got =
+            v < nbvh ? mq_bvh_closest_point(bvhs[v], p, max_d, &h) : mq_obbtree_closest_point(tree, p, max_d, &h);
         bool ok = got == found && (!found || (h.triangle == id && h.distance == sqrtf(d2)));
         if (!ok && bad++ < 3)
-            fprintf(stderr, "  CLOSEST MISMATCH %s %s: p %.9g %.9g %.9g max %g: brute %d tri %u d %.9g, got %d tri %u d %.9g\n",
+            fprintf(stderr,
+                    "  CLOSEST MISMATCH %s %s: p %.9g %.9g %.9g max %g: brute %d tri %u d %.9g, got %d tri %u d %.9g\n",
                     mesh, v < nbvh ? variants[v].name : "obbtree", (double)p[0], (double)p[1], (double)p[2],
                     (double)max_d, found, id, (double)sqrtf(d2), got, h.triangle, (double)h.distance);
     }
@@ -329,8 +331,7 @@ static void overlap_matches_brute_force(void **state)
                 check_query(&cs, &tb, bvhs, VARIANTS, &q, (float)(1e-3 * D), obt_meshes[mi]);
             }
             fprintf(stderr, "  %-18s %-7s %zu queries: %zu non-empty, %zu overlaps\n", obt_meshes[mi],
-                    shape_names[kind], per_shape + per_shape / 5, cs.nonempty - nonempty0,
-                    cs.total_hits - hits0);
+                    shape_names[kind], per_shape + per_shape / 5, cs.nonempty - nonempty0, cs.total_hits - hits0);
         }
         /* closest point: points in the box grown by D/2, half with a search radius */
         mq_obbtree *tree;
@@ -366,24 +367,24 @@ static void overlap_matches_brute_force(void **state)
 static mq_mesh *degenerate_mesh(void)
 {
     static const float pos[] = {
-        0, 0, 0, 1, 0, 0, 0, 1, 0, /* 0-2: a proper triangle */
-        1, 0, 0, 0, 1, 0,          /* 3-4: duplicates of 1, 2 */
-        2, 0, 0, 3, 0, 0, 4, 0, 0, /* 5-7: collinear */
-        0, 2, 1,                   /* 8: a lone point */
-        NAN, 0, 0, INFINITY, 1, 1, /* 9-10: non-finite */
-        1, 1, 0.5f, 2, 2, 0.5f, 1, 2, 0.5f, /* 11-13: another proper one */
-        -1, -1, -1, 5, 5, 5,       /* 14-15: a long diagonal segment */
+        0,   0,  0,    1,        0, 0,    0, 1, 0,    /* 0-2: a proper triangle */
+        1,   0,  0,    0,        1, 0,                /* 3-4: duplicates of 1, 2 */
+        2,   0,  0,    3,        0, 0,    4, 0, 0,    /* 5-7: collinear */
+        0,   2,  1,                                   /* 8: a lone point */
+        NAN, 0,  0,    INFINITY, 1, 1,                /* 9-10: non-finite */
+        1,   1,  0.5f, 2,        2, 0.5f, 1, 2, 0.5f, /* 11-13: another proper one */
+        -1,  -1, -1,   5,        5, 5,                /* 14-15: a long diagonal segment */
     };
     static const uint32_t idx[] = {
-        0, 1, 2,    0, 3, 4,    3, 4, 0,   /* proper + with duplicates */
-        5, 6, 7,    5, 5, 6,    8, 8, 8,   /* segment, segment (repeated index), point */
-        9, 1, 2,    10, 0, 1,   0, 9, 10,  /* non-finite */
+        0,  1,  2,  0,  3,  4,  3,  4,  0,  /* proper + with duplicates */
+        5,  6,  7,  5,  5,  6,  8,  8,  8,  /* segment, segment (repeated index), point */
+        9,  1,  2,  10, 0,  1,  0,  9,  10, /* non-finite */
         11, 12, 13, 14, 15, 15, 14, 15, 14, 2, 2, 13,
     };
     mq_mesh *m = NULL;
-    assert_int_equal(mq_mesh_create(pos, sizeof pos / sizeof pos[0] / 3, idx, sizeof idx / sizeof idx[0] / 3, NULL,
-                                    &m, NULL),
-                     MQ_OK);
+    assert_int_equal(
+        mq_mesh_create(pos, sizeof pos / sizeof pos[0] / 3, idx, sizeof idx / sizeof idx[0] / 3, NULL, &m, NULL),
+        MQ_OK);
     return m;
 }
 

@@ -169,12 +169,12 @@ static void check_cast(tally *ty, const obt_tri_boxes *tb, const oracle_tri *otr
             why = "t outside [0, tmax]";
     }
     if (why && ty->bad++ < 10) {
-        fprintf(stderr, "  CAST MISMATCH %s %s: %s\n    a %.9g %.9g %.9g b %.9g %.9g %.9g r %.9g dir %.9g %.9g %.9g "
-                        "tmax %.9g\n    got %d t %.9g tri %u (obb tree %d t %.9g tri %u); oracle [%.9g, %.9g]\n",
-                mesh, sphere ? "sphere" : "capsule", why, (double)shape->a[0], (double)shape->a[1],
-                (double)shape->a[2], (double)shape->b[0], (double)shape->b[1], (double)shape->b[2], r, (double)dir[0],
-                (double)dir[1], (double)dir[2], (double)tmax, gb, tl, hb.triangle, go, (double)ho.t, ho.triangle,
-                t_early, t_late);
+        fprintf(stderr,
+                "  CAST MISMATCH %s %s: %s\n    a %.9g %.9g %.9g b %.9g %.9g %.9g r %.9g dir %.9g %.9g %.9g "
+                "tmax %.9g\n    got %d t %.9g tri %u (obb tree %d t %.9g tri %u); oracle [%.9g, %.9g]\n",
+                mesh, sphere ? "sphere" : "capsule", why, (double)shape->a[0], (double)shape->a[1], (double)shape->a[2],
+                (double)shape->b[0], (double)shape->b[1], (double)shape->b[2], r, (double)dir[0], (double)dir[1],
+                (double)dir[2], (double)tmax, gb, tl, hb.triangle, go, (double)ho.t, ho.triangle, t_early, t_late);
     }
 }
 
@@ -303,7 +303,8 @@ static void casts_by_hand(void **state)
     assert_false(mq_bvh_sphere_cast(bvh, &(mq_sphere){{0, 0, 2}, -1}, (vec3){0, 0, -1}, 10, &h));
     assert_false(mq_bvh_sphere_cast(bvh, &(mq_sphere){{0, 0, 2}, 1}, (vec3){0, NAN, -1}, 10, &h));
     assert_false(mq_bvh_sphere_cast(bvh, &(mq_sphere){{0, 0, 2}, 1}, (vec3){0, 0, -1}, -1, &h));
-    assert_false(mq_obbtree_capsule_cast(tree, &(mq_capsule){{0, 0, 2}, {INFINITY, 0, 0}, 1}, (vec3){0, 0, -1}, 10, &h));
+    assert_false(
+        mq_obbtree_capsule_cast(tree, &(mq_capsule){{0, 0, 2}, {INFINITY, 0, 0}, 1}, (vec3){0, 0, -1}, 10, &h));
     assert_false(mq_bvh_capsule_cast(bvh, &c, (vec3){0, 0, -1}, NAN, NULL));
     mq_bvh_destroy(bvh);
     mq_obbtree_destroy(tree);
@@ -388,7 +389,8 @@ static void winding_matches_gwn(void **state)
             ok = ok && fabs(fabs((double)sb) - dmin) <= 1e-5 * D;
             inside += w != 0;
             if (!ok && bad++ < 10)
-                fprintf(stderr, "  WINDING MISMATCH %s p %.9g %.9g %.9g: gwn %.9f, bvh %d, obb tree %d, sd %g / %g, dist %g\n",
+                fprintf(stderr,
+                        "  WINDING MISMATCH %s p %.9g %.9g %.9g: gwn %.9f, bvh %d, obb tree %d, sd %g / %g, dist %g\n",
                         closed[mi], (double)p[0], (double)p[1], (double)p[2], g, wb, wo, (double)sb, (double)so, dmin);
         }
         fprintf(stderr, "  %-18s winding: %zu points checked, %zu inside\n", closed[mi], checked, inside);

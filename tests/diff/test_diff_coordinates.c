@@ -69,8 +69,16 @@ static const double bvh_scales[] = {1e-35, 1e-30, 1e-25, 1e-20, 1e20, 1e25, 1e30
  * a bug: mq_closest_point_triangle returns a FLOAT squared distance, which is
  * subnormal below ~1.2e-38 (primitives.h); its point is checked there.
  */
-static bool known_bvh_t(double scale) { (void)scale; return false; }
-static bool known_tiny(double scale) { (void)scale; return false; }
+static bool known_bvh_t(double scale)
+{
+    (void)scale;
+    return false;
+}
+static bool known_tiny(double scale)
+{
+    (void)scale;
+    return false;
+}
 
 /* Set by bvh_wide_range: only the BVH's checks (beyond the OBB tree's range). */
 static bool g_bvh_only;
@@ -116,8 +124,8 @@ static bool record_k(failures *f, bool known, bool ok, const char *fmt, ...)
 
 static void finish(const failures *f)
 {
-    printf("%-30s %8ld checks, %ld failures; known-bug cases: %ld checks, %ld failures\n", f->what, f->checks,
-           f->fails, f->known_checks, f->known_fails);
+    printf("%-30s %8ld checks, %ld failures; known-bug cases: %ld checks, %ld failures\n", f->what, f->checks, f->fails,
+           f->known_checks, f->known_fails);
     assert_int_equal(f->fails, 0);
     const char *strict = getenv("MQ_TEST_KNOWN_BUGS");
     if (strict && atoi(strict))
@@ -316,8 +324,8 @@ static bool hit_plausible_t(const placed *p, const mq_ray *ray, double tol, cons
     return fabs(cross[k].t - t) <= tt && t <= truth->strict_t + tt && t >= truth->loose_t - tt;
 }
 
-static bool hit_plausible(const placed *p, const mq_ray *ray, double tol, const ray_truth *truth,
-                          const crossing *cross, const bool *has, bool hit, uint32_t k, double t)
+static bool hit_plausible(const placed *p, const mq_ray *ray, double tol, const ray_truth *truth, const crossing *cross,
+                          const bool *has, bool hit, uint32_t k, double t)
 {
     return hit_plausible_t(p, ray, tol, truth, cross, has, hit, k, t, true);
 }
@@ -394,14 +402,15 @@ static void check_rays(const placed *p, mq_test_rng *rng, int nrays, checks *c, 
                            hit_plausible_t(p, &ray, tol_bvh, &truth_bvh, cross, has, bhit, bh.triangle, bh.t, false),
                            "scale %g: bvh hit decision %d tri %u", p->s, bhit, bh.triangle);
                 if (exact)
-                    record_k(&c->bvh_ray, known_bvh_t(scale), hit_plausible(p, &ray, tol_bvh, &truth_bvh, cross, has, bhit, bh.triangle, bh.t),
-                           "scale %g off %g: bvh hit %d tri %u t %.9g, brute strict %.9g loose %.9g", p->s,
-                           p->off[0], bhit, bh.triangle, (double)bh.t, truth.strict_t, truth.loose_t);
+                    record_k(&c->bvh_ray, known_bvh_t(scale),
+                             hit_plausible(p, &ray, tol_bvh, &truth_bvh, cross, has, bhit, bh.triangle, bh.t),
+                             "scale %g off %g: bvh hit %d tri %u t %.9g, brute strict %.9g loose %.9g", p->s, p->off[0],
+                             bhit, bh.triangle, (double)bh.t, truth.strict_t, truth.loose_t);
                 else /* beyond the limit: hits may be missed, but a reported hit is real */
                     record_k(&c->bvh_ray, known_bvh_t(scale),
-                           !bhit || hit_plausible(p, &ray, tol_bvh, &truth_bvh, cross, has, bhit, bh.triangle, bh.t),
-                           "beyond limit, scale %g off %g: bvh reported tri %u t %.9g", p->s, p->off[0],
-                           bh.triangle, (double)bh.t);
+                             !bhit || hit_plausible(p, &ray, tol_bvh, &truth_bvh, cross, has, bhit, bh.triangle, bh.t),
+                             "beyond limit, scale %g off %g: bvh reported tri %u t %.9g", p->s, p->off[0], bh.triangle,
+                             (double)bh.t);
             }
             record(&c->bvh_ray, mq_bvh_raycast_any(p->bvh, &ray, &q) == bhit || !exact,
                    "scale %g: bvh any != closest found", p->s);
@@ -412,8 +421,7 @@ static void check_rays(const placed *p, mq_test_rng *rng, int nrays, checks *c, 
                 bool sorted = (na > 0) == bhit && (!bhit || (all[0].t == bh.t && all[0].triangle == bh.triangle));
                 for (size_t k = 1; k < na && k < 16; k++)
                     sorted = sorted && all[k - 1].t <= all[k].t && all[k].t >= ray.tmin && all[k].t <= ray.tmax;
-                record(&c->bvh_ray, sorted, "scale %g: bvh all-hits (%zu) not sorted or first != closest", p->s,
-                       na);
+                record(&c->bvh_ray, sorted, "scale %g: bvh all-hits (%zu) not sorted or first != closest", p->s, na);
             }
             if (g_bvh_only)
                 continue;
@@ -423,8 +431,8 @@ static void check_rays(const placed *p, mq_test_rng *rng, int nrays, checks *c, 
             bool phit = prim_closest(p, &ray, cull, &pk, &ph);
             if (!cull)
                 record(&c->prim_ray, hit_plausible(p, &ray, tol, &truth, cross, has, phit, pk, ph.t),
-                       "scale %g off %g: primitive hit %d tri %u t %.9g, brute strict %.9g loose %.9g", p->s,
-                       p->off[0], phit, pk, phit ? (double)ph.t : INFINITY, truth.strict_t, truth.loose_t);
+                       "scale %g off %g: primitive hit %d tri %u t %.9g, brute strict %.9g loose %.9g", p->s, p->off[0],
+                       phit, pk, phit ? (double)ph.t : INFINITY, truth.strict_t, truth.loose_t);
             mq_hit oh;
             bool ohit = mq_obbtree_raycast_closest(p->tree, &ray, &q, &oh);
             if (exact)
@@ -433,7 +441,8 @@ static void check_rays(const placed *p, mq_test_rng *rng, int nrays, checks *c, 
                        "scale %g off %g cull %d: tree hit %d tri %u t %.9g, primitives hit %d tri %u t %.9g", p->s,
                        p->off[0], cull, ohit, oh.triangle, (double)oh.t, phit, pk, phit ? (double)ph.t : INFINITY);
             else /* beyond: the tree may skip, but what it reports is a primitive hit */
-                record(&c->tree_ray, !ohit || (oh.triangle < p->nt && mq_raycast_triangle(&ray, &p->tri[oh.triangle], &ph)),
+                record(&c->tree_ray,
+                       !ohit || (oh.triangle < p->nt && mq_raycast_triangle(&ray, &p->tri[oh.triangle], &ph)),
                        "beyond limit, scale %g: tree reported tri %u the primitive misses", p->s, oh.triangle);
         }
     }
@@ -529,9 +538,9 @@ static double oracle_sep(const shape *sh, const mq_triangle *t, double *band)
     }
     case 1: {
         oracle_v3 a = oracle_v3_f(sh->c.a), b = oracle_v3_f(sh->c.b);
-        *band = BAND_ROUND * fmax(fmax(oracle_maxabs(oracle_sub(a, ref)), oracle_maxabs(oracle_sub(b, ref))) +
-                                      sh->c.radius,
-                                  oracle_tri_extent(&ot));
+        *band =
+            BAND_ROUND * fmax(fmax(oracle_maxabs(oracle_sub(a, ref)), oracle_maxabs(oracle_sub(b, ref))) + sh->c.radius,
+                              oracle_tri_extent(&ot));
         return sqrt(oracle_dist2_segment_triangle(a, b, &ot, NULL, NULL, NULL)) - sh->c.radius;
     }
     default: {
@@ -572,8 +581,8 @@ static void check_overlaps(const placed *p, mq_test_rng *rng, int nshapes, check
                 double band, sep = oracle_sep(&sh, &p->tri[t], &band);
                 bool oracle = sep <= 0.0;
                 record(&c->prim_overlap, want == oracle || fabs(sep) <= band,
-                       "scale %g off %g kind %d%s: triangle %zu primitive %d, oracle separation %.3g (band %.3g)",
-                       p->s, p->off[0], sh.kind, i % 3 == 0 ? " (zero extent)" : "", t, want, sep, band);
+                       "scale %g off %g kind %d%s: triangle %zu primitive %d, oracle separation %.3g (band %.3g)", p->s,
+                       p->off[0], sh.kind, i % 3 == 0 ? " (zero extent)" : "", t, want, sep, band);
             }
         }
     }
@@ -614,8 +623,8 @@ static void check_points(const placed *p, mq_test_rng *rng, int npoints, checks 
         if (exact) {
             bool want = best >= 0 && (double)bd2 <= lim;
             record_k(&c->tree_point, known_tiny(scale), got == want && (!got || (ph.triangle == (uint32_t)best)),
-                   "scale %g off %g: tree %d tri %u, primitives %d tri %d", p->s, p->off[0], got,
-                   got ? ph.triangle : 0u, want, best);
+                     "scale %g off %g: tree %d tri %u, primitives %d tri %d", p->s, p->off[0], got,
+                     got ? ph.triangle : 0u, want, best);
             if (got && !near_limit) /* the reported distance, also where its square is subnormal */
                 record(&c->tree_point, fabs((double)ph.distance - sqrt(od2)) <= BAND_POS * scale,
                        "scale %g off %g: tree distance %.9g, double %.9g", p->s, p->off[0], (double)ph.distance,
@@ -634,8 +643,8 @@ static void check_points(const placed *p, mq_test_rng *rng, int npoints, checks 
              * distance (above) is. */
             double err = fabs(sqrt((double)bd2) - sqrt(od2));
             record_k(&c->prim_point, known_tiny(scale), err <= BAND_POS * scale,
-                   "scale %g off %g: primitive distance %.9g, double %.9g (err %.3g of scale %.3g)", p->s, p->off[0],
-                   sqrt((double)bd2), sqrt(od2), err / scale, scale);
+                     "scale %g off %g: primitive distance %.9g, double %.9g (err %.3g of scale %.3g)", p->s, p->off[0],
+                     sqrt((double)bd2), sqrt(od2), err / scale, scale);
         }
     }
 }
@@ -763,8 +772,8 @@ static void rays_through_shared_edges(void **state)
                          "scale %g off %g: bvh edge ray hit %d t %.9g, edge at %.9g", s, off[0], hit,
                          hit ? (double)h.t : INFINITY, cr.t);
                 hit = mq_obbtree_raycast_closest(p.tree, &ray, NULL, &h);
-                record(&f, hit && h.t <= cr.t + tol, "scale %g off %g: obbtree edge ray hit %d t %.9g, edge at %.9g",
-                       s, off[0], hit, hit ? (double)h.t : INFINITY, cr.t);
+                record(&f, hit && h.t <= cr.t + tol, "scale %g off %g: obbtree edge ray hit %d t %.9g, edge at %.9g", s,
+                       off[0], hit, hit ? (double)h.t : INFINITY, cr.t);
             }
             unplace(&p);
         }
@@ -945,12 +954,14 @@ static void same_raycasts(const placed *p, mq_bvh *a, mq_bvh *b, mq_test_rng *rn
         make_ray(rng, p, &ray);
         mq_hit ha, hb;
         bool ia = mq_bvh_raycast_closest(a, &ray, NULL, &ha), ib = mq_bvh_raycast_closest(b, &ray, NULL, &hb);
-        record(f, ia == ib && (!ia || (ha.triangle == hb.triangle && ha.t == hb.t && ha.u == hb.u && ha.v == hb.v &&
-                                       !memcmp(ha.point, hb.point, sizeof ha.point) &&
-                                       !memcmp(ha.normal, hb.normal, sizeof ha.normal)) ||
-                                (ha.triangle != hb.triangle && ha.t == hb.t)),
-               "scale %g: %s: hit %d tri %u t %.9g vs hit %d tri %u t %.9g", p->s, what, ia, ha.triangle,
-               (double)ha.t, ib, hb.triangle, (double)hb.t);
+        record(f,
+               ia == ib &&
+                   (!ia ||
+                    (ha.triangle == hb.triangle && ha.t == hb.t && ha.u == hb.u && ha.v == hb.v &&
+                     !memcmp(ha.point, hb.point, sizeof ha.point) && !memcmp(ha.normal, hb.normal, sizeof ha.normal)) ||
+                    (ha.triangle != hb.triangle && ha.t == hb.t)),
+               "scale %g: %s: hit %d tri %u t %.9g vs hit %d tri %u t %.9g", p->s, what, ia, ha.triangle, (double)ha.t,
+               ib, hb.triangle, (double)hb.t);
     }
 }
 
@@ -1013,12 +1024,9 @@ static void bvh_wide_range(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(scaled_and_translated_mesh),
-        cmocka_unit_test(rays_through_shared_edges),
-        cmocka_unit_test(rays_in_a_triangle_plane),
-        cmocka_unit_test(slivers),
-        cmocka_unit_test(beyond_the_limit),
-        cmocka_unit_test(bvh_wide_range),
+        cmocka_unit_test(scaled_and_translated_mesh), cmocka_unit_test(rays_through_shared_edges),
+        cmocka_unit_test(rays_in_a_triangle_plane),   cmocka_unit_test(slivers),
+        cmocka_unit_test(beyond_the_limit),           cmocka_unit_test(bvh_wide_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -63,7 +63,7 @@ typedef struct twin {
     bool everything; /* holds the whole mesh: the oracle is every triangle */
     oracle_v3 a, b;  /* sphere: a = centre; capsule: the axis */
     double r;
-    oracle_box box;  /* OBB and AABB */
+    oracle_box box; /* OBB and AABB */
 } twin;
 
 /* One mesh and what the oracle reads of it. */
@@ -130,9 +130,15 @@ static void point_on_mesh(mq_test_rng *r, const mesh_case *m, float out[3])
 }
 
 /* Half the time 0 (a line, a plane), else FORMATS.md's sizes. */
-static float thin_size(mq_test_rng *r, double D) { return mq_test_rng_unit(r) < 0.2 ? 0.0f : obt_size(r, D); }
+static float thin_size(mq_test_rng *r, double D)
+{
+    return mq_test_rng_unit(r) < 0.2 ? 0.0f : obt_size(r, D);
+}
 
-static oracle_v3 v3d(const float v[3]) { return oracle_v3_f(v); }
+static oracle_v3 v3d(const float v[3])
+{
+    return oracle_v3_f(v);
+}
 
 static void make_sphere(mq_test_rng *r, const mesh_case *m, double big, shape *s, twin *t)
 {
@@ -465,8 +471,8 @@ static void judge(const mesh_case *m, const shape *s, const twin *t, int method,
         if (rel <= BAND) {
             ty->in_band++;
         } else if (ty->wrong++ < 4) {
-            fprintf(stderr, "  WRONG %s %s on %s: triangle %u: %s %d, oracle %d (|sep|/scale %.3g)\n",
-                    kind_names[s->k], method_names[method], m->name, id, method_names[method], c < 0, c > 0, rel);
+            fprintf(stderr, "  WRONG %s %s on %s: triangle %u: %s %d, oracle %d (|sep|/scale %.3g)\n", kind_names[s->k],
+                    method_names[method], m->name, id, method_names[method], c<0, c> 0, rel);
             print_shape(s);
         }
     }

@@ -120,9 +120,8 @@ static void check_transform(run_state *rs, const obt_tri_boxes *ta, const obt_tr
     rs->total += n;
     if (!same && rs->mismatches++ < 10)
         fprintf(stderr, "  MISMATCH %s: brute %zu pairs, tree %zu; t %.9g %.9g %.9g q %.9g %.9g %.9g %.9g\n", what,
-                rs->expect.count, m, (double)xf->translation[0], (double)xf->translation[1],
-                (double)xf->translation[2], (double)xf->rotation[0], (double)xf->rotation[1],
-                (double)xf->rotation[2], (double)xf->rotation[3]);
+                rs->expect.count, m, (double)xf->translation[0], (double)xf->translation[1], (double)xf->translation[2],
+                (double)xf->rotation[0], (double)xf->rotation[1], (double)xf->rotation[2], (double)xf->rotation[3]);
 }
 
 static void run_pair(const mesh_pair *mp, mq_test_rng *rng, run_state *rs)
@@ -165,8 +164,8 @@ static void run_pair(const mesh_pair *mp, mq_test_rng *rng, run_state *rs)
         mq_rigid xf = identity ? (mq_rigid){{0, 0, 0, 1}, {0, 0, 0}} : place(&ba, &bb, q, off);
         check_transform(rs, &ta, &tb, a, b, &xf, margin, what);
     }
-    fprintf(stderr, "  %-26s %zu transforms: %zu intersecting, %zu pairs\n", what, transforms,
-            rs->nonempty - nonempty0, rs->total - total0);
+    fprintf(stderr, "  %-26s %zu transforms: %zu intersecting, %zu pairs\n", what, transforms, rs->nonempty - nonempty0,
+            rs->total - total0);
     mq_obbtree_destroy(a);
     mq_obbtree_destroy(b);
     obt_tri_boxes_free(&ta);

@@ -1,7 +1,7 @@
 /*
  * Helpers shared by the OBB tree's differential tests (header-only: each test
  * is its own executable): loading the shared meshes, the shape-query generator
- * of ../shared/FORMATS.md, triangle bounds for brute-force prefilters.
+ * of docs/formats.md, triangle bounds for brute-force prefilters.
  */
 #ifndef MQ_TEST_DIFF_OBBTREE_COMMON_H
 #define MQ_TEST_DIFF_OBBTREE_COMMON_H
@@ -25,9 +25,9 @@
 #define OBT_SCALE 0.25
 #endif
 
-/* The meshes every differential test runs on (../shared/data). */
-static const char *const obt_meshes[] = {"suzanne.obj",  "woody.obj", "spot.obj",           "cow.obj",
-                                         "teapot.obj",   "fandisk.obj", "stanford-bunny.obj"};
+/* The meshes every differential test runs on (data/). */
+static const char *const obt_meshes[] = {"suzanne.obj", "woody.obj",   "spot.obj",          "cow.obj",
+                                         "teapot.obj",  "fandisk.obj", "stanford-bunny.obj"};
 #define OBT_MESH_COUNT (sizeof obt_meshes / sizeof obt_meshes[0])
 
 /* Loads a shared mesh with the library's OBJ loader; NULL when the file is missing. */
@@ -63,7 +63,7 @@ static inline double obt_bounds(const mq_mesh *m, mq_aabb *box)
     return sqrt(d2);
 }
 
-/* FORMATS.md "shape queries": centres uniform in the box, sizes log-uniform in [0.002 D, 0.05 D]. */
+/* docs/formats.md "shape queries": centres uniform in the box, sizes log-uniform in [0.002 D, 0.05 D]. */
 static inline float obt_size(mq_test_rng *r, double D)
 {
     return (float)(D * exp(mq_test_rng_range(r, log(0.002), log(0.05))));

@@ -1,6 +1,6 @@
 /*
  * OBB tree shape overlap vs brute force: on every shared mesh, random spheres,
- * capsules, OBBs and AABBs (../shared/FORMATS.md "shape queries"), plus
+ * capsules, OBBs and AABBs (docs/formats.md "shape queries"), plus
  * zero-size shapes placed exactly on mesh vertices and edges (touching cases).
  * The tree's answer set must EQUAL the set of triangles whose primitive test
  * says "overlap", for trees built with every fit method and several leaf sizes.
@@ -185,8 +185,10 @@ typedef struct tree_variant {
 } tree_variant;
 
 static const tree_variant variants[] = {
-    {MQ_OBB_FIT_DITO, 4, "dito/4"}, {MQ_OBB_FIT_PCA, 4, "pca/4"},
-    {MQ_OBB_FIT_DITO, 1, "dito/1"}, {MQ_OBB_FIT_AABB, 16, "aabb/16"},
+    {MQ_OBB_FIT_DITO, 4, "dito/4"},
+    {MQ_OBB_FIT_PCA, 4, "pca/4"},
+    {MQ_OBB_FIT_DITO, 1, "dito/1"},
+    {MQ_OBB_FIT_AABB, 16, "aabb/16"},
 };
 #define VARIANTS (sizeof variants / sizeof variants[0])
 
@@ -272,8 +274,7 @@ static void overlap_matches_brute_force(void **state)
                 check_query(&cs, &tb, trees, &q, (float)(1e-3 * D), obt_meshes[mi]);
             }
             fprintf(stderr, "  %-18s %-7s %zu queries: %zu non-empty, %zu overlaps\n", obt_meshes[mi],
-                    shape_names[kind], per_shape + per_shape / 5, cs.nonempty - nonempty0,
-                    cs.total_hits - hits0);
+                    shape_names[kind], per_shape + per_shape / 5, cs.nonempty - nonempty0, cs.total_hits - hits0);
         }
         mismatches += cs.mismatches;
         free(cs.expect);

@@ -1,6 +1,6 @@
 /*
  * OBB tree raycasts and closest-point queries vs brute force over all
- * triangles, on every shared mesh. Rays: incoherent (FORMATS.md generator),
+ * triangles, on every shared mesh. Rays: incoherent (docs/formats.md generator),
  * short segments from inside the bounds, and rays aimed exactly at vertices
  * (ties between the triangles sharing them). Closest points: random points
  * with log-uniform maximum distances, unbounded ones, and points exactly on
@@ -72,7 +72,10 @@ static bool t_close(const mq_ray *r, float a, float b)
     return fabsf(a - b) <= 1e-5f * (fabsf(a) + fabsf(b) + o / d);
 }
 
-static bool uv_close(float a, float b) { return fabsf(a - b) <= 1e-3f; }
+static bool uv_close(float a, float b)
+{
+    return fabsf(a - b) <= 1e-3f;
+}
 
 /* The OBB tree against the BVH on one ray (see the top of the file). A hit
  * within rounding of an end of the ray's interval (t ~ tmin: an origin on the
@@ -100,8 +103,8 @@ static bvh_verdict compare_with_bvh(const mq_obbtree *t, const mq_bvh *bvh, cons
     return near_an_end(ray, &a) || near_an_end(ray, &b) ? BVH_BOUNDARY : BVH_DISAGREES;
 }
 
-static void check_ray(const obt_tri_boxes *tb, const mq_obbtree *t, const mq_bvh *bvh, const mq_ray *ray,
-                      ray_stats *st, const char *mesh, const char *kind)
+static void check_ray(const obt_tri_boxes *tb, const mq_obbtree *t, const mq_bvh *bvh, const mq_ray *ray, ray_stats *st,
+                      const char *mesh, const char *kind)
 {
     st->rays++;
     bvh_verdict v = compare_with_bvh(t, bvh, ray, strcmp(kind, "at-vertex") == 0);
@@ -129,8 +132,7 @@ static void check_ray(const obt_tri_boxes *tb, const mq_obbtree *t, const mq_bvh
     }
 }
 
-static void random_ray(mq_test_rng *r, const mq_aabb *box, double D, int kind, const obt_tri_boxes *tb,
-                       mq_ray *ray)
+static void random_ray(mq_test_rng *r, const mq_aabb *box, double D, int kind, const obt_tri_boxes *tb, mq_ray *ray)
 {
     double c[3], u[3];
     vec3 target;
@@ -245,8 +247,8 @@ static bool same_point(const brute_point *b, bool found, const mq_point_hit *h)
 {
     if (b->found != found)
         return false;
-    return !found || (h->triangle == b->tri && h->distance == sqrtf(b->d2) && h->u == b->uv[0] &&
-                      h->v == b->uv[1] && memcmp(h->point, b->point, sizeof h->point) == 0);
+    return !found || (h->triangle == b->tri && h->distance == sqrtf(b->d2) && h->u == b->uv[0] && h->v == b->uv[1] &&
+                      memcmp(h->point, b->point, sizeof h->point) == 0);
 }
 
 static void closest_points_match_brute_force(void **state)

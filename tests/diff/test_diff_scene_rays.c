@@ -419,9 +419,10 @@ static void check_closest(const world *w, size_t i, const mq_dray *ray, const mq
     if (ok && hit && !find_oracle(o, h->instance, h->triangle))
         ok = near_boundary(w, ray, b, h->instance, h->triangle, h->t);
     if (!ok) {
-        report("closest", i, ray, "scene %s (inst %u tri %u t %.17g), oracle %s (inst %u tri %u t %.17g), mask %x cull %d",
-               hit ? "hit" : "miss", h->instance, h->triangle, h->t, first ? "hit" : "miss",
-               first ? first->inst : 0, first ? first->tri : 0, first ? first->t : 0.0, q->mask, q->cull_back_faces);
+        report("closest", i, ray,
+               "scene %s (inst %u tri %u t %.17g), oracle %s (inst %u tri %u t %.17g), mask %x cull %d",
+               hit ? "hit" : "miss", h->instance, h->triangle, h->t, first ? "hit" : "miss", first ? first->inst : 0,
+               first ? first->tri : 0, first ? first->t : 0.0, q->mask, q->cull_back_faces);
         st->errors++;
     } else {
         st->explained++;
@@ -438,8 +439,8 @@ static bool key_less_or_equal(const mq_scene_hit *a, const mq_scene_hit *b)
 }
 
 /* All hits against the oracle, as multisets within the band; sorted; first = closest. */
-static void check_all(const world *w, size_t i, const mq_dray *ray, const ohits *o, const mq_scene_hit *all,
-                      size_t n, const mq_scene_hit *closest, bool hit, stats *st)
+static void check_all(const world *w, size_t i, const mq_dray *ray, const ohits *o, const mq_scene_hit *all, size_t n,
+                      const mq_scene_hit *closest, bool hit, stats *st)
 {
     band b = case_band(w, ray);
     int err = 0;
@@ -496,8 +497,8 @@ static void random_point_on(mq_test_rng *g, const tinst *t, double out[3])
     double u = mq_test_rng_unit(g), v = mq_test_rng_unit(g);
     if (u + v > 1)
         u = 1 - u, v = 1 - v;
-    oracle_v3 p = oracle_add(oracle_add(oracle_mul(tr->v[0], 1 - u - v), oracle_mul(tr->v[1], u)),
-                             oracle_mul(tr->v[2], v));
+    oracle_v3 p =
+        oracle_add(oracle_add(oracle_mul(tr->v[0], 1 - u - v), oracle_mul(tr->v[1], u)), oracle_mul(tr->v[2], v));
     out[0] = p.x, out[1] = p.y, out[2] = p.z;
 }
 
@@ -773,7 +774,9 @@ static void test_large_world(void **state)
                                      oracle_mul(tr->v[2], v));
             mq_test_rng_unit_vector(&g, dir);
             double dist = mq_test_rng_range(&g, 0.5, 3) * size;
-            mq_dray rn = {{p.x + dist * dir[0], p.y + dist * dir[1], p.z + dist * dir[2]}, 0, {-dir[0], -dir[1], -dir[2]},
+            mq_dray rn = {{p.x + dist * dir[0], p.y + dist * dir[1], p.z + dist * dir[2]},
+                          0,
+                          {-dir[0], -dir[1], -dir[2]},
                           INFINITY};
             mq_dray rf = rn;
             for (int k = 0; k < 3; k++)
@@ -805,7 +808,8 @@ static void test_large_world(void **state)
                 assert_true(fabs(hf.normal[k] - hn.normal[k]) <= 1e-6);
             hits++;
         }
-        fprintf(stderr, "large world variant %d: %zu hits equal, %zu grazing or edge ties skipped\n", variant, hits, skipped);
+        fprintf(stderr, "large world variant %d: %zu hits equal, %zu grazing or edge ties skipped\n", variant, hits,
+                skipped);
         assert_true(hits > LARGE_WORLD_RAYS / 2);
         free(t.tris);
         mq_scene_destroy(sn);

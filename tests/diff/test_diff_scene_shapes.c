@@ -67,9 +67,9 @@ typedef struct inst {
     mq_xform xf;
     uint32_t mask, id;
     size_t nt;
-    oracle_tri *wt;   /* world triangles */
-    double (*wb)[6];  /* their boxes: lo xyz, hi xyz */
-    bool *ok;         /* finite */
+    oracle_tri *wt;  /* world triangles */
+    double (*wb)[6]; /* their boxes: lo xyz, hi xyz */
+    bool *ok;        /* finite */
     double lo[3], hi[3];
 } inst;
 
@@ -85,8 +85,8 @@ static struct world {
     mq_test_rng rng;
 } W;
 
-static const char *const shared_names[] = {"suzanne.obj", "woody.obj", "cow.obj", "teapot.obj", "fandisk.obj",
-                                           "stanford-bunny.obj"};
+static const char *const shared_names[] = {"suzanne.obj", "woody.obj",   "cow.obj",
+                                           "teapot.obj",  "fandisk.obj", "stanford-bunny.obj"};
 
 static mq_mesh *load(const char *path)
 {
@@ -294,7 +294,10 @@ static size_t queries_per_kind(size_t base)
 /* Oracle                                                                    */
 /* ------------------------------------------------------------------------- */
 
-static oracle_v3 dv(const double v[3]) { return oracle_v3_make(v[0], v[1], v[2]); }
+static oracle_v3 dv(const double v[3])
+{
+    return oracle_v3_make(v[0], v[1], v[2]);
+}
 
 static oracle_box obox_of(const mq_dshape *s)
 {
@@ -307,8 +310,8 @@ static oracle_box obox_of(const mq_dshape *s)
         }
     } else {
         const mq_daabb *a = &s->u.aabb;
-        b.c = oracle_v3_make(0.5 * (a->min[0] + a->max[0]), 0.5 * (a->min[1] + a->max[1]),
-                             0.5 * (a->min[2] + a->max[2]));
+        b.c =
+            oracle_v3_make(0.5 * (a->min[0] + a->max[0]), 0.5 * (a->min[1] + a->max[1]), 0.5 * (a->min[2] + a->max[2]));
         b.ax[0] = oracle_v3_make(1, 0, 0), b.ax[1] = oracle_v3_make(0, 1, 0), b.ax[2] = oracle_v3_make(0, 0, 1);
         for (int i = 0; i < 3; i++)
             b.h[i] = 0.5 * (a->max[i] - a->min[i]);
@@ -692,7 +695,7 @@ static void report_tally(const char *what, int kind, const tally *t, size_t *mis
 }
 
 static void check_shape(const mq_dshape *s, uint32_t mask, tally *t, mq_instance_triangle *got,
-                         mq_instance_triangle *want, size_t cap)
+                        mq_instance_triangle *want, size_t cap)
 {
     mq_scene_query q = mq_default_scene_query();
     q.mask = mask;
@@ -1034,7 +1037,8 @@ static void closest_matches_brute_force(void **state)
             in_band += ok;
         } else if (f) {
             const inst *H = inst_of_id(h.instance);
-            ok = H && h.triangle < H->nt && H->ok[h.triangle] && (H->mask & mask) && h.user_id == 1000u + (uint64_t)(H - W.in);
+            ok = H && h.triangle < H->nt && H->ok[h.triangle] && (H->mask & mask) &&
+                 h.user_id == 1000u + (uint64_t)(H - W.in);
             if (ok) {
                 double err = fabs(h.distance - o.d);
                 max_err = fmax(max_err, err / sc);
@@ -1042,8 +1046,7 @@ static void closest_matches_brute_force(void **state)
                 double on = sqrt(oracle_dist2_point_triangle_direct(dv(h.point), &H->wt[h.triangle]));
                 double dd = oracle_dist(dv(h.point), dv(p));
                 double mine = sqrt(oracle_dist2_point_triangle_direct(dv(p), &H->wt[h.triangle]));
-                ok = err <= tol && on <= tol && fabs(dd - h.distance) <= tol && mine <= o.d + tol &&
-                     h.distance <= maxd;
+                ok = err <= tol && on <= tol && fabs(dd - h.distance) <= tol && mine <= o.d + tol && h.distance <= maxd;
                 if (ok && (h.instance != o.instance || h.triangle != o.triangle))
                     ties++; /* another triangle within the tolerance: a tie */
             }
@@ -1107,14 +1110,17 @@ static void batches_equal_single_queries(void **state)
         memset(hit, 0, n * sizeof *hit);
         assert_int_equal(mq_scene_any_overlap_batch(W.scene, shapes, n, &q, threads[k], any), any_total);
         assert_int_equal(mq_scene_overlap_count_batch(W.scene, shapes, n, &q, threads[k], cnt), total_ref);
-        assert_int_equal(mq_scene_closest_point_batch(W.scene, (const mq_dvec3 *)pts, n, 0.5, &q, threads[k], hit, found), found_total);
+        assert_int_equal(
+            mq_scene_closest_point_batch(W.scene, (const mq_dvec3 *)pts, n, 0.5, &q, threads[k], hit, found),
+            found_total);
         size_t bad = 0;
         for (size_t i = 0; i < n; i++) {
             bad += any[i] != any_ref[i] || cnt[i] != cnt_ref[i] || found[i] != found_ref[i];
             if (found_ref[i])
                 bad += memcmp(&hit[i], &hit_ref[i], sizeof hit[i]) != 0;
         }
-        fprintf(stderr, "  batches on %u threads: %zu shapes (%zu overlap, %llu pairs), %zu points (%zu found): %zu differ\n",
+        fprintf(stderr,
+                "  batches on %u threads: %zu shapes (%zu overlap, %llu pairs), %zu points (%zu found): %zu differ\n",
                 threads[k], n, any_total, (unsigned long long)total_ref, n, found_total, bad);
         assert_int_equal(bad, 0);
     }
@@ -1217,15 +1223,15 @@ static void collide_matches_brute_force(void **state)
                 oracle_hull ha = oracle_hull_tri(ta), hb = oracle_hull_tri(tb);
                 double sep = oracle_separation(&ha, &hb, false, NULL), sc = 0;
                 for (int v = 0; v < 3; v++)
-                    sc = fmax(sc, fmax(oracle_maxabs(oracle_sub(ta->v[v], t0)), oracle_maxabs(oracle_sub(tb->v[v], t0))));
+                    sc = fmax(sc,
+                              fmax(oracle_maxabs(oracle_sub(ta->v[v], t0)), oracle_maxabs(oracle_sub(tb->v[v], t0))));
                 max_sep = fmax(max_sep, fabs(sep) / sc);
                 if (fabs(sep) <= BAND * sc)
                     in_band++;
                 else if (mism++ < 8)
                     fprintf(stderr, "  COLLIDE MISMATCH %u (%s %s %s) vs %u (%s %s %s): pair %u/%u impl %d sep %.3g\n",
                             A->id, W.m[A->mesh].name, A->obb ? "obb" : "bvh", xf_names[i % XF_KINDS], B->id,
-                            W.m[B->mesh].name, B->obb ? "obb" : "bvh", xf_names[j % XF_KINDS], p->a, p->b, c < 0,
-                            sep);
+                            W.m[B->mesh].name, B->obb ? "obb" : "bvh", xf_names[j % XF_KINDS], p->a, p->b, c < 0, sep);
             }
         }
     fprintf(stderr,
@@ -1353,8 +1359,8 @@ static void large_world_is_exact(void **state)
         for (int k = 0; k < 3; k++)
             same = same && fabs((h1.point[k] - T[k]) - h0.point[k]) <= 1e-8;
         if (!same && diff++ < 5) {
-            fprintf(stderr, "  LARGE WORLD differs: %zu vs %zu overlaps, closest %u/%u %.17g vs %u/%u %.17g\n", n0,
-                    n1, h0.instance, h0.triangle, h0.distance, h1.instance, h1.triangle, h1.distance);
+            fprintf(stderr, "  LARGE WORLD differs: %zu vs %zu overlaps, closest %u/%u %.17g vs %u/%u %.17g\n", n0, n1,
+                    h0.instance, h0.triangle, h0.distance, h1.instance, h1.triangle, h1.distance);
             print_shape(&sh0);
         }
     }
@@ -1387,12 +1393,9 @@ static void large_world_is_exact(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(shapes_match_brute_force),
-        cmocka_unit_test(invalid_shapes_match_nothing),
-        cmocka_unit_test(huge_shapes_match_brute_force),
-        cmocka_unit_test(closest_matches_brute_force),
-        cmocka_unit_test(batches_equal_single_queries),
-        cmocka_unit_test(collide_matches_brute_force),
+        cmocka_unit_test(shapes_match_brute_force),      cmocka_unit_test(invalid_shapes_match_nothing),
+        cmocka_unit_test(huge_shapes_match_brute_force), cmocka_unit_test(closest_matches_brute_force),
+        cmocka_unit_test(batches_equal_single_queries),  cmocka_unit_test(collide_matches_brute_force),
         cmocka_unit_test(large_world_is_exact),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -132,7 +132,8 @@ static void use_tree(const mq_obbtree *t, const void *data, size_t size)
         mq_sphere s = {{pts[i][0], pts[i][1], pts[i][2]}, 1.0f};
         uint32_t ids[4];
         mq_obbtree_overlap_sphere_array(t, &s, ids, 4);
-        mq_capsule c = {{pts[i][0], pts[i][1], pts[i][2]}, {pts[(i + 1) & 3][0], pts[(i + 1) & 3][1], pts[(i + 1) & 3][2]}, 0.5f};
+        mq_capsule c = {
+            {pts[i][0], pts[i][1], pts[i][2]}, {pts[(i + 1) & 3][0], pts[(i + 1) & 3][1], pts[(i + 1) & 3][2]}, 0.5f};
         mq_obbtree_overlap_capsule_array(t, &c, ids, 4);
         mq_aabb box = {{pts[i][0] - 1, pts[i][1] - 1, pts[i][2] - 1}, {pts[i][0] + 1, pts[i][1] + 1, pts[i][2] + 1}};
         mq_obbtree_overlap_aabb_array(t, &box, ids, 4);
@@ -193,15 +194,17 @@ static void try_load(const uint8_t *data, size_t size, const char *path)
 
 static char g_path[64];
 
-static void remove_file(void) { unlink(g_path); }
+static void remove_file(void)
+{
+    unlink(g_path);
+}
 
 /* A file of this process holding the bytes, or NULL when it cannot be written. */
 static const char *as_file(const uint8_t *data, size_t size)
 {
     if (!g_path[0]) {
         const char *dir = getenv("TMPDIR");
-        snprintf(g_path, sizeof g_path, "%.40s/fuzz_load.%ld", dir && strlen(dir) < 40 ? dir : "/tmp",
-                 (long)getpid());
+        snprintf(g_path, sizeof g_path, "%.40s/fuzz_load.%ld", dir && strlen(dir) < 40 ? dir : "/tmp", (long)getpid());
         atexit(remove_file);
     }
     FILE *f = fopen(g_path, "wb");
@@ -212,6 +215,7 @@ static const char *as_file(const uint8_t *data, size_t size)
     return ok ? g_path : NULL;
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size); /* libFuzzer calls it */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     /* An exact-size heap copy, so that ASan sees any read beyond the end. */

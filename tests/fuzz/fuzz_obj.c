@@ -72,6 +72,7 @@ static void compare_meshes(const mq_mesh *a, const mq_mesh *b)
     }
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size); /* libFuzzer calls it */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)

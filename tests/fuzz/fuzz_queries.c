@@ -380,8 +380,8 @@ static bool obb_ray_matches(const fixture *f, const mq_ray *ray, bool cull, bool
     brute_ray(f, ray, cull, b, &best);
     if (best < 0)
         return !hit && h->triangle == MQ_NO_TRIANGLE && h->t == INFINITY;
-    return hit && h->triangle == (uint32_t)best && h->t == b[best].h.t && h->u == b[best].h.u &&
-           h->v == b[best].h.v && h->back_face == b[best].h.back_face;
+    return hit && h->triangle == (uint32_t)best && h->t == b[best].h.t && h->u == b[best].h.u && h->v == b[best].h.v &&
+           h->back_face == b[best].h.back_face;
 }
 
 /* The ray the BVH traces: direction components below 2^-90 of the largest are zero (bvh.h). */
@@ -571,8 +571,7 @@ static void check_rays(const fixture *f, const mq_ray *rays, size_t count, uint8
                 mq_ray er;
                 bvh_effective_ray(ray, &er);
                 if (!obb_ray_matches(f, ray, cull, ohit, &oh) && !obb_ray_matches(f, &er, cull, ohit, &oh))
-                    FAIL("obbtree closest (cull %d): hit %d triangle %u t=%a", cull, ohit, oh.triangle,
-                         (double)oh.t);
+                    FAIL("obbtree closest (cull %d): hit %d triangle %u t=%a", cull, ohit, oh.triangle, (double)oh.t);
             }
             CHECK(mq_obbtree_raycast_any(f->tree, ray, &q) == ohit);
 
@@ -811,6 +810,7 @@ static void run_queries(const fixture *f, reader *r)
         check_rays(f, rays, nrays, rays[0].origin[0] > 0.0f);
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size); /* libFuzzer calls it */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     reader r = {data, size};

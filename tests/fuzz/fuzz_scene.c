@@ -606,6 +606,7 @@ static void run_scene(const mq_bvh *bvh, const mq_obbtree *tree, uint32_t nt, re
     mq_scene_destroy(w.scene);
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size); /* libFuzzer calls it */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     reader r = {data, size};

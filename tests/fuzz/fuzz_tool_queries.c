@@ -1,7 +1,7 @@
 /*
  * libFuzzer target for the shape-query and transform readers of the tools
  * (tools/common/queryfile.h): every input is read both as a .queries file and
- * as a .xforms file (../shared/FORMATS.md) through the stream entry points,
+ * as a .xforms file (docs/formats.md) through the stream entry points,
  * and each of its lines is parsed on its own with mqt_parse_query.
  *
  * Checked (a violation aborts):
@@ -26,7 +26,7 @@
 #define CHECK(c)                                                                                                       \
     do {                                                                                                               \
         if (!(c)) {                                                                                                    \
-            fprintf(stderr, "fuzz_tool_queries: check failed (line %d): %s\n", __LINE__, #c);                        \
+            fprintf(stderr, "fuzz_tool_queries: check failed (line %d): %s\n", __LINE__, #c);                          \
             abort();                                                                                                   \
         }                                                                                                              \
     } while (0)
@@ -151,6 +151,7 @@ static void fuzz_xforms(void *buf, const uint8_t *data, size_t size)
     free(xs);
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size); /* libFuzzer calls it */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     make_tree();

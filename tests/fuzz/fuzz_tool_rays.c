@@ -1,7 +1,7 @@
 /*
  * libFuzzer target for the ray file readers of the tools (tools/common/rayfile.h):
  * every input is read both as a binary .rays file and as the text ray form
- * (../shared/FORMATS.md), through mqt_read_rays_stream on a memory stream.
+ * (docs/formats.md), through mqt_read_rays_stream on a memory stream.
  *
  * Checked (a violation aborts):
  *   - binary: accepted exactly when the size is a whole number of 32-byte
@@ -22,7 +22,7 @@
 #define CHECK(c)                                                                                                       \
     do {                                                                                                               \
         if (!(c)) {                                                                                                    \
-            fprintf(stderr, "fuzz_tool_rays: check failed (line %d): %s\n", __LINE__, #c);                           \
+            fprintf(stderr, "fuzz_tool_rays: check failed (line %d): %s\n", __LINE__, #c);                             \
             abort();                                                                                                   \
         }                                                                                                              \
     } while (0)
@@ -127,9 +127,8 @@ static void fuzz_text(void *buf, const uint8_t *data, size_t size)
         fprintf(w, "# round trip\n\n");
         for (size_t i = 0; i < count; i++) {
             const mq_ray *r = &rays[i];
-            fprintf(w, "%a %a %a %a\t%a %a %a %a\r\n", (double)r->origin[0], (double)r->origin[1],
-                    (double)r->origin[2], (double)r->tmin, (double)r->dir[0], (double)r->dir[1], (double)r->dir[2],
-                    (double)r->tmax);
+            fprintf(w, "%a %a %a %a\t%a %a %a %a\r\n", (double)r->origin[0], (double)r->origin[1], (double)r->origin[2],
+                    (double)r->tmin, (double)r->dir[0], (double)r->dir[1], (double)r->dir[2], (double)r->tmax);
         }
         fclose(w);
         FILE *again = fmemopen(text, text_size, "rb");
@@ -147,6 +146,7 @@ static void fuzz_text(void *buf, const uint8_t *data, size_t size)
     free(rays);
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size); /* libFuzzer calls it */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     /* A private copy: the stream must not see past `size` (ASan checks). */

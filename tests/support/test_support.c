@@ -4,7 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void mq_test_rng_seed(mq_test_rng *rng, uint64_t seed) { rng->state = seed ^ 0x9E3779B97F4A7C15ull; }
+void mq_test_rng_seed(mq_test_rng *rng, uint64_t seed)
+{
+    rng->state = seed ^ 0x9E3779B97F4A7C15ull;
+}
 
 uint64_t mq_test_rng_u64(mq_test_rng *rng)
 {
@@ -15,9 +18,15 @@ uint64_t mq_test_rng_u64(mq_test_rng *rng)
     return z ^ (z >> 31);
 }
 
-double mq_test_rng_unit(mq_test_rng *rng) { return (double)(mq_test_rng_u64(rng) >> 11) * 0x1.0p-53; }
+double mq_test_rng_unit(mq_test_rng *rng)
+{
+    return (double)(mq_test_rng_u64(rng) >> 11) * 0x1.0p-53;
+}
 
-double mq_test_rng_range(mq_test_rng *rng, double lo, double hi) { return lo + (hi - lo) * mq_test_rng_unit(rng); }
+double mq_test_rng_range(mq_test_rng *rng, double lo, double hi)
+{
+    return lo + (hi - lo) * mq_test_rng_unit(rng);
+}
 
 void mq_test_rng_unit_vector(mq_test_rng *rng, double out[3])
 {
@@ -49,8 +58,14 @@ static const char *path_in(const char *dir, const char *name)
     return buf;
 }
 
-const char *mq_test_shared_mesh(const char *name) { return path_in(MQ_SHARED_DATA_DIR, name); }
-const char *mq_test_data_file(const char *name) { return path_in(MQ_DATA_DIR, name); }
+const char *mq_test_shared_mesh(const char *name)
+{
+    return path_in(MQ_SHARED_DATA_DIR, name);
+}
+const char *mq_test_data_file(const char *name)
+{
+    return path_in(MQ_DATA_DIR, name);
+}
 
 bool mq_test_file_exists(const char *path)
 {

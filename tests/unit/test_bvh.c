@@ -304,8 +304,8 @@ static void grid_vertices_and_edges_always_hit(void **state)
     const int n = 24;
     mq_mesh *m = make_grid(n);
     mq_bvh *b = build(m);
-    static const float dirs[][3] = {{0, 0, -1},       {0.25f, 0, -1},  {0, -0.5f, -1}, {0.3f, 0.7f, -1},
-                                    {-1, 1, -1},      {3, -2, -0.5f},  {1, 1, -1e-3f}, {-0.125f, 0.375f, 1},
+    static const float dirs[][3] = {{0, 0, -1},      {0.25f, 0, -1}, {0, -0.5f, -1}, {0.3f, 0.7f, -1},
+                                    {-1, 1, -1},     {3, -2, -0.5f}, {1, 1, -1e-3f}, {-0.125f, 0.375f, 1},
                                     {0.5f, 0.5f, 1}, {-2, -3, 0.25f}};
     const mq_kernels *kernels[3] = {mq_kernels_by_name("scalar"), mq_kernels_by_name("sse2"),
                                     mq_kernels_by_name("avx2")};
@@ -323,8 +323,8 @@ static void grid_vertices_and_edges_always_hit(void **state)
                     mq_ray r = ray_of(tx - 4 * d[0], ty - 4 * d[1], -4 * d[2], d[0], d[1], d[2]);
                     mq_hit h;
                     if (!mq_bvh_raycast_closest(b, &r, NULL, &h))
-                        fail_msg("ray at (%g, %g) dir (%g %g %g) slipped through (kernel %s)", tx, ty, d[0], d[1],
-                                 d[2], kernels[k]->name);
+                        fail_msg("ray at (%g, %g) dir (%g %g %g) slipped through (kernel %s)", tx, ty, d[0], d[1], d[2],
+                                 kernels[k]->name);
                     assert_float_equal(h.t, 4.0f, 4e-6f);
                     int hits = 0;
                     assert_int_equal(mq_bvh_raycast_each(b, &r, NULL, count_hit, &hits), 1);

@@ -71,8 +71,7 @@ static void same_hits_beside_an_outlier(void **state)
                 differ += ha != hb || (ha && (a.triangle != b.triangle || a.t != b.t));
             }
             if (differ)
-                print_error("outlier at %g (NaN vertex %d): %d of 20000 rays differ\n", (double)fars[f], nanv,
-                            differ);
+                print_error("outlier at %g (NaN vertex %d): %d of 20000 rays differ\n", (double)fars[f], nanv, differ);
             assert_int_equal(differ, 0);
             mq_bvh_destroy(bvh);
             mq_mesh_destroy(m);

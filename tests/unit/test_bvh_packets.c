@@ -235,10 +235,10 @@ static void batch_packets_equal_single_rays(void **state)
 static bool same_preparation(const mq_trace *a, const mq_trace *b)
 {
 #define SAME(f) (memcmp(&a->f, &b->f, sizeof a->f) == 0)
-    return SAME(ray.org) && SAME(ray.dir) && SAME(ray.rdir) && SAME(ray.tmin) && SAME(ray.tmax) &&
-           SAME(ray.t_shift) && SAME(ray.kx) && SAME(ray.ky) && SAME(ray.kz) && SAME(ray.sx) && SAME(ray.sy) &&
-           SAME(ray.sz) && SAME(ray.near) && SAME(cull) && SAME(has_after) && SAME(after_t) && SAME(after_id) &&
-           SAME(query) && SAME(bvh) && SAME(user_ray);
+    return SAME(ray.org) && SAME(ray.dir) && SAME(ray.rdir) && SAME(ray.tmin) && SAME(ray.tmax) && SAME(ray.t_shift) &&
+           SAME(ray.kx) && SAME(ray.ky) && SAME(ray.kz) && SAME(ray.sx) && SAME(ray.sy) && SAME(ray.sz) &&
+           SAME(ray.near) && SAME(cull) && SAME(has_after) && SAME(after_t) && SAME(after_id) && SAME(query) &&
+           SAME(bvh) && SAME(user_ray);
 #undef SAME
 }
 
@@ -261,7 +261,8 @@ static void kernel_preparation_equals_scalar(void **state)
         for (int mode = 0; mode < 3; mode++) {
             mq_test_rng g;
             mq_test_rng_seed(&g, mq_test_seed(91) + s * 3 + (uint64_t)mode);
-            mq_ray *rays = mode < 2 ? make_rays(count, scales[s], mode == 1, &g) : make_incoherent(count, scales[s], &g);
+            mq_ray *rays =
+                mode < 2 ? make_rays(count, scales[s], mode == 1, &g) : make_incoherent(count, scales[s], &g);
             for (size_t i = 0; i < count; i++)
                 for (int cull = 0; cull < 2; cull++) {
                     mq_ray_query q = mq_default_ray_query();

@@ -24,26 +24,26 @@
 /* Helpers                                                                   */
 /* ------------------------------------------------------------------------- */
 
-#define EXPECT_V3(got, x, y, z)                                                                            \
-    do {                                                                                                   \
-        const float *g_ = (got);                                                                           \
-        if (!(g_[0] == (float)(x) && g_[1] == (float)(y) && g_[2] == (float)(z)))                          \
-            fail_msg("%s = (%.9g, %.9g, %.9g), want (%.9g, %.9g, %.9g)", #got, (double)g_[0],             \
-                     (double)g_[1], (double)g_[2], (double)(x), (double)(y), (double)(z));                 \
+#define EXPECT_V3(got, x, y, z)                                                                                        \
+    do {                                                                                                               \
+        const float *g_ = (got);                                                                                       \
+        if (!(g_[0] == (float)(x) && g_[1] == (float)(y) && g_[2] == (float)(z)))                                      \
+            fail_msg("%s = (%.9g, %.9g, %.9g), want (%.9g, %.9g, %.9g)", #got, (double)g_[0], (double)g_[1],           \
+                     (double)g_[2], (double)(x), (double)(y), (double)(z));                                            \
     } while (0)
 
-#define EXPECT_EQ(got, want)                                                                               \
-    do {                                                                                                   \
-        double g_ = (got), w_ = (want);                                                                    \
-        if (!(g_ == w_))                                                                                   \
-            fail_msg("%s = %.9g, want %.9g", #got, g_, w_);                                                \
+#define EXPECT_EQ(got, want)                                                                                           \
+    do {                                                                                                               \
+        double g_ = (got), w_ = (want);                                                                                \
+        if (!(g_ == w_))                                                                                               \
+            fail_msg("%s = %.9g, want %.9g", #got, g_, w_);                                                            \
     } while (0)
 
-#define EXPECT_NEAR(got, want, tol)                                                                        \
-    do {                                                                                                   \
-        double g_ = (got), w_ = (want);                                                                    \
-        if (!(fabs(g_ - w_) <= (tol)))                                                                     \
-            fail_msg("%s = %.9g, want %.9g +- %g", #got, g_, w_, (double)(tol));                          \
+#define EXPECT_NEAR(got, want, tol)                                                                                    \
+    do {                                                                                                               \
+        double g_ = (got), w_ = (want);                                                                                \
+        if (!(fabs(g_ - w_) <= (tol)))                                                                                 \
+            fail_msg("%s = %.9g, want %.9g +- %g", #got, g_, w_, (double)(tol));                                       \
     } while (0)
 
 #define EXPECT_NAN3(v) assert_true(isnan((v)[0]) && isnan((v)[1]) && isnan((v)[2]))
@@ -71,7 +71,10 @@ static void d3_from(d3 out, const vec3 v)
     for (int i = 0; i < 3; i++)
         out[i] = v[i];
 }
-static double d3_dot(const d3 a, const d3 b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static double d3_dot(const d3 a, const d3 b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
 static double d3_dist2(const d3 a, const d3 b)
 {
     double x = a[0] - b[0], y = a[1] - b[1], z = a[2] - b[2];
@@ -392,8 +395,7 @@ static void expect_point_triangle(const mq_triangle *t, float px, float py, floa
     if (!(got == d2 && q[0] == qx && q[1] == qy && q[2] == qz && uv[0] == u && uv[1] == v))
         fail_msg("p (%g, %g, %g): d2 %.9g q (%.9g, %.9g, %.9g) uv (%.9g, %.9g); want %g (%g, %g, %g) (%g, %g)",
                  (double)px, (double)py, (double)pz, (double)got, (double)q[0], (double)q[1], (double)q[2],
-                 (double)uv[0], (double)uv[1], (double)d2, (double)qx, (double)qy, (double)qz, (double)u,
-                 (double)v);
+                 (double)uv[0], (double)uv[1], (double)d2, (double)qx, (double)qy, (double)qz, (double)u, (double)v);
 }
 
 static void point_triangle_regions(void **state)
@@ -401,16 +403,16 @@ static void point_triangle_regions(void **state)
     (void)state;
     mq_triangle t;
     tri_set(&t, 0, 0, 0, 4, 0, 0, 0, 4, 0);
-    expect_point_triangle(&t, -1, -1, 2, 6, 0, 0, 0, 0, 0);       /* vertex v0 */
-    expect_point_triangle(&t, 5, -1, 0, 2, 4, 0, 0, 1, 0);        /* vertex v1 */
-    expect_point_triangle(&t, -1, 6, 1, 6, 0, 4, 0, 0, 1);        /* vertex v2 */
-    expect_point_triangle(&t, 1, -2, 3, 13, 1, 0, 0, 0.25f, 0);   /* edge v0v1 */
-    expect_point_triangle(&t, -3, 2, 0, 9, 0, 2, 0, 0, 0.5f);     /* edge v0v2 */
-    expect_point_triangle(&t, 3, 3, 1, 3, 2, 2, 0, 0.5f, 0.5f);   /* edge v1v2 */
+    expect_point_triangle(&t, -1, -1, 2, 6, 0, 0, 0, 0, 0);        /* vertex v0 */
+    expect_point_triangle(&t, 5, -1, 0, 2, 4, 0, 0, 1, 0);         /* vertex v1 */
+    expect_point_triangle(&t, -1, 6, 1, 6, 0, 4, 0, 0, 1);         /* vertex v2 */
+    expect_point_triangle(&t, 1, -2, 3, 13, 1, 0, 0, 0.25f, 0);    /* edge v0v1 */
+    expect_point_triangle(&t, -3, 2, 0, 9, 0, 2, 0, 0, 0.5f);      /* edge v0v2 */
+    expect_point_triangle(&t, 3, 3, 1, 3, 2, 2, 0, 0.5f, 0.5f);    /* edge v1v2 */
     expect_point_triangle(&t, 1, 1, 5, 25, 1, 1, 0, 0.25f, 0.25f); /* face, above */
-    expect_point_triangle(&t, 1, 2, -3, 9, 1, 2, 0, 0.25f, 0.5f); /* face, below */
-    expect_point_triangle(&t, 1, 1, 0, 0, 1, 1, 0, 0.25f, 0.25f); /* on the face */
-    expect_point_triangle(&t, 4, 0, 0, 0, 4, 0, 0, 1, 0);         /* on a vertex */
+    expect_point_triangle(&t, 1, 2, -3, 9, 1, 2, 0, 0.25f, 0.5f);  /* face, below */
+    expect_point_triangle(&t, 1, 1, 0, 0, 1, 1, 0, 0.25f, 0.25f);  /* on the face */
+    expect_point_triangle(&t, 4, 0, 0, 0, 4, 0, 0, 1, 0);          /* on a vertex */
     /* A tilted triangle in the plane x + y + z = 3 (normal (1,1,1)), the foot point
      * (1,1,1) inside: distance^2 = 3 * 2^2 = 12 for p = (3,3,3), exact by the plane form. */
     tri_set(&t, 3, 0, 0, 0, 3, 0, 0, 0, 3);
@@ -737,8 +739,7 @@ static void segment_segment_brute_force(void **state)
 /* Segment vs triangle                                                       */
 /* ------------------------------------------------------------------------- */
 
-static float segtri(const mq_triangle *t, float ax, float ay, float az, float bx, float by, float bz, vec3 os,
-                    vec3 ot)
+static float segtri(const mq_triangle *t, float ax, float ay, float az, float bx, float by, float bz, vec3 os, vec3 ot)
 {
     vec3 a = {ax, ay, az}, b = {bx, by, bz};
     float d2 = mq_closest_points_segment_triangle(a, b, t, os, ot);

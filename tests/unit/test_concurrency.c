@@ -216,10 +216,10 @@ static fixture *g_fx;
 
 static bool same_hit(const mq_hit *a, const mq_hit *b)
 {
-    return a->triangle == b->triangle && a->face == b->face && memcmp(&a->t, &b->t, sizeof a->t) == 0 &&
-           a->u == b->u && a->v == b->v && a->back_face == b->back_face && a->point[0] == b->point[0] &&
-           a->point[1] == b->point[1] && a->point[2] == b->point[2] && a->normal[0] == b->normal[0] &&
-           a->normal[1] == b->normal[1] && a->normal[2] == b->normal[2];
+    return a->triangle == b->triangle && a->face == b->face && memcmp(&a->t, &b->t, sizeof a->t) == 0 && a->u == b->u &&
+           a->v == b->v && a->back_face == b->back_face && a->point[0] == b->point[0] && a->point[1] == b->point[1] &&
+           a->point[2] == b->point[2] && a->normal[0] == b->normal[0] && a->normal[1] == b->normal[1] &&
+           a->normal[2] == b->normal[2];
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -228,7 +228,10 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static float rnd(mq_test_rng *r, float lo, float hi) { return (float)mq_test_rng_range(r, lo, hi); }
+static float rnd(mq_test_rng *r, float lo, float hi)
+{
+    return (float)mq_test_rng_range(r, lo, hi);
+}
 
 static void random_point(mq_test_rng *r, const fixture *f, float grow, float out[3])
 {
@@ -363,8 +366,8 @@ static fixture *make_fixture(void)
     }
     for (int i = 0; i < NPOINTS; i++) {
         random_point(&rng, f, 0.5f, f->points[i]);
-        f->point_got[i] = mq_obbtree_closest_point(f->tree, f->points[i], i % 3 ? INFINITY : 0.05f * size,
-                                                   &f->point_answer[i]);
+        f->point_got[i] =
+            mq_obbtree_closest_point(f->tree, f->points[i], i % 3 ? INFINITY : 0.05f * size, &f->point_answer[i]);
     }
     return f;
 }
@@ -455,8 +458,7 @@ static void threads_query_one_bvh_and_obbtree(void **state)
     unsigned long queries = 0, errors = 0;
     for (int i = 0; i < SOAK_THREADS; i++)
         queries += args[i].queries, errors += args[i].errors;
-    printf("bvh+obbtree soak: %d threads, %.1f s, %lu queries, %lu mismatches\n", SOAK_THREADS, secs, queries,
-           errors);
+    printf("bvh+obbtree soak: %d threads, %.1f s, %lu queries, %lu mismatches\n", SOAK_THREADS, secs, queries, errors);
     assert_true(queries > 0);
     assert_int_equal(errors, 0);
 }
@@ -783,7 +785,10 @@ static bool same_scene_hit(const mq_scene_hit *a, const mq_scene_hit *b)
            memcmp(a->point, b->point, sizeof a->point) == 0;
 }
 
-static double drange(mq_test_rng *r, double lo, double hi) { return mq_test_rng_range(r, lo, hi); }
+static double drange(mq_test_rng *r, double lo, double hi)
+{
+    return mq_test_rng_range(r, lo, hi);
+}
 
 static scene_fx *make_scene(const fixture *f)
 {
@@ -824,7 +829,8 @@ static scene_fx *make_scene(const fixture *f)
         s->any[i] = mq_scene_raycast_any(s->scene, r, NULL);
     }
     for (int i = 0; i < SCENE_SPHERES; i++) {
-        s->spheres[i] = (mq_dsphere){{drange(&rng, -7, 7), drange(&rng, -7, 7), drange(&rng, -7, 7)}, drange(&rng, 0, 1.5)};
+        s->spheres[i] =
+            (mq_dsphere){{drange(&rng, -7, 7), drange(&rng, -7, 7), drange(&rng, -7, 7)}, drange(&rng, 0, 1.5)};
         s->overlaps[i] = mq_scene_overlap_sphere_array(s->scene, &s->spheres[i], NULL, NULL, 0);
         s->overlap_any[i] = mq_scene_any_overlap_sphere(s->scene, &s->spheres[i], NULL);
     }
@@ -905,8 +911,8 @@ static void threads_query_one_scene(void **state)
     unsigned long queries = 0, errors = 0;
     for (int i = 0; i < SOAK_THREADS; i++)
         queries += args[i].queries, errors += args[i].errors;
-    printf("scene soak: %d instances, %d threads, %.1f s, %lu queries, %lu mismatches\n", SCENE_INSTANCES,
-           SOAK_THREADS, secs, queries, errors);
+    printf("scene soak: %d instances, %d threads, %.1f s, %lu queries, %lu mismatches\n", SCENE_INSTANCES, SOAK_THREADS,
+           secs, queries, errors);
     assert_true(queries > 0);
     assert_int_equal(errors, 0);
     mq_scene_destroy(s->scene);

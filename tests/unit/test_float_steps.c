@@ -49,8 +49,8 @@ static void check_steps(float f)
 static void test_next_up_down(void **state)
 {
     (void)state;
-    const float special[] = {0.0f, -0.0f, 0x1p-149f, -0x1p-149f, FLT_MIN, -FLT_MIN, 1.0f, -1.0f,
-                             FLT_MAX, -FLT_MAX, INFINITY, -INFINITY, 0x1p-126f * 0.5f, 3.0e7f};
+    const float special[] = {0.0f,  -0.0f,   0x1p-149f, -0x1p-149f, FLT_MIN,   -FLT_MIN,         1.0f,
+                             -1.0f, FLT_MAX, -FLT_MAX,  INFINITY,   -INFINITY, 0x1p-126f * 0.5f, 3.0e7f};
     for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
         check_steps(special[i]);
     mq_test_rng g;
@@ -101,16 +101,17 @@ static void test_floor_ceil_of(void **state)
 static void test_floor_ceil_like_nextafterf(void **state)
 {
     (void)state;
-    const double special[] = {0.0, -0.0, FLT_MAX, -FLT_MAX, (double)FLT_MAX * (1.0 + 0x1p-30), 0x1p128, -0x1p128,
-                              1e300, -1e300, DBL_MAX, INFINITY, -INFINITY, NAN, 0x1p-150, -0x1p-149};
+    const double special[] = {0.0,      -0.0,      FLT_MAX, -FLT_MAX, (double)FLT_MAX * (1.0 + 0x1p-30),
+                              0x1p128,  -0x1p128,  1e300,   -1e300,   DBL_MAX,
+                              INFINITY, -INFINITY, NAN,     0x1p-150, -0x1p-149};
     for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
         check_like_nextafterf(special[i]); /* random doubles: test_floor_ceil_of */
 }
 
 static double special_component(mq_test_rng *g)
 {
-    static const double v[] = {0.0, -0.0, 1.0, -1.0, 0.1, -0.1, 1e-300, -1e-300, 0x1p-60, 0x1p60, 0x1p61, -0x1p61,
-                               1e300, 3.0e7, 1.0 + 0x1p-40, 0x1p-149, -0x1p-150};
+    static const double v[] = {0.0,    -0.0,   1.0,     -1.0,  0.1,   -0.1,          1e-300,   -1e-300,  0x1p-60,
+                               0x1p60, 0x1p61, -0x1p61, 1e300, 3.0e7, 1.0 + 0x1p-40, 0x1p-149, -0x1p-150};
     uint64_t pick = mq_test_rng_u64(g) % 24;
     if (pick < sizeof v / sizeof v[0])
         return v[pick];

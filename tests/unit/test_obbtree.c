@@ -267,7 +267,10 @@ static void covariance_is_the_surface_covariance(void **state)
         }
 }
 
-static double box_volume(const mq_obb *b) { return 8.0 * b->half[0] * b->half[1] * b->half[2]; }
+static double box_volume(const mq_obb *b)
+{
+    return 8.0 * b->half[0] * b->half[1] * b->half[2];
+}
 
 /* A cube's covariance is isotropic: PCA alone picks arbitrary axes (drake#14067);
  * the fallback to candidate frames must still find the tight box, rotated or not.
@@ -317,7 +320,7 @@ static void fits_handle_degenerate_sets(void **state)
             mq_obb root;
             assert_true(mq_obbtree_root(t, &root));
             assert_true(mq_obb_is_valid(&root));
-            if (!(s == 1 && fit == MQ_OBB_FIT_AABB)) /* a diagonal line's AABB is not flat */
+            if (!(s == 1 && fit == MQ_OBB_FIT_AABB))    /* a diagonal line's AABB is not flat */
                 assert_true(box_volume(&root) <= 1e-9); /* flat: one extent is (nearly) zero */
             mq_sphere probe = {{sets[s][0], sets[s][1], sets[s][2]}, 0.0f};
             assert_true(mq_obbtree_any_overlap_sphere(t, &probe));
@@ -567,7 +570,7 @@ static void raycasts_on_a_square(void **state)
     assert_float_equal(h.point[2], 0.0f, 1e-6f);
     assert_float_equal(h.normal[2], 1.0f, 1e-6f);
     assert_true(h.back_face == false); /* dir against the normal (0,0,1): the front */
-    assert_int_equal(h.group, 0); /* no names: 0, as the BVH reports it */
+    assert_int_equal(h.group, 0);      /* no names: 0, as the BVH reports it */
     assert_false(h.has_uv);
     assert_false(h.has_shading_normal);
     assert_memory_equal(h.shading_normal, h.normal, sizeof h.normal);

@@ -305,10 +305,9 @@ static void large_concave_polygon(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(convex_polygons_keep_the_fan), cmocka_unit_test(random_concave_polygons),
-        cmocka_unit_test(shapes_that_defeat_the_fan),   cmocka_unit_test(degenerate_polygons_still_give_n_minus_2),
-        cmocka_unit_test(non_finite_corners_keep_the_fan),
-        cmocka_unit_test(large_concave_polygon),
+        cmocka_unit_test(convex_polygons_keep_the_fan),    cmocka_unit_test(random_concave_polygons),
+        cmocka_unit_test(shapes_that_defeat_the_fan),      cmocka_unit_test(degenerate_polygons_still_give_n_minus_2),
+        cmocka_unit_test(non_finite_corners_keep_the_fan), cmocka_unit_test(large_concave_polygon),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

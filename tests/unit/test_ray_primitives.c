@@ -46,10 +46,22 @@ static void assert_untouched(const mq_ray_span *s)
 
 /* Span queries share one signature; these wrappers let tables of cases drive all four. */
 typedef bool (*span_fn)(const mq_ray *, const void *, mq_ray_span *);
-static bool cast_aabb(const mq_ray *r, const void *s, mq_ray_span *o) { return mq_raycast_aabb(r, s, o); }
-static bool cast_obb(const mq_ray *r, const void *s, mq_ray_span *o) { return mq_raycast_obb(r, s, o); }
-static bool cast_sphere(const mq_ray *r, const void *s, mq_ray_span *o) { return mq_raycast_sphere(r, s, o); }
-static bool cast_capsule(const mq_ray *r, const void *s, mq_ray_span *o) { return mq_raycast_capsule(r, s, o); }
+static bool cast_aabb(const mq_ray *r, const void *s, mq_ray_span *o)
+{
+    return mq_raycast_aabb(r, s, o);
+}
+static bool cast_obb(const mq_ray *r, const void *s, mq_ray_span *o)
+{
+    return mq_raycast_obb(r, s, o);
+}
+static bool cast_sphere(const mq_ray *r, const void *s, mq_ray_span *o)
+{
+    return mq_raycast_sphere(r, s, o);
+}
+static bool cast_capsule(const mq_ray *r, const void *s, mq_ray_span *o)
+{
+    return mq_raycast_capsule(r, s, o);
+}
 
 /* A miss must leave `out` alone. */
 static void assert_span_miss(span_fn fn, const mq_ray *r, const void *shape)
@@ -251,8 +263,8 @@ static mq_ray random_ray(mq_test_rng *rng)
     double len = mq_test_rng_range(rng, 0.1, 4.0) / sqrt(n);
     float tmin = mq_test_rng_unit(rng) < 0.5 ? 0.0f : (float)(mq_test_rng_range(rng, -5.0, 5.0) / len);
     float tmax = tmin + (float)(mq_test_rng_range(rng, 0.0, 20.0) / len);
-    return ray_seg((float)o[0], (float)o[1], (float)o[2], (float)(d[0] * len), (float)(d[1] * len),
-                   (float)(d[2] * len), tmin, tmax);
+    return ray_seg((float)o[0], (float)o[1], (float)o[2], (float)(d[0] * len), (float)(d[1] * len), (float)(d[2] * len),
+                   tmin, tmax);
 }
 
 /* Random rays checked against the oracle. */
@@ -1069,8 +1081,8 @@ static void triangle_sliver_hit_values(void **state)
     (void)state;
     const mq_triangle t = tri_of(0x1.45cf2p+5f, 0x1.a5b8eap+1f, 0x1.0b14dap+4f, -0x1.ed13c4p+2f, 0x1.41d0acp+5f,
                                  -0x1.167576p-4f, 0x1.5a82e2p+5f, 0x1.529fcep+0f, 0x1.1987e4p+4f);
-    mq_ray r = ray_seg(0x1.dd76b6p+4f, 0x1.e8418p+5f, 0x1.92ff96p+3f, -0x1.e53bdcp-1f, -0x1.3875bep+1f,
-                       -0x1.3a18fp-2f, 0.0f, 0x1.12086cp+4f);
+    mq_ray r = ray_seg(0x1.dd76b6p+4f, 0x1.e8418p+5f, 0x1.92ff96p+3f, -0x1.e53bdcp-1f, -0x1.3875bep+1f, -0x1.3a18fp-2f,
+                       0.0f, 0x1.12086cp+4f);
     mq_triangle_hit h = tri_hit(&r, &t);
     assert_float_equal(h.t, 15.625734322945315, 4e-6);
     assert_float_equal(h.u, 0.5306581642031459, 1e-6);
@@ -1220,9 +1232,8 @@ static int fire_from_inside(mq_test_rng *rng, const xform *x, interior_fn inside
         if (!mq_ray_is_valid(&r))
             continue;
         if (count_hits(&r, verts, tris, ntris) < 1)
-            fail_msg("ray %d (kind %d) from (%a, %a, %a) dir (%a, %a, %a) went through the mesh", n, kind,
-                     (double)o[0], (double)o[1], (double)o[2], (double)r.dir[0], (double)r.dir[1],
-                     (double)r.dir[2]);
+            fail_msg("ray %d (kind %d) from (%a, %a, %a) dir (%a, %a, %a) went through the mesh", n, kind, (double)o[0],
+                     (double)o[1], (double)o[2], (double)r.dir[0], (double)r.dir[1], (double)r.dir[2]);
     }
     return nrays;
 }
@@ -1277,7 +1288,10 @@ static void triangle_watertight_octahedron(void **state)
 #define CUBE_VERTS ((CUBE_N + 1) * (CUBE_N + 1) * (CUBE_N + 1))
 #define CUBE_TRIS (6 * CUBE_N * CUBE_N * 2)
 
-static int grid_index(int i, int j, int k) { return (i * (CUBE_N + 1) + j) * (CUBE_N + 1) + k; }
+static int grid_index(int i, int j, int k)
+{
+    return (i * (CUBE_N + 1) + j) * (CUBE_N + 1) + k;
+}
 
 /* A cube [-1,1]^3 with each face split into CUBE_N x CUBE_N quads (two triangles
  * each, alternating diagonals). Vertices are indexed, so shared ones are shared bits. */
@@ -1331,8 +1345,8 @@ static void triangle_watertight_subdivided_cube(void **state)
                     double p[3] = {2.0 * i / CUBE_N - 1.0, 2.0 * j / CUBE_N - 1.0, 2.0 * k / CUBE_N - 1.0};
                     xform_apply(&x, p, verts[grid_index(i, j, k)]);
                 }
-        fired += fire_from_inside(&rng, &x, cube_inside, &verts[0][0], (const int (*)[3])tris, CUBE_TRIS, CUBE_VERTS,
-                                  2000);
+        fired +=
+            fire_from_inside(&rng, &x, cube_inside, &verts[0][0], (const int(*)[3])tris, CUBE_TRIS, CUBE_VERTS, 2000);
     }
     assert_true(fired >= 50000);
 }
@@ -1346,8 +1360,8 @@ static void triangle_fan_exact_aims_hit_all_sharers(void **state)
     /* Dyadic hexagon in z = 0, rays from above with power-of-two dz so every
      * step is exact: a ray through a shared edge hits both triangles, one through
      * the centre hits all six (closed sets). */
-    const vec3 verts[7] = {{0, 0, 0},         {1, 0, 0},          {0.5f, 0.875f, 0}, {-0.5f, 0.875f, 0},
-                           {-1, 0, 0},        {-0.5f, -0.875f, 0}, {0.5f, -0.875f, 0}};
+    const vec3 verts[7] = {{0, 0, 0},  {1, 0, 0},           {0.5f, 0.875f, 0}, {-0.5f, 0.875f, 0},
+                           {-1, 0, 0}, {-0.5f, -0.875f, 0}, {0.5f, -0.875f, 0}};
     const float offsets[4][2] = {{0, 0}, {0.5f, -0.25f}, {-1.5f, 0.75f}, {0.125f, 2}};
     for (int o = 0; o < 4; o++) {
         mq_ray r = ray_of(offsets[o][0], offsets[o][1], 2, -offsets[o][0], -offsets[o][1], -2);
@@ -1468,8 +1482,8 @@ static void plane_invalid(void **state)
     (void)state;
     const mq_ray r = ray_of(0, 0, 5, 0, 0, -1);
     const mq_plane bad[] = {
-        {{0, 0, 0}, 1},         {{-0.0f, 0, -0.0f}, 0}, {{NAN, 0, 1}, 1},      {{0, INFINITY, 1}, 1},
-        {{0, 0, 1}, NAN},       {{0, 0, 1}, INFINITY},  {{0, 0, 1}, -INFINITY},
+        {{0, 0, 0}, 1},   {{-0.0f, 0, -0.0f}, 0}, {{NAN, 0, 1}, 1},       {{0, INFINITY, 1}, 1},
+        {{0, 0, 1}, NAN}, {{0, 0, 1}, INFINITY},  {{0, 0, 1}, -INFINITY},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         float t = 99.0f;
@@ -1571,8 +1585,10 @@ static void invalid_shapes_are_never_hit(void **state)
     (void)state;
     const mq_ray r = ray_of(-5, 0.1f, 0.2f, 1, 0, 0);
     /* Boxes: inverted, NaN, infinite. */
-    const mq_aabb boxes[] = {{{1, -1, -1}, {-1, 1, 1}}, {{-1, -1, NAN}, {1, 1, 1}},
-                             {{-1, -1, -1}, {1, NAN, 1}}, {{-INFINITY, -1, -1}, {1, 1, 1}},
+    const mq_aabb boxes[] = {{{1, -1, -1}, {-1, 1, 1}},
+                             {{-1, -1, NAN}, {1, 1, 1}},
+                             {{-1, -1, -1}, {1, NAN, 1}},
+                             {{-INFINITY, -1, -1}, {1, 1, 1}},
                              {{-1, -1, -1}, {1, 1, INFINITY}}};
     for (size_t i = 0; i < sizeof boxes / sizeof boxes[0]; i++)
         assert_span_miss(cast_aabb, &r, &boxes[i]);
@@ -1605,13 +1621,15 @@ static void invalid_shapes_are_never_hit(void **state)
     assert_span_miss(cast_obb, &r, NULL);
 
     /* Spheres and capsules: negative / NaN / infinite radius, NaN or infinite centre. */
-    const mq_sphere spheres[] = {{{0, 0, 0}, -1}, {{0, 0, 0}, NAN}, {{0, 0, 0}, INFINITY},
+    const mq_sphere spheres[] = {{{0, 0, 0}, -1},  {{0, 0, 0}, NAN},      {{0, 0, 0}, INFINITY},
                                  {{NAN, 0, 0}, 1}, {{0, INFINITY, 0}, 1}, {{0, 0, 0}, -0.0001f}};
     for (size_t i = 0; i < sizeof spheres / sizeof spheres[0]; i++)
         assert_span_miss(cast_sphere, &r, &spheres[i]);
     assert_span_miss(cast_sphere, &r, NULL);
-    const mq_capsule caps[] = {{{0, -1, 0}, {0, 1, 0}, -1},   {{0, -1, 0}, {0, 1, 0}, NAN},
-                               {{0, -1, 0}, {0, 1, 0}, INFINITY}, {{0, NAN, 0}, {0, 1, 0}, 1},
+    const mq_capsule caps[] = {{{0, -1, 0}, {0, 1, 0}, -1},
+                               {{0, -1, 0}, {0, 1, 0}, NAN},
+                               {{0, -1, 0}, {0, 1, 0}, INFINITY},
+                               {{0, NAN, 0}, {0, 1, 0}, 1},
                                {{0, -1, 0}, {0, 1, -INFINITY}, 1}};
     for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
         assert_span_miss(cast_capsule, &r, &caps[i]);

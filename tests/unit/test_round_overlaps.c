@@ -53,7 +53,10 @@ static mq_triangle triangle(float ax, float ay, float az, float bx, float by, fl
 }
 
 /* The largest float below r: a radius that misses an exact touch. */
-static float below(float r) { return nextafterf(r, 0.0f); }
+static float below(float r)
+{
+    return nextafterf(r, 0.0f);
+}
 
 /* A radius that, added to `other`, gives exactly below(sum): the two radii just
  * miss a touch at distance `sum` (adding below(r) to another radius could round
@@ -448,8 +451,8 @@ static void capsule_triangle_sliver(void **state)
     (void)state;
     mq_triangle t = triangle(-0x1.0c6b54p-1f, -0x1.1c7e1cp-1f, 0x1.90cf86p-3f, 0x1.4869dcp-4f, -0x1.2310b8p+0f,
                              0x1.9a36fap-2f, 0x1.7b7cp-2f, -0x1.6a8982p+0f, 0x1.fef792p-2f);
-    mq_capsule c = capsule(0x1.777d4cp-4f, -0x1.25e6cap+0f, 0x1.9e3c84p-2f, 0x1.777d4cp-4f, -0x1.703b46p-1f,
-                           0x1.9e3c84p-2f, 0.0f);
+    mq_capsule c =
+        capsule(0x1.777d4cp-4f, -0x1.25e6cap+0f, 0x1.9e3c84p-2f, 0x1.777d4cp-4f, -0x1.703b46p-1f, 0x1.9e3c84p-2f, 0.0f);
     assert_false(mq_overlap_capsule_triangle(&c, &t));
     c.radius = 3.0e-5f;
     assert_false(mq_overlap_capsule_triangle(&c, &t));

@@ -309,8 +309,8 @@ static void mapped_tree(const mq_obbtree *t)
 {
 #if defined(MAPPING)
     assert_non_null(t->map);
-    assert_true(!t->node_count || (in_mapping(t->nodes, t->map, t->map_bytes) &&
-                                   in_mapping(t->ids, t->map, t->map_bytes)));
+    assert_true(!t->node_count ||
+                (in_mapping(t->nodes, t->map, t->map_bytes) && in_mapping(t->ids, t->map, t->map_bytes)));
     mapped_mesh(t->mesh, t->map, t->map_bytes);
 #else
     (void)t;
@@ -683,7 +683,7 @@ static void refit_a_loaded_bvh(void **state)
     free(fdata);
     mq_bvh *orig = NULL;
     assert_int_equal(mq_bvh_load_memory(data, size, NULL, &orig, NULL), MQ_OK);
-    same_bvh(orig, m2); /* the other mapping is untouched */
+    same_bvh(orig, m2);                                  /* the other mapping is untouched */
     assert_int_equal(mq_bvh_save(b, path, NULL), MQ_OK); /* replaced under both mappings */
     same_bvh(orig, m2);
     unlink(path);
@@ -825,8 +825,7 @@ static void every_truncation_is_rejected(void **state)
                     st = mapped ? mq_bvh_load_mapped(path, NULL, &b, &d) : mq_bvh_load(path, NULL, &b, &d);
                 }
                 if (st != MQ_ERR_CORRUPT)
-                    fail_msg("file truncated to %zu (mapped %d): %s (%s)", n, mapped, mq_status_string(st),
-                             d.message);
+                    fail_msg("file truncated to %zu (mapped %d): %s (%s)", n, mapped, mq_status_string(st), d.message);
                 assert_string_equal(d.path, path);
                 assert_int_equal(mappings_of(path), 0);
             }
@@ -866,8 +865,7 @@ static void every_byte_flip_in_a_mapped_file(void **state)
                 mq_bvh_destroy(b);
             }
             if (st != MQ_ERR_CORRUPT && st != MQ_ERR_UNSUPPORTED)
-                fail_msg("mapped %s: byte %zu: %s (%s)", kind ? "obbtree" : "bvh", i, mq_status_string(st),
-                         d.message);
+                fail_msg("mapped %s: byte %zu: %s (%s)", kind ? "obbtree" : "bvh", i, mq_status_string(st), d.message);
             assert_int_equal(mappings_of(path), 0);
         }
     }
@@ -1740,9 +1738,9 @@ static void write_corpus(void **state)
     mq_mesh *sz = NULL;
     if (mq_obj_load(mq_test_data_file("suzanne.obj"), NULL, &sz, NULL, NULL) == MQ_OK) {
         size_t nt = mq_mesh_triangle_count(sz) < 200 ? mq_mesh_triangle_count(sz) : 200;
-        assert_int_equal(mq_mesh_create(mq_mesh_positions(sz), mq_mesh_vertex_count(sz), mq_mesh_indices(sz), nt,
-                                        NULL, &m, NULL),
-                         MQ_OK);
+        assert_int_equal(
+            mq_mesh_create(mq_mesh_positions(sz), mq_mesh_vertex_count(sz), mq_mesh_indices(sz), nt, NULL, &m, NULL),
+            MQ_OK);
         b = build_bvh(m, 1);
         save_bvh_mem(b, &data, &size);
         if (size < 50 * 1024)

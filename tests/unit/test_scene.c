@@ -777,16 +777,11 @@ static void test_alloc_failures(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_xform),
-        cmocka_unit_test(test_record),
-        cmocka_unit_test(test_ids_and_commit),
-        cmocka_unit_test(test_invalid_rays),
-        cmocka_unit_test(test_mirror_culling),
-        cmocka_unit_test(test_all_dedup),
-        cmocka_unit_test(test_tlas_walks),
-        cmocka_unit_test(test_tlas_ray_walks),
-        cmocka_unit_test(test_alloc_failures),
+        cmocka_unit_test(test_defaults),       cmocka_unit_test(test_xform),
+        cmocka_unit_test(test_record),         cmocka_unit_test(test_ids_and_commit),
+        cmocka_unit_test(test_invalid_rays),   cmocka_unit_test(test_mirror_culling),
+        cmocka_unit_test(test_all_dedup),      cmocka_unit_test(test_tlas_walks),
+        cmocka_unit_test(test_tlas_ray_walks), cmocka_unit_test(test_alloc_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -273,8 +273,8 @@ static void check_box_walk(const mq_mesh *m, mq_test_rng *rng, size_t queries)
                 fprintf(stderr, "  box walk %s query %zu mode %d: %zu wrong\n", h[hi_].name, q, mode, bad);
         }
     }
-    fprintf(stderr, "  box walk: %zu queries x %zu hierarchies, %zu triangles reported, corners wrong %zu\n",
-            queries, nh, total, c.bad_corners);
+    fprintf(stderr, "  box walk: %zu queries x %zu hierarchies, %zu triangles reported, corners wrong %zu\n", queries,
+            nh, total, c.bad_corners);
     assert_int_equal(failures, 0);
     assert_int_equal(c.bad_corners, 0);
     assert_true(total > 0);
@@ -397,8 +397,7 @@ static bool ids_visit(uint32_t instance, uint32_t tri, void *user)
     return true;
 }
 
-static void world_point_near(mq_test_rng *rng, const mq_instance_rec *r, const mq_mesh *m, double spread,
-                             double out[3])
+static void world_point_near(mq_test_rng *rng, const mq_instance_rec *r, const mq_mesh *m, double spread, double out[3])
 {
     mq_triangle t;
     mq_mesh_get_triangle(m, (uint32_t)(mq_test_rng_u64(rng) % mq_mesh_triangle_count(m)), &t);
@@ -497,8 +496,8 @@ static void instance_vs_brute(const mq_mesh *m, mq_test_rng *rng, size_t per_tra
                         overlaps += expect;
                     }
                     if (bad && fail_overlap++ < 5)
-                        fprintf(stderr, "  overlap %s %s far=%d shape %d: %zu wrong\n", xf_names[kind], h[hx].name,
-                                far, (int)s.kind, bad);
+                        fprintf(stderr, "  overlap %s %s far=%d shape %d: %zu wrong\n", xf_names[kind], h[hx].name, far,
+                                (int)s.kind, bad);
                     /* closest point */
                     double maxd = (q % 3 == 0) ? 0.05 * wsize : INFINITY;
                     double best_d2 = maxd * maxd;
@@ -528,8 +527,8 @@ static void instance_vs_brute(const mq_mesh *m, mq_test_rng *rng, size_t per_tra
                     }
                     closest_found += found;
                     cases++;
-                    bool ok = found == (e_tri != MQ_NO_TRIANGLE) && (!found || (best.triangle == e_tri &&
-                                                                                best_d2 == e_d2 && best.instance == 7));
+                    bool ok = found == (e_tri != MQ_NO_TRIANGLE) &&
+                              (!found || (best.triangle == e_tri && best_d2 == e_d2 && best.instance == 7));
                     if (!ok && fail_closest++ < 5)
                         fprintf(stderr, "  closest %s %s far=%d: got %u (%.17g) want %u (%.17g)\n", xf_names[kind],
                                 h[hx].name, far, found ? best.triangle : MQ_NO_TRIANGLE, best_d2, e_tri, e_d2);
@@ -567,10 +566,8 @@ static void instance_queries_soup(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(box_walk_spot),
-        cmocka_unit_test(box_walk_soup),
-        cmocka_unit_test(box_walk_soup_refit),
-        cmocka_unit_test(instance_queries_spot),
+        cmocka_unit_test(box_walk_spot),         cmocka_unit_test(box_walk_soup),
+        cmocka_unit_test(box_walk_soup_refit),   cmocka_unit_test(instance_queries_spot),
         cmocka_unit_test(instance_queries_soup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

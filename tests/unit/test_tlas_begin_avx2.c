@@ -23,9 +23,9 @@
 
 static double special_component(mq_test_rng *g)
 {
-    static const double v[] = {0.0, -0.0, 1.0, -1.0, 0.1, -0.1, 1e-300, -1e-300, 0x1p-60, -0x1p-60, 0x1p60,
-                               0x1p61, -0x1p61, 0x1p-61, 1e300, 3.0e7, 1.0 + 0x1p-40, 0x1p-149, -0x1p-150,
-                               INFINITY, -INFINITY, NAN};
+    static const double v[] = {0.0,           -0.0,     1.0,       -1.0,     0.1,       -0.1,    1e-300, -1e-300,
+                               0x1p-60,       -0x1p-60, 0x1p60,    0x1p61,   -0x1p61,   0x1p-61, 1e300,  3.0e7,
+                               1.0 + 0x1p-40, 0x1p-149, -0x1p-150, INFINITY, -INFINITY, NAN};
     uint64_t pick = mq_test_rng_u64(g) % 40;
     if (pick < sizeof v / sizeof v[0])
         return v[pick];

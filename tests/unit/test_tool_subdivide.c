@@ -29,7 +29,13 @@ static double triangle_area(const float *p, const uint32_t *t)
     return 0.5 * sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
 }
 
-static double total_area(const mqt_geometry *g)
+/* The read-only view of a subdivision's result. */
+static mqt_geometry_view view_of(const mqt_geometry *g)
+{
+    return (mqt_geometry_view){g->positions, g->indices, g->vertex_count, g->triangle_count};
+}
+
+static double total_area(const mqt_geometry_view *g)
 {
     double a = 0.0;
     for (size_t t = 0; t < g->triangle_count; t++)
@@ -38,7 +44,7 @@ static double total_area(const mqt_geometry *g)
 }
 
 /* Vertex ids after merging equal positions (quadratic: small meshes only). */
-static uint32_t *weld(const mqt_geometry *g)
+static uint32_t *weld(const mqt_geometry_view *g)
 {
     uint32_t *id = malloc(g->vertex_count * sizeof *id);
     for (size_t i = 0; i < g->vertex_count; i++) {
@@ -53,7 +59,7 @@ static uint32_t *weld(const mqt_geometry *g)
 }
 
 /* Every welded edge is used by exactly two triangles, once in each direction. */
-static void assert_closed(const mqt_geometry *g)
+static void assert_closed(const mqt_geometry_view *g)
 {
     uint32_t *id = weld(g);
     for (size_t t = 0; t < g->triangle_count; t++)
@@ -75,15 +81,16 @@ static void assert_closed(const mqt_geometry *g)
 static void test_counts_area_and_closed(void **state)
 {
     (void)state;
-    mqt_geometry g = {tet_positions, tet_indices, 4, 4};
+    mqt_geometry_view g = {tet_positions, tet_indices, 4, 4};
     double area = total_area(&g);
     for (unsigned K = 1; K <= 5; K++) {
         mqt_geometry s;
         assert_true(mqt_subdivide(&g, K, &s));
         assert_int_equal(s.triangle_count, 4 * K * K);
         assert_int_equal(s.vertex_count, 4 * (K + 1) * (K + 2) / 2);
-        assert_true(fabs(total_area(&s) - area) <= 1e-6 * area);
-        assert_closed(&s);
+        mqt_geometry_view sv = view_of(&s);
+        assert_true(fabs(total_area(&sv) - area) <= 1e-6 * area);
+        assert_closed(&sv);
         free(s.positions);
         free(s.indices);
     }
@@ -101,9 +108,9 @@ static void test_subdivide_mesh(void **state)
     assert_non_null(m);
     assert_int_equal(mq_mesh_triangle_count(m), 36);
     assert_int_equal(mq_mesh_vertex_count(m), 40);
-    mqt_geometry s = {(float *)mq_mesh_positions(m), (uint32_t *)mq_mesh_indices(m), mq_mesh_vertex_count(m),
-                      mq_mesh_triangle_count(m)};
-    mqt_geometry g = {tet_positions, tet_indices, 4, 4};
+    mqt_geometry_view s = {mq_mesh_positions(m), mq_mesh_indices(m), mq_mesh_vertex_count(m),
+                           mq_mesh_triangle_count(m)};
+    mqt_geometry_view g = {tet_positions, tet_indices, 4, 4};
     assert_true(fabs(total_area(&s) - total_area(&g)) <= 1e-6 * total_area(&g));
     assert_closed(&s);
     mq_mesh_destroy(m);

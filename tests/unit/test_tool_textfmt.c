@@ -42,8 +42,8 @@ static void test_every_float_reads_back(void **state)
         if (!isnan(x))
             check_round_trip(x);
     }
-    const float edges[] = {FLT_MIN, -FLT_MIN, FLT_MAX, -FLT_MAX, 1e-45f, 0.1f, 1.0f / 3.0f, 123456789.0f,
-                           999999999.0f, 9.99999999e-5f, 1e-4f, 1e9f, 16777217.0f};
+    const float edges[] = {FLT_MIN,      -FLT_MIN,     FLT_MAX,        -FLT_MAX, 1e-45f, 0.1f,       1.0f / 3.0f,
+                           123456789.0f, 999999999.0f, 9.99999999e-5f, 1e-4f,    1e9f,   16777217.0f};
     for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
         check_round_trip(edges[i]);
 }
@@ -250,12 +250,9 @@ static void test_buffer_long_and_empty_appends(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_float_reads_back),
-        cmocka_unit_test(test_matches_printf_shape),
-        cmocka_unit_test(test_buffer_to_memory_and_file),
-        cmocka_unit_test(test_u64_matches_printf),
-        cmocka_unit_test(test_buffer_appends_exactly),
-        cmocka_unit_test(test_buffer_long_and_empty_appends),
+        cmocka_unit_test(test_every_float_reads_back),    cmocka_unit_test(test_matches_printf_shape),
+        cmocka_unit_test(test_buffer_to_memory_and_file), cmocka_unit_test(test_u64_matches_printf),
+        cmocka_unit_test(test_buffer_appends_exactly),    cmocka_unit_test(test_buffer_long_and_empty_appends),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,10 @@
 
 #include <math.h>
 
-static double length(const double v[3]) { return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
+static double length(const double v[3])
+{
+    return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
 
 static void cross(const double a[3], const double b[3], double out[3])
 {

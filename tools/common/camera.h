@@ -1,6 +1,6 @@
 /*
  * A pinhole camera for screen-pixel rays. The default camera is the one of
- * ../shared/FORMATS.md ("primary rays"): at c + 1.2*D*normalize(1, 0.6, 1.4)
+ * docs/formats.md ("primary rays"): at c + 1.2*D*normalize(1, 0.6, 1.4)
  * looking at the bounding box centre c (D = its diagonal), up (0,1,0),
  * vertical field of view 45 degrees, so it frames the whole model.
  */
@@ -18,7 +18,7 @@ typedef struct mqt_camera {
     uint32_t width, height;
 } mqt_camera;
 
-/* The FORMATS.md camera framing `bounds`, for an image of width x height pixels. */
+/* The docs/formats.md camera framing `bounds`, for an image of width x height pixels. */
 void mqt_camera_default(const mq_aabb *bounds, uint32_t width, uint32_t height, mqt_camera *out);
 
 /* The ray through the centre of pixel (x, y), counted from the top-left (0, 0): unit

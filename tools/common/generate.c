@@ -21,7 +21,10 @@ void mqt_bounds(const float *p, size_t n, mq_aabb *out)
     }
 }
 
-void mqt_rng_seed(mqt_rng *rng, uint64_t seed) { rng->state = seed; }
+void mqt_rng_seed(mqt_rng *rng, uint64_t seed)
+{
+    rng->state = seed;
+}
 
 static uint64_t rng_next(mqt_rng *rng)
 {
@@ -31,7 +34,10 @@ static uint64_t rng_next(mqt_rng *rng)
     return z ^ (z >> 31);
 }
 
-double mqt_rng_unit(mqt_rng *rng) { return (double)(rng_next(rng) >> 11) * 0x1.0p-53; }
+double mqt_rng_unit(mqt_rng *rng)
+{
+    return (double)(rng_next(rng) >> 11) * 0x1.0p-53;
+}
 
 static void frame(const mq_aabb *b, double c[3], double *diag)
 {

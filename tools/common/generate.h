@@ -1,6 +1,6 @@
 /*
  * Seeded, deterministic generators for the inputs described in
- * ../shared/FORMATS.md ("Generated inputs"), for a mesh with bounding box
+ * docs/formats.md ("Generated inputs"), for a mesh with bounding box
  * [lo, hi], centre c and diagonal length D.
  */
 #ifndef MQ_TOOLS_GENERATE_H

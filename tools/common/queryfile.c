@@ -75,8 +75,7 @@ bool mqt_parse_query(const char *line, mqt_query *q)
 
 /* Reads stream `f` line by line, calling `parse` on each; grows *items of `item_size`. */
 static bool read_stream(FILE *f, const char *path, bool (*parse)(const char *line, void *item, bool *keep),
-                        size_t item_size, const char *expected, void **items, size_t *count, char *err,
-                        size_t err_size)
+                        size_t item_size, const char *expected, void **items, size_t *count, char *err, size_t err_size)
 {
     *items = NULL;
     *count = 0;
@@ -163,8 +162,8 @@ static bool parse_xform_line(const char *line, void *item, bool *keep)
     return true;
 }
 
-#define QUERY_FORMS                                                                                           \
-    "sphere cx cy cz r | capsule ax ay az bx by bz r | obb cx cy cz hx hy hz qw qx qy qz | "                   \
+#define QUERY_FORMS                                                                                                    \
+    "sphere cx cy cz r | capsule ax ay az bx by bz r | obb cx cy cz hx hy hz qw qx qy qz | "                           \
     "aabb minx miny minz maxx maxy maxz"
 #define XFORM_FORM "tx ty tz qw qx qy qz"
 
@@ -184,8 +183,7 @@ bool mqt_read_xforms(const char *path, mq_rigid **out, size_t *count, char *err,
     return ok;
 }
 
-bool mqt_read_queries_stream(FILE *f, const char *name, mqt_query **out, size_t *count, char *err,
-                             size_t err_size)
+bool mqt_read_queries_stream(FILE *f, const char *name, mqt_query **out, size_t *count, char *err, size_t err_size)
 {
     void *items;
     bool ok = read_stream(f, name, parse_query_line, sizeof(mqt_query), QUERY_FORMS, &items, count, err, err_size);

@@ -1,5 +1,5 @@
 /*
- * Reading the shape-query and transform files of ../shared/FORMATS.md:
+ * Reading the shape-query and transform files of docs/formats.md:
  * .queries (sphere / capsule / obb / aabb, one per line) and .xforms
  * (tx ty tz qw qx qy qz per line). Blank lines and '#' comments are skipped.
  */
@@ -35,8 +35,7 @@ bool mqt_read_queries(const char *path, mqt_query **out, size_t *count, char *er
 bool mqt_read_xforms(const char *path, mq_rigid **out, size_t *count, char *err, size_t err_size);
 
 /* The same from an open stream (not closed); `name` stands for the path in messages. */
-bool mqt_read_queries_stream(FILE *f, const char *name, mqt_query **out, size_t *count, char *err,
-                             size_t err_size);
+bool mqt_read_queries_stream(FILE *f, const char *name, mqt_query **out, size_t *count, char *err, size_t err_size);
 bool mqt_read_xforms_stream(FILE *f, const char *name, mq_rigid **out, size_t *count, char *err, size_t err_size);
 
 #endif

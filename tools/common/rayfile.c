@@ -18,7 +18,10 @@ static bool host_is_little_endian(void)
     return *(const uint8_t *)&one == 1;
 }
 
-static uint32_t swap32(uint32_t v) { return (v >> 24) | ((v >> 8) & 0xFF00u) | ((v << 8) & 0xFF0000u) | (v << 24); }
+static uint32_t swap32(uint32_t v)
+{
+    return (v >> 24) | ((v >> 8) & 0xFF00u) | ((v << 8) & 0xFF0000u) | (v << 24);
+}
 
 static float le_float(const unsigned char *p)
 {
@@ -55,9 +58,13 @@ static bool grow(mq_ray **rays, size_t *cap, size_t need)
 
 static void ray_from_floats(mq_ray *r, const float v[8])
 {
-    r->origin[0] = v[0]; r->origin[1] = v[1]; r->origin[2] = v[2];
+    r->origin[0] = v[0];
+    r->origin[1] = v[1];
+    r->origin[2] = v[2];
     r->tmin = v[3];
-    r->dir[0] = v[4]; r->dir[1] = v[5]; r->dir[2] = v[6];
+    r->dir[0] = v[4];
+    r->dir[1] = v[5];
+    r->dir[2] = v[6];
     r->tmax = v[7];
 }
 
@@ -81,8 +88,7 @@ static bool read_binary(FILE *f, const char *path, mq_ray **rays, size_t *count,
         return false;
     }
     if (got != 0) {
-        snprintf(err, err_size, "%s: size is not a whole number of 32-byte ray records (%zu stray bytes)",
-                 path, got);
+        snprintf(err, err_size, "%s: size is not a whole number of 32-byte ray records (%zu stray bytes)", path, got);
         return false;
     }
     *count = n;
@@ -178,7 +184,8 @@ bool mqt_read_rays_stream(FILE *f, const char *name, bool binary, mq_ray **rays,
 {
     *rays = NULL;
     *count = 0;
-    bool ok = binary ? read_binary(f, name, rays, count, err, err_size) : read_text(f, name, rays, count, err, err_size);
+    bool ok =
+        binary ? read_binary(f, name, rays, count, err, err_size) : read_text(f, name, rays, count, err, err_size);
     if (!ok) {
         free(*rays);
         *rays = NULL;

@@ -1,5 +1,5 @@
 /*
- * Reading and writing the exchange formats of ../shared/FORMATS.md that carry
+ * Reading and writing the exchange formats of docs/formats.md that carry
  * rays and ray answers: .rays (binary, 8 float32 per ray), the text ray form,
  * .hits (float32 t + uint32 triangle id per ray) and .occl (uint8 per ray).
  */

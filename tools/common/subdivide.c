@@ -4,7 +4,7 @@
 
 #include <meshquery/mesh.h>
 
-static void grid_point(const mqt_geometry *g, size_t t, unsigned i, unsigned j, unsigned K, float out[3])
+static void grid_point(const mqt_geometry_view *g, size_t t, unsigned i, unsigned j, unsigned K, float out[3])
 {
     uint32_t v[3] = {g->indices[3 * t], g->indices[3 * t + 1], g->indices[3 * t + 2]};
     double w[3] = {(double)(K - i - j), (double)i, (double)j};
@@ -26,7 +26,7 @@ static void grid_point(const mqt_geometry *g, size_t t, unsigned i, unsigned j, 
     }
 }
 
-bool mqt_subdivide(const mqt_geometry *g, unsigned K, mqt_geometry *s)
+bool mqt_subdivide(const mqt_geometry_view *g, unsigned K, mqt_geometry *s)
 {
     size_t per_tri_v = (size_t)(K + 1) * (K + 2) / 2, per_tri_t = (size_t)K * K;
     *s = (mqt_geometry){NULL, NULL, g->triangle_count * per_tri_v, g->triangle_count * per_tri_t};
@@ -68,9 +68,9 @@ bool mqt_subdivide_mesh(mq_mesh **mesh, unsigned K)
     if (K <= 1)
         return true;
     const mq_mesh *m = *mesh;
-    mqt_geometry g = {(float *)mq_mesh_positions(m), (uint32_t *)mq_mesh_indices(m), mq_mesh_vertex_count(m),
-                      mq_mesh_triangle_count(m)},
-                 s;
+    mqt_geometry_view g = {mq_mesh_positions(m), mq_mesh_indices(m), mq_mesh_vertex_count(m),
+                           mq_mesh_triangle_count(m)};
+    mqt_geometry s;
     bool ok = mqt_subdivide(&g, K, &s);
     mq_mesh_destroy(*mesh);
     *mesh = NULL;

@@ -13,6 +13,13 @@ typedef struct mqt_geometry {
     size_t vertex_count, triangle_count;
 } mqt_geometry;
 
+/* The same arrays, read only: the input of a subdivision. */
+typedef struct mqt_geometry_view {
+    const float *positions;
+    const uint32_t *indices;
+    size_t vertex_count, triangle_count;
+} mqt_geometry_view;
+
 /*
  * Splits every triangle of `g` into K*K on its barycentric grid into `out`
  * (new malloc'ed arrays; free them with free()). Each grid point is the
@@ -21,7 +28,7 @@ typedef struct mqt_geometry {
  * closed mesh stays watertight. Returns false when out of memory or beyond
  * 2^32 vertices (out is then empty).
  */
-bool mqt_subdivide(const mqt_geometry *g, unsigned K, mqt_geometry *out);
+bool mqt_subdivide(const mqt_geometry_view *g, unsigned K, mqt_geometry *out);
 
 struct mq_mesh;
 

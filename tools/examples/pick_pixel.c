@@ -49,16 +49,16 @@ static mq_ray camera_ray(const double eye[3], const double target[3], double vfo
     for (int k = 0; k < 3; k++)
         d[k] = fwd[k] + sx * right[k] + sy * up[k];
     normalize3(d);
-    mq_ray ray = {{(float)eye[0], (float)eye[1], (float)eye[2]}, 0.0f,
-                  {(float)d[0], (float)d[1], (float)d[2]}, INFINITY};
+    mq_ray ray = {
+        {(float)eye[0], (float)eye[1], (float)eye[2]}, 0.0f, {(float)d[0], (float)d[1], (float)d[2]}, INFINITY};
     return ray;
 }
 
 int main(int argc, char **argv)
 {
     if (argc != 4) {
-        fprintf(stderr, "usage: %s MESH.obj X Y   (pixel of a %dx%d image, 0,0 = top left)\n", argv[0],
-                IMAGE_SIZE, IMAGE_SIZE);
+        fprintf(stderr, "usage: %s MESH.obj X Y   (pixel of a %dx%d image, 0,0 = top left)\n", argv[0], IMAGE_SIZE,
+                IMAGE_SIZE);
         return 2;
     }
     int px = atoi(argv[2]), py = atoi(argv[3]);
@@ -100,8 +100,8 @@ int main(int argc, char **argv)
     } else {
         mq_triangle_source src;
         mq_mesh_triangle_source(mesh, hit.triangle, &src);
-        printf("pixel (%d, %d) hits triangle %u (face %u, OBJ line %llu) at t=%.6f\n", px, py, hit.triangle,
-               src.face, (unsigned long long)src.line, hit.t);
+        printf("pixel (%d, %d) hits triangle %u (face %u, OBJ line %llu) at t=%.6f\n", px, py, hit.triangle, src.face,
+               (unsigned long long)src.line, hit.t);
         printf("  point (%.5f, %.5f, %.5f), normal (%.4f, %.4f, %.4f), %s face\n", hit.point[0], hit.point[1],
                hit.point[2], hit.normal[0], hit.normal[1], hit.normal[2], hit.back_face ? "back" : "front");
         printf("  group \"%s\", object \"%s\", material \"%s\"\n", src.group, src.object, src.material);

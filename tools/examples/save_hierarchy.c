@@ -116,14 +116,13 @@ int main(int argc, char **argv)
         overlaps += na;
         overlap_differ += na != nb;
     }
-    printf("OBB tree: %zu-byte block, 1000 spheres, %zu overlaps, %zu differences\n", size, overlaps,
-           overlap_differ);
+    printf("OBB tree: %zu-byte block, 1000 spheres, %zu overlaps, %zu differences\n", size, overlaps, overlap_differ);
 
     int ok = differ == 0 && overlap_differ == 0 && hits > 0;
     printf("%s\n", ok ? "saved and loaded hierarchies give identical answers" : "MISMATCH");
     mq_obbtree_destroy(tree_loaded); /* frees its own mesh too */
     mq_obbtree_destroy(probe);
-    mq_bvh_destroy(loaded);          /* frees its own mesh too */
+    mq_bvh_destroy(loaded); /* frees its own mesh too */
     mq_bvh_destroy(built);
     mq_mesh_destroy(mesh);
     remove(argv[2]);

@@ -44,8 +44,8 @@ int main(int argc, char **argv)
         /* The root OBB encloses the mesh; its centre and half extents frame it. */
         mq_obb root;
         mq_obbtree_root(tree, &root);
-        float diagonal = 2.0f * sqrtf(root.half[0] * root.half[0] + root.half[1] * root.half[1] +
-                                      root.half[2] * root.half[2]);
+        float diagonal =
+            2.0f * sqrtf(root.half[0] * root.half[0] + root.half[1] * root.half[1] + root.half[2] * root.half[2]);
         for (int k = 0; k < 3; k++)
             sphere.center[k] = root.center[k];
         sphere.radius = 0.25f * diagonal;
@@ -77,8 +77,8 @@ int main(int argc, char **argv)
 
     mq_point_hit near;
     if (mq_obbtree_closest_point(tree, sphere.center, INFINITY, &near))
-        printf("closest surface point to the centre: (%.5f, %.5f, %.5f), distance %.5f, triangle %u\n",
-               near.point[0], near.point[1], near.point[2], near.distance, near.triangle);
+        printf("closest surface point to the centre: (%.5f, %.5f, %.5f), distance %.5f, triangle %u\n", near.point[0],
+               near.point[1], near.point[2], near.distance, near.triangle);
 
     free(ids);
     mq_obbtree_destroy(tree);

@@ -8,7 +8,7 @@
  *                    [--hierarchy aabb|obb] [--fit dito|pca|aabb] [--leaf N] [--reps R] [--seed S]
  *                    [--subdivide K] [--no-fcl] [--fcl-scale S] [--json]
  *
- * Transforms come from an .xforms file (../shared/FORMATS.md: tx ty tz qw qx
+ * Transforms come from an .xforms file (docs/formats.md: tx ty tz qw qx
  * qy qz per line) or are generated (N, default 200): a uniform rotation, and
  * the second mesh's bounds centre placed at the first's plus an offset
  * uniform in [-0.3 D, 0.3 D] per axis, so that most placements intersect.
@@ -88,15 +88,13 @@ static bool parse_value(collide_opts *o, const char *a, const char *v)
         o->xforms_path = v;
     else if (!strcmp(a, "--generate"))
         o->generate = strtoull(v, NULL, 10);
-    else if (!strcmp(a, "--hierarchy"))
-    {
+    else if (!strcmp(a, "--hierarchy")) {
         /* "aabb": the tree with world-axis boxes (same answers; the AABB BVH has no
          * mesh-vs-mesh query yet); "obb": oriented boxes fitted as --fit says. */
         if (!strcmp(v, "aabb"))
             o->fit = MQ_OBB_FIT_AABB;
         return !strcmp(v, "aabb") || !strcmp(v, "obb");
-    }
-    else if (!strcmp(a, "--fit"))
+    } else if (!strcmp(a, "--fit"))
         o->fit = !strcmp(v, "pca") ? MQ_OBB_FIT_PCA : !strcmp(v, "aabb") ? MQ_OBB_FIT_AABB : MQ_OBB_FIT_DITO;
     else if (!strcmp(a, "--leaf"))
         o->leaf = (unsigned)strtoul(v, NULL, 10);
@@ -116,8 +114,14 @@ static bool parse_value(collide_opts *o, const char *a, const char *v)
 /* 0: go on; 1: --help printed; 2: usage error. */
 static int parse_args(int argc, char **argv, collide_opts *o)
 {
-    *o = (collide_opts){.generate = 200, .fit = MQ_OBB_FIT_DITO, .leaf = 4, .reps = 5, .seed = 1, .fcl = true,
-                         .subdivide = 1, .fcl_scale = 1.0};
+    *o = (collide_opts){.generate = 200,
+                        .fit = MQ_OBB_FIT_DITO,
+                        .leaf = 4,
+                        .reps = 5,
+                        .seed = 1,
+                        .fcl = true,
+                        .subdivide = 1,
+                        .fcl_scale = 1.0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -218,15 +222,14 @@ static mq_rigid random_placement(mqt_rng *r, const placed_mesh *a, const placed_
 {
     double u1 = mqt_rng_unit(r), u2 = 6.283185307179586 * mqt_rng_unit(r), u3 = 6.283185307179586 * mqt_rng_unit(r);
     double s = sqrt(1.0 - u1), c = sqrt(u1), D = fmax(a->diagonal, b->diagonal);
-    mq_rigid x = {{(float)(s * sin(u2)), (float)(s * cos(u2)), (float)(c * sin(u3)), (float)(c * cos(u3))},
-                  {0, 0, 0}};
+    mq_rigid x = {{(float)(s * sin(u2)), (float)(s * cos(u2)), (float)(c * sin(u3)), (float)(c * cos(u3))}, {0, 0, 0}};
     vec3 cb, rcb;
     for (int k = 0; k < 3; k++)
         cb[k] = 0.5f * (b->box.min[k] + b->box.max[k]);
     mq_rigid_apply(&x, cb, rcb);
     for (int k = 0; k < 3; k++)
-        x.translation[k] = (float)(0.5 * ((double)a->box.min[k] + a->box.max[k]) - rcb[k] +
-                                   (mqt_rng_unit(r) - 0.5) * 0.6 * D);
+        x.translation[k] =
+            (float)(0.5 * ((double)a->box.min[k] + a->box.max[k]) - rcb[k] + (mqt_rng_unit(r) - 0.5) * 0.6 * D);
     return x;
 }
 
@@ -320,16 +323,16 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
-static void report(const collide_opts *o, const char *engine, const char *mode, const char *metric, double value,
+static void report(const collide_opts *o, const char *engine_name, const char *mode, const char *metric, double value,
                    const char *unit)
 {
     if (o->json)
-        printf("{\"bench\":\"collide\",\"engine\":\"%s\",\"mesh\":\"%s\",\"other\":\"%s\",\"subdivide\":%u,"
+        printf("{\"bench\":\"collide\",\"engine_name\":\"%s\",\"mesh\":\"%s\",\"other\":\"%s\",\"subdivide\":%u,"
                "\"input\":\"%s\",\"mode\":\"%s\",\"threads\":1,\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\"}\n",
-               engine, base_name(o->mesh_path), base_name(o->other_path), o->subdivide,
+               engine_name, base_name(o->mesh_path), base_name(o->other_path), o->subdivide,
                o->xforms_path ? base_name(o->xforms_path) : "generated", mode, metric, value, unit);
     else
-        printf("  %-12s %-10s %-20s %12.4f %s\n", engine, mode, metric, value, unit);
+        printf("  %-12s %-10s %-20s %12.4f %s\n", engine_name, mode, metric, value, unit);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -490,8 +493,8 @@ static void bench_mode(const collide_opts *o, const engine *engines, int count, 
         t[e] = bench_median(times[e], reps);
         report(o, engines[e].name, mode, "throughput", (double)l->count / t[e] * 1e-3, "Kqueries/s");
         report(o, engines[e].name, mode, "us_per_query", t[e] / (double)l->count * 1e6, "us");
-        report(o, engines[e].name, mode, all ? "pairs_per_query" : "hit_fraction",
-               (double)pairs[e] / (double)l->count, all ? "pairs" : "");
+        report(o, engines[e].name, mode, all ? "pairs_per_query" : "hit_fraction", (double)pairs[e] / (double)l->count,
+               all ? "pairs" : "");
     }
     for (int e = 1; e < count; e++) {
         char metric[64];

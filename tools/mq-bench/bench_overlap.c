@@ -10,7 +10,7 @@
  *                    [--seed S] [--subdivide K [--shrink nearest|centre]] [--no-fcl] [--no-bullet] [--bullet-scale S]
  *                    [--casts N] [--json]
  *
- * Queries come from a .queries file (../shared/FORMATS.md) or are generated
+ * Queries come from a .queries file (docs/formats.md) or are generated
  * (N per shape, default 10000): centres uniform in the mesh's bounds, sizes
  * log-uniform in [0.002 D, 0.05 D] (D the bounds' diagonal), capsule segments
  * up to 0.1 D, uniform rotations.
@@ -112,7 +112,7 @@ typedef struct overlap_opts {
     bool bvh; /* --hierarchy aabb: the AABB BVH instead of the OBB tree */
     bool bullet;
     size_t casts;
-    unsigned subdivide; /* K: every triangle split into K*K; 1: the mesh as loaded */
+    unsigned subdivide;  /* K: every triangle split into K*K; 1: the mesh as loaded */
     double bullet_scale; /* Bullet's world scale (ref_bullet.h); 0: automatic */
     bool shrink_centre;  /* --shrink centre: --subdivide shrinks queries about their centres */
 } overlap_opts;
@@ -184,8 +184,16 @@ static bool parse_value(overlap_opts *o, const char *a, const char *v)
 /* 0: go on; 1: --help printed; 2: usage error. */
 static int parse_args(int argc, char **argv, overlap_opts *o)
 {
-    *o = (overlap_opts){.shape = "all", .generate = 10000, .fit = MQ_OBB_FIT_DITO, .leaf = 4, .reps = 5,
-                        .seed = 1, .fcl = true, .bullet = true, .casts = 10000, .subdivide = 1};
+    *o = (overlap_opts){.shape = "all",
+                        .generate = 10000,
+                        .fit = MQ_OBB_FIT_DITO,
+                        .leaf = 4,
+                        .reps = 5,
+                        .seed = 1,
+                        .fcl = true,
+                        .bullet = true,
+                        .casts = 10000,
+                        .subdivide = 1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -276,8 +284,8 @@ static bool read_queries(const char *path, query_list *l)
         lineno++;
         if (!parse_query(line, &q)) {
             fprintf(stderr,
-                    "mq-bench overlap: %s:%lu: expected sphere (4 numbers), capsule (7), obb (10) or aabb (6)\n",
-                    path, lineno);
+                    "mq-bench overlap: %s:%lu: expected sphere (4 numbers), capsule (7), obb (10) or aabb (6)\n", path,
+                    lineno);
             ok = false;
         } else if (q.kind != SHAPE_KINDS) {
             ok = push_query(l, &q);
@@ -512,7 +520,10 @@ static size_t run_fcl(void *ctx, const query *q, uint32_t *out, size_t capacity)
 }
 #endif
 
-static double mq_v3_dot_helper(const vec3 v) { return (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]; }
+static double mq_v3_dot_helper(const vec3 v)
+{
+    return (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2];
+}
 
 static double cpu_now(void)
 {
@@ -558,16 +569,16 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
-static void report(const overlap_opts *o, const char *engine, const char *shape, const char *metric, double value,
+static void report(const overlap_opts *o, const char *engine_name, const char *shape, const char *metric, double value,
                    const char *unit)
 {
     if (o->json)
-        printf("{\"bench\":\"overlap\",\"engine\":\"%s\",\"mesh\":\"%s\",\"subdivide\":%u,\"input\":\"%s\","
+        printf("{\"bench\":\"overlap\",\"engine_name\":\"%s\",\"mesh\":\"%s\",\"subdivide\":%u,\"input\":\"%s\","
                "\"shape\":\"%s\",\"threads\":1,\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\"}\n",
-               engine, base_name(o->mesh_path), o->subdivide,
+               engine_name, base_name(o->mesh_path), o->subdivide,
                o->queries_path ? base_name(o->queries_path) : "generated", shape, metric, value, unit);
     else
-        printf("  %-12s %-8s %-20s %12.4f %s\n", engine, shape, metric, value, unit);
+        printf("  %-12s %-8s %-20s %12.4f %s\n", engine_name, shape, metric, value, unit);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -773,8 +784,8 @@ static void bench_shape(bench_state *s, shape_kind kind)
     for (int e = 0; e < s->engine_count; e++) {
         t[e] = bench_median(times[e], reps);
         report(s->o, s->engines[e].name, shape_names[kind], "throughput", (double)n / t[e] * 1e-3, "Kqueries/s");
-        report(s->o, s->engines[e].name, shape_names[kind], "overlaps_per_query",
-               (double)rec[e].start[n] / (double)n, "triangles");
+        report(s->o, s->engines[e].name, shape_names[kind], "overlaps_per_query", (double)rec[e].start[n] / (double)n,
+               "triangles");
         if (e == 0)
             report(s->o, s->engines[e].name, shape_names[kind], "hit_fraction", hit_fraction(&rec[0], n), "queries");
         else
@@ -934,8 +945,15 @@ typedef struct cast_result {
     float t;
 } cast_result;
 
+/* The engines sphere casts are timed on: 0 the BVH, 1 the OBB tree, 2 Bullet. */
+typedef struct cast_engines {
+    const mq_bvh *bvh;
+    const mq_obbtree *tree;
+    void *bullet;
+} cast_engines;
+
 /* Times one engine over all casts (median of reps, CPU time); fills res from the first run. */
-static double time_casts(int engine, const void *ctx, const sphere_cast *c, size_t n, unsigned reps,
+static double time_casts(int which, const cast_engines *en, const sphere_cast *c, size_t n, unsigned reps,
                          cast_result *res, size_t *hits)
 {
     double times[64];
@@ -944,19 +962,19 @@ static double time_casts(int engine, const void *ctx, const sphere_cast *c, size
         size_t h = 0;
         for (size_t i = 0; i < n; i++) {
             cast_result cr = {false, INFINITY};
-            if (engine == 0) {
+            if (which == 0) {
                 mq_cast_hit ch;
-                cr.hit = mq_bvh_sphere_cast(ctx, &c[i].s, c[i].dir, 1.5f, &ch);
+                cr.hit = mq_bvh_sphere_cast(en->bvh, &c[i].s, c[i].dir, 1.5f, &ch);
                 cr.t = ch.t;
-            } else if (engine == 1) {
+            } else if (which == 1) {
                 mq_cast_hit ch;
-                cr.hit = mq_obbtree_sphere_cast(ctx, &c[i].s, c[i].dir, 1.5f, &ch);
+                cr.hit = mq_obbtree_sphere_cast(en->tree, &c[i].s, c[i].dir, 1.5f, &ch);
                 cr.t = ch.t;
             }
 #if defined(MQ_HAVE_BULLET)
             else {
                 uint32_t tri;
-                cr.hit = ref_bullet_sphere_cast((ref_bullet *)ctx, &c[i].s, c[i].dir, 1.5f, &cr.t, &tri);
+                cr.hit = ref_bullet_sphere_cast(en->bullet, &c[i].s, c[i].dir, 1.5f, &cr.t, &tri);
             }
 #endif
             h += cr.hit;
@@ -1003,8 +1021,7 @@ static void bench_casts(const overlap_opts *o, const mq_mesh *mesh, const bounds
     int engines = bullet ? 3 : 2;
     for (int e = 0; e < engines; e++) {
         size_t hits = 0;
-        const void *ctx = e == 0 ? (const void *)bvh : e == 1 ? (const void *)tree : bullet;
-        double t = time_casts(e, ctx, c, n, reps, res[e], &hits);
+        double t = time_casts(e, &(cast_engines){bvh, tree, bullet}, c, n, reps, res[e], &hits);
         report(o, names[e], "cast", "throughput", (double)n / t * 1e-3, "Kcasts/s");
         report(o, names[e], "cast", "hit_fraction", (double)hits / (double)(n ? n : 1), "casts");
         if (e == 0)
@@ -1052,8 +1069,8 @@ int bench_overlap_main(int argc, char **argv)
     query_list queries = {NULL, 0, 0};
     if (!load(o.mesh_path, o.subdivide, &mesh, &b))
         return 1;
-    bool ok = o.queries_path ? read_queries(o.queries_path, &queries)
-                             : generate_queries(&b, o.generate, o.seed, &queries);
+    bool ok =
+        o.queries_path ? read_queries(o.queries_path, &queries) : generate_queries(&b, o.generate, o.seed, &queries);
     if (ok && !o.json)
         printf("mq-bench overlap %s: %zu triangles, %zu queries\n", o.mesh_path, mq_mesh_triangle_count(mesh),
                queries.count);
@@ -1066,7 +1083,7 @@ int bench_overlap_main(int argc, char **argv)
     }
     if (!o.queries_path && o.subdivide > 1)
         shrink_queries(&o, h.tree, h.bvh, &queries);
-    bench_state s = {&o, &queries, {{"meshquery", h.tree, run_obbtree}}, 1, NULL, mq_mesh_triangle_count(mesh) + 1,
+    bench_state s = {&o,   &queries,  {{"meshquery", h.tree, run_obbtree}}, 1, NULL, mq_mesh_triangle_count(mesh) + 1,
                      mesh, b.diagonal};
     if (h.bvh)
         s.engines[0] = (engine){"meshquery", h.bvh, run_bvh};

@@ -176,7 +176,8 @@ static bool load_geometry(const char *path, geometry *g)
 /* Replaces g by its K*K subdivision (tools/common/subdivide.h). */
 static bool subdivide(geometry *g, unsigned K)
 {
-    mqt_geometry in = {g->positions, g->indices, g->vertex_count, g->triangle_count}, out;
+    mqt_geometry_view in = {g->positions, g->indices, g->vertex_count, g->triangle_count};
+    mqt_geometry out;
     if (!mqt_subdivide(&in, K, &out))
         return false;
     free(g->positions);
@@ -527,8 +528,8 @@ static void print_verdict(const rays_opts *o, const geometry *g, const dray *r, 
 /* Classifies each differing, non-tie ray (the `real` ones of
  * count_differences) by the double-precision brute-force oracle over the
  * mesh (ray_oracle.c). a = meshquery, b = Embree. */
-static oracle_counts oracle_classify(const rays_opts *o, const geometry *g, const mq_ray *rays,
-                                     const engine_result *a, const engine_result *b, size_t n)
+static oracle_counts oracle_classify(const rays_opts *o, const geometry *g, const mq_ray *rays, const engine_result *a,
+                                     const engine_result *b, size_t n)
 {
     oracle_counts c = {0, 0, 0, 0, 0, 0};
     oracle_triangles mesh = {g->triangle_count, dtriangle, g};
@@ -537,10 +538,8 @@ static oracle_counts oracle_classify(const rays_opts *o, const geometry *g, cons
                    : a->id[i] == b->id[i] || fabsf(a->t[i] - b->t[i]) <= 1e-4f * fmaxf(1.0f, fabsf(a->t[i])))
             continue;
         const mq_ray *fr = &rays[i];
-        dray r = {{fr->origin[0], fr->origin[1], fr->origin[2]},
-                  {fr->dir[0], fr->dir[1], fr->dir[2]},
-                  fr->tmin,
-                  fr->tmax};
+        dray r = {
+            {fr->origin[0], fr->origin[1], fr->origin[2]}, {fr->dir[0], fr->dir[1], fr->dir[2]}, fr->tmin, fr->tmax};
         oracle_answer ans = oracle_trace(&r, &mesh);
         oracle_verdict v;
         if (o->any) {
@@ -568,8 +567,8 @@ static void free_result(engine_result *r)
     free(r->occl);
 }
 
-static void report(const rays_opts *o, const geometry *g, const mq_ray *rays, const char *input, engine *e,
-                   int count, size_t n)
+static void report(const rays_opts *o, const geometry *g, const mq_ray *rays, const char *input, engine *e, int count,
+                   size_t n)
 {
     const engine_result *mq = &e[0].res;
     emit(o, "meshquery", input, "build_ms", mq->build_ms, "ms");

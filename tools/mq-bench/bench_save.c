@@ -100,8 +100,8 @@ static mq_mesh *load_mesh(const save_opts *o)
     }
     if (o->subdivide <= 1)
         return m;
-    mqt_geometry g = {(float *)mq_mesh_positions(m), (uint32_t *)mq_mesh_indices(m), mq_mesh_vertex_count(m),
-                      mq_mesh_triangle_count(m)};
+    mqt_geometry_view g = {mq_mesh_positions(m), mq_mesh_indices(m), mq_mesh_vertex_count(m),
+                           mq_mesh_triangle_count(m)};
     mqt_geometry s;
     bool ok = mqt_subdivide(&g, o->subdivide, &s);
     mq_mesh_destroy(m);
@@ -306,8 +306,8 @@ static void report(const save_opts *o, const kind_ops *k, const mq_mesh *m, cons
                "\"load_ms\":%.3f,\"load_mapped_ms\":%.3f,\"load_memory_ms\":%.3f,\"build_over_load\":%.2f,"
                "\"build_1thread_over_load\":%.2f,\"build_over_load_mapped\":%.2f,\"identical_resave\":%s}\n",
                k->name, o->mesh_path, o->subdivide, mq_mesh_triangle_count(m), f->bytes, cores, f->build_ms,
-               f->build1_ms, f->save_ms, f->load_ms, f->load_mapped_ms, f->load_memory_ms, ratio, ratio1,
-               ratio_mapped, f->same_bytes ? "true" : "false");
+               f->build1_ms, f->save_ms, f->load_ms, f->load_mapped_ms, f->load_memory_ms, ratio, ratio1, ratio_mapped,
+               f->same_bytes ? "true" : "false");
         return;
     }
     printf("%-8s build %9.1f ms", k->name, f->build_ms);

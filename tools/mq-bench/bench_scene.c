@@ -224,7 +224,7 @@ typedef struct dscene {
     struct crossing {
         double enter;
         uint32_t instance;
-    } *crossed; /* scratch: the instances a ray crosses */
+    } * crossed; /* scratch: the instances a ray crosses */
 } dscene;
 
 static void xf_apply(const double *m, const double p[3], double out[3])
@@ -258,8 +258,15 @@ static void world_boxes(dscene *s, const mq_aabb *box)
 
 static bool dscene_init(dscene *s, const mq_mesh *mesh, const mq_aabb *box, const double *xf, size_t instances)
 {
-    *s = (dscene){mq_mesh_positions(mesh), mq_mesh_indices(mesh), mq_mesh_vertex_count(mesh),
-                  mq_mesh_triangle_count(mesh), instances, xf, NULL, NULL, NULL};
+    *s = (dscene){mq_mesh_positions(mesh),
+                  mq_mesh_indices(mesh),
+                  mq_mesh_vertex_count(mesh),
+                  mq_mesh_triangle_count(mesh),
+                  instances,
+                  xf,
+                  NULL,
+                  NULL,
+                  NULL};
     s->boxes = malloc(instances * 6 * sizeof *s->boxes);
     s->world = malloc(s->vertex_count * 3 * sizeof *s->world + 1);
     s->crossed = malloc(instances * sizeof *s->crossed);
@@ -463,7 +470,10 @@ static void report_differences(const scene_opts *o, const mq_mesh *mesh, const m
 }
 #endif
 
-static double median_of(double *v, unsigned n) { return bench_median(v, n); }
+static double median_of(double *v, unsigned n)
+{
+    return bench_median(v, n);
+}
 
 int bench_scene_main(int argc, char **argv)
 {

@@ -13,7 +13,10 @@ void d3_sub(const double *a, const double *b, double *o)
     for (int k = 0; k < 3; k++)
         o[k] = a[k] - b[k];
 }
-double d3_dot(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+double d3_dot(const double *a, const double *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
 void d3_cross(const double *a, const double *b, double *o)
 {
     o[0] = a[1] * b[2] - a[2] * b[1];
@@ -26,7 +29,10 @@ double d3_dist2(const double *a, const double *b)
     d3_sub(a, b, d);
     return d3_dot(d, d);
 }
-static double clamp01(double x) { return x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x; }
+static double clamp01(double x)
+{
+    return x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x;
+}
 
 /* Squared distance from p to triangle t (Ericson, Real-Time Collision Detection, §5.1.5). */
 double point_triangle_d2(const double *p, double t[3][3])
@@ -142,4 +148,3 @@ double triangle_distance(double p[3][3], double q[3][3])
     }
     return sqrt(d2);
 }
-

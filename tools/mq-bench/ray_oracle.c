@@ -74,7 +74,10 @@ static bool ray_hits(const dray *r, double v[3][3], double *t, double *margin, d
     return crosses && *margin >= 0.0 && *t >= r->tmin && *t <= r->tmax;
 }
 
-oracle_answer oracle_none(void) { return (oracle_answer){UINT32_MAX, INFINITY, -INFINITY, INFINITY}; }
+oracle_answer oracle_none(void)
+{
+    return (oracle_answer){UINT32_MAX, INFINITY, -INFINITY, INFINITY};
+}
 
 oracle_answer oracle_trace(const dray *r, const oracle_triangles *s)
 {

@@ -82,7 +82,10 @@ extern "C" ref_bullet *ref_bullet_create(const float *positions, size_t vertex_c
     return b;
 }
 
-extern "C" double ref_bullet_scale(const ref_bullet *b) { return b->scale; }
+extern "C" double ref_bullet_scale(const ref_bullet *b)
+{
+    return b->scale;
+}
 
 extern "C" void ref_bullet_destroy(ref_bullet *b)
 {
@@ -105,7 +108,8 @@ static uint32_t triangle_id(int part, int index)
     return static_cast<uint32_t>(size_t(part) * part_triangles + size_t(index));
 }
 
-namespace {
+namespace
+{
 struct Collect : btCollisionWorld::ContactResultCallback {
     const btCollisionObject *mesh;
     std::vector<uint32_t> *out;
@@ -133,8 +137,7 @@ struct SweepClosest : btCollisionWorld::ClosestConvexResultCallback {
 };
 } // namespace
 
-static size_t contact(ref_bullet *b, btCollisionShape *shape, const btTransform &pose, uint32_t *out,
-                      size_t capacity)
+static size_t contact(ref_bullet *b, btCollisionShape *shape, const btTransform &pose, uint32_t *out, size_t capacity)
 {
     btCollisionObject probe;
     probe.setCollisionShape(shape);
@@ -152,7 +155,10 @@ static size_t contact(ref_bullet *b, btCollisionShape *shape, const btTransform 
 }
 
 // A point or length of the caller's, in the scaled Bullet world.
-static btVector3 vec(const ref_bullet *b, const float *p) { return btVector3(p[0], p[1], p[2]) * b->scale; }
+static btVector3 vec(const ref_bullet *b, const float *p)
+{
+    return btVector3(p[0], p[1], p[2]) * b->scale;
+}
 
 extern "C" size_t ref_bullet_overlap_sphere(ref_bullet *b, const mq_sphere *s, uint32_t *out, size_t capacity)
 {
@@ -229,4 +235,7 @@ extern "C" bool ref_bullet_sphere_cast(ref_bullet *b, const mq_sphere *s, const 
     return true;
 }
 
-extern "C" int ref_bullet_version(void) { return btGetVersion(); }
+extern "C" int ref_bullet_version(void)
+{
+    return btGetVersion();
+}

@@ -13,7 +13,7 @@
 struct ref_embree {
     RTCDevice device;
     RTCScene scene;
-    RTCScene base; /* instanced scenes: the mesh's own scene; NULL otherwise */
+    RTCScene base;      /* instanced scenes: the mesh's own scene; NULL otherwise */
     atomic_llong bytes; /* net bytes allocated by the device since the counter was reset */
 };
 
@@ -25,16 +25,19 @@ static bool monitor(void *user, ssize_t bytes, bool post)
     return true;
 }
 
-const char *ref_embree_version(void) { return RTC_VERSION_STRING; }
+const char *ref_embree_version(void)
+{
+    return RTC_VERSION_STRING;
+}
 
 static RTCGeometry make_geometry(RTCDevice dev, const float *positions, size_t vertex_count, const uint32_t *indices,
                                  size_t triangle_count)
 {
     RTCGeometry g = rtcNewGeometry(dev, RTC_GEOMETRY_TYPE_TRIANGLE);
-    float *vb = rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, 3 * sizeof(float),
-                                        vertex_count);
-    unsigned *ib = rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, 3 * sizeof(unsigned),
-                                           triangle_count);
+    float *vb =
+        rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, 3 * sizeof(float), vertex_count);
+    unsigned *ib =
+        rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, 3 * sizeof(unsigned), triangle_count);
     if (!vb || !ib) {
         rtcReleaseGeometry(g);
         return NULL;
@@ -272,8 +275,7 @@ void ref_embree_occluded(ref_embree *e, const mq_ray *rays, size_t count, unsign
     run_threads(&j, threads);
 }
 
-void ref_embree_closest16(ref_embree *e, const mq_ray *rays, size_t count, unsigned threads, float *t,
-                          uint32_t *id)
+void ref_embree_closest16(ref_embree *e, const mq_ray *rays, size_t count, unsigned threads, float *t, uint32_t *id)
 {
     trace_job j = {.e = e, .rays = rays, .count = count, .t = t, .id = id, .mode = 2};
     run_threads(&j, threads);

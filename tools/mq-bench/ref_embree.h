@@ -27,15 +27,13 @@ void ref_embree_destroy(ref_embree *e);
 
 /* Closest hits (rtcIntersect1) of rays on `threads` threads: t (INFINITY on a
  * miss) and triangle id (UINT32_MAX on a miss). */
-void ref_embree_closest(ref_embree *e, const mq_ray *rays, size_t count, unsigned threads, float *t,
-                        uint32_t *id);
+void ref_embree_closest(ref_embree *e, const mq_ray *rays, size_t count, unsigned threads, float *t, uint32_t *id);
 
 /* Occlusion (rtcOccluded1) on `threads` threads. */
 void ref_embree_occluded(ref_embree *e, const mq_ray *rays, size_t count, unsigned threads, bool *occluded);
 
 /* Closest hits with 16-ray packets (rtcIntersect16) of consecutive rays. */
-void ref_embree_closest16(ref_embree *e, const mq_ray *rays, size_t count, unsigned threads, float *t,
-                          uint32_t *id);
+void ref_embree_closest16(ref_embree *e, const mq_ray *rays, size_t count, unsigned threads, float *t, uint32_t *id);
 
 /*
  * An instanced scene for `mq-bench scene`: one triangle geometry in a base

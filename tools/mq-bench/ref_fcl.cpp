@@ -71,7 +71,10 @@ extern "C" ref_fcl *ref_fcl_create_scaled(const float *positions, size_t vertex_
     return f;
 }
 
-extern "C" double ref_fcl_scale(const ref_fcl *f) { return f->scale; }
+extern "C" double ref_fcl_scale(const ref_fcl *f)
+{
+    return f->scale;
+}
 
 extern "C" void ref_fcl_destroy(ref_fcl *f)
 {
@@ -96,7 +99,10 @@ static size_t collide_shape(ref_fcl *f, const std::shared_ptr<fcl::CollisionGeom
     return n;
 }
 
-static fcl::Vector3d vec(const float *p) { return fcl::Vector3d(p[0], p[1], p[2]); }
+static fcl::Vector3d vec(const float *p)
+{
+    return fcl::Vector3d(p[0], p[1], p[2]);
+}
 
 extern "C" size_t ref_fcl_overlap_sphere(ref_fcl *f, const mq_sphere *s, uint32_t *out, size_t capacity)
 {
@@ -156,9 +162,12 @@ extern "C" size_t ref_fcl_collide(ref_fcl *a, ref_fcl *b, const mq_rigid *xf, bo
     fcl::collide(a->object, b->moved, request, result);
     size_t n = result.numContacts();
     for (size_t i = 0; i < n && i < capacity; i++)
-        out[i] = mq_tri_pair{static_cast<uint32_t>(result.getContact(i).b1),
-                             static_cast<uint32_t>(result.getContact(i).b2)};
+        out[i] =
+            mq_tri_pair{static_cast<uint32_t>(result.getContact(i).b1), static_cast<uint32_t>(result.getContact(i).b2)};
     return n;
 }
 
-extern "C" const char *ref_fcl_version(void) { return FCL_VERSION; }
+extern "C" const char *ref_fcl_version(void)
+{
+    return FCL_VERSION;
+}

@@ -28,8 +28,8 @@ typedef enum ref_fcl_bv { REF_FCL_OBB = 0, REF_FCL_OBBRSS = 1 } ref_fcl_bv;
 /* Builds a BVHModel over the triangles (FCL's default split rule) and reports
  * the build's wall time (beginModel / addSubModel / endModel; converting the
  * floats to FCL's doubles before is not counted). NULL on failure. */
-ref_fcl *ref_fcl_create(const float *positions, size_t vertex_count, const uint32_t *indices,
-                        size_t triangle_count, ref_fcl_bv bv, double *build_ms);
+ref_fcl *ref_fcl_create(const float *positions, size_t vertex_count, const uint32_t *indices, size_t triangle_count,
+                        ref_fcl_bv bv, double *build_ms);
 /* The same in a world scaled by `scale` (vertices and, in ref_fcl_collide,
  * translations multiplied by it; ids and yes/no answers are scale-free): 1 is
  * ref_fcl_create, 0 the power of two (exact in float and double) that makes
@@ -51,8 +51,7 @@ size_t ref_fcl_overlap_aabb(ref_fcl *f, const mq_aabb *b, uint32_t *out, size_t 
 /* Mesh a (identity) vs mesh b placed by `b_to_a`: all intersecting triangle
  * pairs (all = true; up to `capacity` written, the total returned) or whether
  * there is one (all = false: FCL's num_max_contacts = 1; returns 0 or 1). */
-size_t ref_fcl_collide(ref_fcl *a, ref_fcl *b, const mq_rigid *b_to_a, bool all, mq_tri_pair *out,
-                       size_t capacity);
+size_t ref_fcl_collide(ref_fcl *a, ref_fcl *b, const mq_rigid *b_to_a, bool all, mq_tri_pair *out, size_t capacity);
 
 /* "0.7.0" etc. */
 const char *ref_fcl_version(void);

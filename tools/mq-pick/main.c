@@ -1,7 +1,7 @@
 /*
  * mq-pick — what does this ray hit? Loads OBJ files (or saved hierarchies),
  * builds a BVH and answers rays given on the command line or in a file, as a
- * table, JSON lines, CSV or the binary formats of ../shared/FORMATS.md; also
+ * table, JSON lines, CSV or the binary formats of docs/formats.md; also
  * shape overlaps, nearest points and mesh vs mesh.
  *
  * This file is the one-mesh path (no --place): the mesh's own BVH / OBB tree,
@@ -144,7 +144,8 @@ static int run_shapes(const pick_options *o, pick_model *m)
     if (!pick_model_obbtree(m, hierarchy))
         return 1;
     bool self = o->collide_path && !strcmp(o->collide_path, o->meshes[0].path);
-    if (o->collide_path && !self && (!pick_model_load(&other, o->collide_path) || !pick_model_obbtree(&other, hierarchy))) {
+    if (o->collide_path && !self &&
+        (!pick_model_load(&other, o->collide_path) || !pick_model_obbtree(&other, hierarchy))) {
         pick_model_free(&other);
         return 1;
     }

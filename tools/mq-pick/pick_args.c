@@ -41,8 +41,7 @@ static const char usage_text[] =
     "  (default)          the closest hit of each ray\n"
     "  --any              is anything hit? (occlusion, line of sight)\n"
     "  --all              every hit along each ray, nearest first\n"
-    "  --cull-back-faces  ignore triangles seen from behind\n"
-    ;
+    "  --cull-back-faces  ignore triangles seen from behind\n";
 
 static const char usage_text2[] =
     "shapes (answers: per shape the count of overlapping triangles, touching counts, then\n"
@@ -285,7 +284,8 @@ static int parse_valued(pick_options *o, const char *a, const char *v)
             return pick_usage_error("--place '%s' must follow the mesh it places (one --place per mesh)", v);
         if (!parse_place(v, &o->meshes[o->mesh_count - 1]))
             return pick_usage_error("--place needs TX,TY,TZ[,QW,QX,QY,QZ[,SX,SY,SZ | ,S]] (a non-zero quaternion, "
-                                    "non-zero scales), got '%s'", v);
+                                    "non-zero scales), got '%s'",
+                                    v);
     } else if (!strcmp(a, "--closest")) {
         double p[4];
         int n = parse_list(v, p, 4);
@@ -319,10 +319,10 @@ static int parse_valued(pick_options *o, const char *a, const char *v)
 
 static bool takes_value(const char *a)
 {
-    static const char *const names[] = {"--ray", "--pixel", "--size", "--camera", "--up", "--fov", "--place",
-                                        "--closest", "--sphere", "--capsule", "--box", "--aabb", "--hierarchy",
-                                        "--threads", "--rays", "--queries", "--collide", "--xforms", "--save",
-                                        "--out"};
+    static const char *const names[] = {"--ray",     "--pixel",   "--size",      "--camera",  "--up",
+                                        "--fov",     "--place",   "--closest",   "--sphere",  "--capsule",
+                                        "--box",     "--aabb",    "--hierarchy", "--threads", "--rays",
+                                        "--queries", "--collide", "--xforms",    "--save",    "--out"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(a, names[i]))
             return true;
@@ -339,10 +339,12 @@ static int check_combination(pick_options *o)
     int modes = rays + shapes + !!o->point_count + !!o->collide_path;
     if (modes == 0 && !o->save_path)
         return pick_usage_error("nothing to do: give --ray, --pixel, --rays, --queries, a shape, --closest, "
-                                "--collide or --save%s", "");
+                                "--collide or --save%s",
+                                "");
     if (modes > 1)
         return pick_usage_error("give one of --ray/--pixel/--rays, --queries/--sphere/--capsule/--box/--aabb, "
-                                "--closest, --collide%s", "");
+                                "--closest, --collide%s",
+                                "");
     for (size_t i = 0; i < o->pixel_count; i++)
         if (o->pixels[2 * i] >= o->width || o->pixels[2 * i + 1] >= o->height) {
             char what[64];

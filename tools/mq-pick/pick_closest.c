@@ -107,8 +107,7 @@ static void write_table(const pick_target *t, mqt_textbuf *b, size_t i, const pi
         src.material[0] ? src.material : "-");
 }
 
-int pick_run_closest(const pick_target *t, const pick_point *points, size_t count, FILE *out,
-                     pick_shape_format format)
+int pick_run_closest(const pick_target *t, const pick_point *points, size_t count, FILE *out, pick_shape_format format)
 {
     mqt_textbuf *b = calloc(1, sizeof *b);
     if (!b) {
@@ -122,8 +121,8 @@ int pick_run_closest(const pick_target *t, const pick_point *points, size_t coun
                                        : "query,x,y,z,found,file,triangle,face,line,group,object,material,"
                                          "distance,px,py,pz,u,v\n");
     else if (format != SHAPES_JSON)
-        add(b, "%6s %-28s %12s %9s %8s %9s  %-28s %-18s %s\n", "query", "from", "distance", "triangle", "face",
-            "line", "closest point", "barycentric", "file  group/object/material");
+        add(b, "%6s %-28s %12s %9s %8s %9s  %-28s %-18s %s\n", "query", "from", "distance", "triangle", "face", "line",
+            "closest point", "barycentric", "file  group/object/material");
     for (size_t i = 0; i < count; i++) {
         mq_scene_point_hit h;
         memset(&h, 0, sizeof h);

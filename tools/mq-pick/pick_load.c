@@ -72,8 +72,7 @@ bool pick_model_bvh(pick_model *m, uint32_t threads)
     mq_diag diag = {0};
     mq_status st = mq_bvh_build(m->mesh, &def, &m->bvh, &diag);
     if (st != MQ_OK)
-        fprintf(stderr, "mq-pick: %s: building the BVH failed: %s (%s)\n", m->path, diag.message,
-                mq_status_string(st));
+        fprintf(stderr, "mq-pick: %s: building the BVH failed: %s (%s)\n", m->path, diag.message, mq_status_string(st));
     return st == MQ_OK;
 }
 

@@ -16,10 +16,10 @@ typedef enum pick_origin { PICK_FROM_OBJ, PICK_FROM_SAVED_BVH, PICK_FROM_SAVED_O
 typedef struct pick_model {
     const char *path;
     pick_origin origin;
-    mq_mesh *obj_mesh;    /* PICK_FROM_OBJ: the parsed mesh, owned */
-    const mq_mesh *mesh;  /* the mesh to use, whoever owns it */
-    mq_bvh *bvh;          /* loaded, or built by pick_model_bvh */
-    mq_obbtree *obbtree;  /* loaded, or built by pick_model_obbtree */
+    mq_mesh *obj_mesh;   /* PICK_FROM_OBJ: the parsed mesh, owned */
+    const mq_mesh *mesh; /* the mesh to use, whoever owns it */
+    mq_bvh *bvh;         /* loaded, or built by pick_model_bvh */
+    mq_obbtree *obbtree; /* loaded, or built by pick_model_obbtree */
 } pick_model;
 
 /* Loads `path`; prints "mq-pick: path:line:column: what" (OBJ) or what is wrong with a saved

@@ -218,8 +218,8 @@ static void write_table_hit(pick_writer *w, size_t ray, size_t rank, const mq_hi
 {
     FILE *f = w->out;
     if (!w->wrote_header) {
-        fprintf(f, "%6s %4s %12s %9s %8s %9s  %-28s %-30s %s\n", "ray", "rank", "t", "triangle", "face",
-                "line", "point", "normal", "group/object/material");
+        fprintf(f, "%6s %4s %12s %9s %8s %9s  %-28s %-30s %s\n", "ray", "rank", "t", "triangle", "face", "line",
+                "point", "normal", "group/object/material");
         w->wrote_header = true;
     }
     if (!h) {
@@ -232,8 +232,8 @@ static void write_table_hit(pick_writer *w, size_t ray, size_t rank, const mq_hi
     char point[64], normal[64];
     snprintf(point, sizeof point, "(%.5g, %.5g, %.5g)", h->point[0], h->point[1], h->point[2]);
     snprintf(normal, sizeof normal, "(%.4f, %.4f, %.4f)", h->normal[0], h->normal[1], h->normal[2]);
-    fprintf(f, "%6zu %4zu %12.7g %9u %8u %9llu  %-28s %-30s %s/%s/%s", ray, rank, h->t, h->triangle,
-            src.face, (unsigned long long)src.line, point, normal, src.group[0] ? src.group : "-",
+    fprintf(f, "%6zu %4zu %12.7g %9u %8u %9llu  %-28s %-30s %s/%s/%s", ray, rank, h->t, h->triangle, src.face,
+            (unsigned long long)src.line, point, normal, src.group[0] ? src.group : "-",
             src.object[0] ? src.object : "-", src.material[0] ? src.material : "-");
     if (w->name_instance)
         fprintf(f, "  instance %u %s", instance, s->path);
@@ -389,4 +389,7 @@ bool pick_write_occlusion(pick_writer *w, size_t ray_index, bool occluded)
     return !ferror(w->out) && !w->text->failed;
 }
 
-bool pick_writer_flush(pick_writer *w) { return mqt_tb_flush(w->text); }
+bool pick_writer_flush(pick_writer *w)
+{
+    return mqt_tb_flush(w->text);
+}

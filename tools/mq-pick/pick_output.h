@@ -1,6 +1,6 @@
 /*
  * mq-pick's answer writers: a table for people, JSON lines and CSV for
- * programs, and the binary .hits / .occl files of ../shared/FORMATS.md.
+ * programs, and the binary .hits / .occl files of docs/formats.md.
  */
 #ifndef MQ_PICK_OUTPUT_H
 #define MQ_PICK_OUTPUT_H

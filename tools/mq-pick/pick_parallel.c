@@ -184,7 +184,7 @@ bool pick_write_closest_hits(pick_writer *w, const mq_hit *hits, const uint32_t 
         return write_text(w, hits, instances, n, threads);
     bool ok = true;
     for (size_t i = 0; i < n && ok; i++)
-        ok = pick_write_hit(w, i, 0, hits[i].triangle != MQ_NO_TRIANGLE ? &hits[i] : NULL,
-                            instances ? instances[i] : 0);
+        ok =
+            pick_write_hit(w, i, 0, hits[i].triangle != MQ_NO_TRIANGLE ? &hits[i] : NULL, instances ? instances[i] : 0);
     return ok;
 }

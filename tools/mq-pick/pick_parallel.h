@@ -12,7 +12,6 @@
  * which also write it out, in order, while the others format the rest.
  * Returns false on a write or memory failure.
  */
-bool pick_write_closest_hits(pick_writer *w, const mq_hit *hits, const uint32_t *instances, size_t n,
-                             uint32_t threads);
+bool pick_write_closest_hits(pick_writer *w, const mq_hit *hits, const uint32_t *instances, size_t n, uint32_t threads);
 
 #endif

@@ -18,7 +18,7 @@
 
 typedef struct scene_run {
     const pick_options *o;
-    pick_model *models;   /* one per distinct file */
+    pick_model *models; /* one per distinct file */
     size_t model_count;
     size_t *model_of;     /* per mesh argument */
     pick_source *sources; /* per instance = mesh argument */
@@ -75,23 +75,24 @@ static bool build_scene(scene_run *r, bool rays)
             return false;
         }
         if (st != MQ_OK)
-            fprintf(stderr, "mq-pick: cannot place %s (mesh argument %zu): %s (%s)\n", a->path, i + 1,
-                    diag.message, mq_status_string(st));
+            fprintf(stderr, "mq-pick: cannot place %s (mesh argument %zu): %s (%s)\n", a->path, i + 1, diag.message,
+                    mq_status_string(st));
         r->sources[i] = (pick_source){a->path, m->mesh, (uint32_t)r->triangles};
         r->triangles += mq_mesh_triangle_count(m->mesh);
     }
     if (st == MQ_OK && (st = mq_scene_commit(r->scene, &diag)) != MQ_OK)
         fprintf(stderr, "mq-pick: building the scene failed: %s (%s)\n", diag.message, mq_status_string(st));
     if (st == MQ_OK && r->triangles >= UINT32_MAX)
-        fprintf(stderr, "mq-pick: note: the meshes have %llu triangles together, beyond the 32-bit ids of "
-                        ".hits and .overlaps\n", (unsigned long long)r->triangles);
+        fprintf(stderr,
+                "mq-pick: note: the meshes have %llu triangles together, beyond the 32-bit ids of "
+                ".hits and .overlaps\n",
+                (unsigned long long)r->triangles);
     return st == MQ_OK;
 }
 
 static mq_dray to_dray(const mq_ray *r)
 {
-    return (mq_dray){{r->origin[0], r->origin[1], r->origin[2]}, r->tmin, {r->dir[0], r->dir[1], r->dir[2]},
-                     r->tmax};
+    return (mq_dray){{r->origin[0], r->origin[1], r->origin[2]}, r->tmin, {r->dir[0], r->dir[1], r->dir[2]}, r->tmax};
 }
 
 /* The float hit record the writers take (world values rounded to float). */
@@ -213,8 +214,8 @@ static int run_rays(scene_run *r, mq_ray **rays, size_t count, pick_format forma
     if (!pick_close_out(out, o->out_path, ok))
         return 1;
     if (o->timing)
-        pick_print_timing(count, (size_t)r->triangles, stamp[1] - stamp[0], stamp[2] - stamp[1],
-                          stamp[3] - stamp[2], trace_s, pick_now() - t_trace0 - trace_s);
+        pick_print_timing(count, (size_t)r->triangles, stamp[1] - stamp[0], stamp[2] - stamp[1], stamp[3] - stamp[2],
+                          trace_s, pick_now() - t_trace0 - trace_s);
     return 0;
 }
 

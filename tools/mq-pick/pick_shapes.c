@@ -58,8 +58,7 @@ static mq_dshape to_dshape(const mqt_query *q)
 }
 
 /* Up to `cap` overlapping (instance, triangle) of query q into items (ids: scratch); returns the total. */
-static size_t overlaps(const pick_target *t, const mqt_query *q, mq_instance_triangle *items, uint32_t *ids,
-                       size_t cap)
+static size_t overlaps(const pick_target *t, const mqt_query *q, mq_instance_triangle *items, uint32_t *ids, size_t cap)
 {
     if (t->scene) {
         mq_dshape d = to_dshape(q);
@@ -278,8 +277,7 @@ int pick_run_queries(const pick_target *t, const char *queries_path, const mqt_q
     return rc;
 }
 
-int pick_run_collide(const mq_obbtree *a, const mq_obbtree *b, const char *xforms_path, bool any, FILE *out,
-                     bool json)
+int pick_run_collide(const mq_obbtree *a, const mq_obbtree *b, const char *xforms_path, bool any, FILE *out, bool json)
 {
     mq_rigid *xforms;
     size_t count;

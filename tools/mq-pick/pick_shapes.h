@@ -17,7 +17,7 @@
 
 /* What shape queries run on: one mesh's tree (instance 0), or a scene. */
 typedef struct pick_target {
-    const mq_obbtree *tree;     /* or NULL, then: */
+    const mq_obbtree *tree; /* or NULL, then: */
     const mq_scene *scene;
     const pick_source *sources; /* indexed by instance */
     bool name_instance;         /* records name the instance (scene runs) */
@@ -37,12 +37,10 @@ int pick_run_queries(const pick_target *t, const char *queries_path, const mqt_q
                      FILE *out, pick_shape_format format);
 
 /* The nearest surface point to each point (SHAPES_OVERLAPS writes the table). Returns 0 or 1. */
-int pick_run_closest(const pick_target *t, const pick_point *points, size_t count, FILE *out,
-                     pick_shape_format format);
+int pick_run_closest(const pick_target *t, const pick_point *points, size_t count, FILE *out, pick_shape_format format);
 
 /* For every transform of `xforms_path` (placing `b` in `a`'s frame): the number of intersecting
  * triangle pairs, or 0/1 when `any`. Returns 0, or 1 after printing an error. */
-int pick_run_collide(const mq_obbtree *a, const mq_obbtree *b, const char *xforms_path, bool any, FILE *out,
-                     bool json);
+int pick_run_collide(const mq_obbtree *a, const mq_obbtree *b, const char *xforms_path, bool any, FILE *out, bool json);
 
 #endif

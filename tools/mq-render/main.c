@@ -1,6 +1,6 @@
 /*
  * mq-render — look at a mesh. Loads an OBJ file, builds a BVH, traces one ray
- * per pixel from the default camera of ../shared/FORMATS.md (the one that
+ * per pixel from the default camera of docs/formats.md (the one that
  * frames the model) and writes a PNG shaded by normal, depth or BVH work, with
  * optional crosshairs on picked pixels and the triangles a sphere overlaps
  * highlighted.
@@ -27,7 +27,7 @@ static const char usage_text[] =
     "usage: mq-render MESH.obj --size WxH --out IMAGE.png [options]\n"
     "\n"
     "Renders a Wavefront OBJ mesh to a PNG image, as seen from the default camera of\n"
-    "FORMATS.md: at c + 1.2*D*normalize(1, 0.6, 1.4) looking at the bounding box centre c\n"
+    "docs/formats.md: at c + 1.2*D*normalize(1, 0.6, 1.4) looking at the bounding box centre c\n"
     "(D = box diagonal), up +y, vertical field of view 45 degrees. Pixel (0,0) is top left.\n"
     "\n"
     "options:\n"

@@ -53,4 +53,7 @@ const mq_kernels *mq_kernels_by_name(const char *name)
     return NULL;
 }
 
-void mq_kernels_override(const mq_kernels *k) { forced = k; }
+void mq_kernels_override(const mq_kernels *k)
+{
+    forced = k;
+}

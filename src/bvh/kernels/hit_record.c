@@ -52,8 +52,8 @@ static double edge_param(const double h[3], const double p0[3], const double e[3
  * plane test is degenerate in double (a grazing in-plane hit, bvh.h) or t
  * overflows.
  */
-static bool refine(const mq_ray *ray, float v[3][3], double n[3], double *nn_out, double *t_out,
-                   float *u_out, float *v_out)
+static bool refine(const mq_ray *ray, float v[3][3], double n[3], double *nn_out, double *t_out, float *u_out,
+                   float *v_out)
 {
     double e1[3], e2[3], q[3];
     for (int i = 0; i < 3; i++) {

@@ -25,13 +25,13 @@ static bool kernel_closest_valid(const mq_bvh *bvh, const mq_ray *ray, bool cull
 }
 
 const mq_kernels mq_kernels_avx2 = {.closest = kernel_closest,
-                                     .any = kernel_any,
-                                     .stream = kernel_stream,
-                                     .packet8 = mq_packet8_closest_avx2,
-                                     .packet8_rays = mq_packet8_rays_avx2,
-                                     .prepare8 = mq_trace_prepare8_avx2,
-                                     .prepare_valid = mq_trace_prepare_valid_avx2,
-                                     .closest_valid = kernel_closest_valid,
-                                     .hits4 = mq_hits4_avx2,
-                                     .hit1 = mq_hit_from_lane_avx2,
-                                     .name = "avx2"};
+                                    .any = kernel_any,
+                                    .stream = kernel_stream,
+                                    .packet8 = mq_packet8_closest_avx2,
+                                    .packet8_rays = mq_packet8_rays_avx2,
+                                    .prepare8 = mq_trace_prepare8_avx2,
+                                    .prepare_valid = mq_trace_prepare_valid_avx2,
+                                    .closest_valid = kernel_closest_valid,
+                                    .hits4 = mq_hits4_avx2,
+                                    .hit1 = mq_hit_from_lane_avx2,
+                                    .name = "avx2"};

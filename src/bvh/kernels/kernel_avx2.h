@@ -56,8 +56,8 @@ static inline __m256 plane(const mq_node8 *n, size_t off)
     return _mm256_load_ps((const float *)((const char *)n + off));
 }
 
-static inline __attribute__((always_inline)) unsigned kernel_node_hits(const mq_node8 *n, const kernel_ray *kr, float tmin, float tmax,
-                                        kernel_dists *dist, bool neg)
+static inline __attribute__((always_inline)) unsigned
+kernel_node_hits(const mq_node8 *n, const kernel_ray *kr, float tmin, float tmax, kernel_dists *dist, bool neg)
 {
     __m256 na = _mm256_mul_ps(_mm256_sub_ps(plane(n, kr->near_off[0]), kr->org[0]), kr->rd_near[0]);
     __m256 nb = _mm256_mul_ps(_mm256_sub_ps(plane(n, kr->near_off[1]), kr->org[1]), kr->rd_near[1]);
@@ -81,8 +81,9 @@ static inline __attribute__((always_inline)) unsigned kernel_node_hits(const mq_
     return (unsigned)_mm256_movemask_ps(hit);
 }
 
-static inline __attribute__((always_inline)) unsigned kernel_leaf_hits(const mq_tri_block *blk, const kernel_ray *kr, const mq_trace *q,
-                                        float tmin, float tmax, mq_leaf_hits *out)
+static inline __attribute__((always_inline)) unsigned kernel_leaf_hits(const mq_tri_block *blk, const kernel_ray *kr,
+                                                                       const mq_trace *q, float tmin, float tmax,
+                                                                       mq_leaf_hits *out)
 {
     return mq_leaf4_hits(&kr->leaf, q, blk, tmin, tmax, out);
 }

@@ -10,13 +10,19 @@ typedef struct kernel_ray {
     const mq_trace *q;
 } kernel_ray;
 
-static inline void kernel_ray_init(const mq_trace *q, kernel_ray *kr) { kr->q = q; }
+static inline void kernel_ray_init(const mq_trace *q, kernel_ray *kr)
+{
+    kr->q = q;
+}
 
 typedef struct kernel_dists {
     float v[MQ_BVH_WIDTH];
 } kernel_dists;
 
-static inline float kernel_dist_at(const kernel_dists *d, int i) { return d->v[i]; }
+static inline float kernel_dist_at(const kernel_dists *d, int i)
+{
+    return d->v[i];
+}
 
 static inline unsigned kernel_node_hits(const mq_node8 *n, const kernel_ray *kr, float tmin, float tmax,
                                         kernel_dists *dist, bool neg)
@@ -40,8 +46,8 @@ static inline unsigned kernel_node_hits(const mq_node8 *n, const kernel_ray *kr,
     return mask;
 }
 
-static inline unsigned kernel_leaf_hits(const mq_tri_block *blk, const kernel_ray *kr, const mq_trace *q,
-                                        float tmin, float tmax, mq_leaf_hits *out)
+static inline unsigned kernel_leaf_hits(const mq_tri_block *blk, const kernel_ray *kr, const mq_trace *q, float tmin,
+                                        float tmax, mq_leaf_hits *out)
 {
     (void)kr;
     return mq_woop_block(&q->ray, q->cull, blk, tmin, tmax, out);

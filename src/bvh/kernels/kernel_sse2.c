@@ -28,7 +28,10 @@ typedef struct kernel_dists {
     _Alignas(16) float v[MQ_BVH_WIDTH];
 } kernel_dists;
 
-static inline float kernel_dist_at(const kernel_dists *d, int i) { return d->v[i]; }
+static inline float kernel_dist_at(const kernel_dists *d, int i)
+{
+    return d->v[i];
+}
 
 /* Entry and exit distances of 4 children on one axis. */
 static inline void slab4(const mq_node8 *n, const kernel_ray *kr, int k, int off, __m128 *tn, __m128 *tf)
@@ -37,8 +40,8 @@ static inline void slab4(const mq_node8 *n, const kernel_ray *kr, int k, int off
     *tf = _mm_mul_ps(_mm_sub_ps(_mm_load_ps(&n->bounds[kr->near[k] ^ 1][off]), kr->org[k]), kr->rdir[k]);
 }
 
-static inline unsigned node4(const mq_node8 *n, const kernel_ray *kr, int off, __m128 vtmin, __m128 vtmax,
-                             float *dist, bool neg)
+static inline unsigned node4(const mq_node8 *n, const kernel_ray *kr, int off, __m128 vtmin, __m128 vtmax, float *dist,
+                             bool neg)
 {
     __m128 nx, fx, ny, fy, nz, fz;
     slab4(n, kr, 0, off, &nx, &fx);
@@ -67,8 +70,8 @@ static inline unsigned kernel_node_hits(const mq_node8 *n, const kernel_ray *kr,
     return node4(n, kr, 0, vtmin, vtmax, dist->v, neg) | node4(n, kr, 4, vtmin, vtmax, dist->v, neg) << 4;
 }
 
-static inline unsigned kernel_leaf_hits(const mq_tri_block *blk, const kernel_ray *kr, const mq_trace *q,
-                                        float tmin, float tmax, mq_leaf_hits *out)
+static inline unsigned kernel_leaf_hits(const mq_tri_block *blk, const kernel_ray *kr, const mq_trace *q, float tmin,
+                                        float tmax, mq_leaf_hits *out)
 {
     return mq_leaf4_hits(&kr->leaf, q, blk, tmin, tmax, out);
 }

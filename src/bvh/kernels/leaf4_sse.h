@@ -16,7 +16,7 @@ typedef struct mq_leaf4_ray {
     __m128 okx, oky, okz; /* origin, permuted */
     __m128 sx, sy, sz;    /* shear */
     int kx, ky, kz;
-    unsigned cull_mask;   /* 0xF when culling back faces, else 0 */
+    unsigned cull_mask; /* 0xF when culling back faces, else 0 */
 } mq_leaf4_ray;
 
 static inline void mq_leaf4_ray_init(const mq_ray_prep *r, bool cull, mq_leaf4_ray *lr)

@@ -48,21 +48,21 @@
 #include "bvh/kernels/woop_lane.h"
 
 typedef struct packet8 {
-    __m256 org[3];      /* by world axis */
-    __m256 rdn[3];      /* 1/d for entry planes */
-    __m256 rdf[3];      /* 1/d * (1 + Ize's widening) for exit planes */
+    __m256 org[3]; /* by world axis */
+    __m256 rdn[3]; /* 1/d for entry planes */
+    __m256 rdf[3]; /* 1/d * (1 + Ize's widening) for exit planes */
     __m256 tmin;
-    __m256 sx, sy, sz;  /* shear of the watertight test */
-    int kx, ky, kz;     /* shared by all lanes */
-    int near[3];        /* entry plane per axis, shared */
-    unsigned cull;      /* 0xFF when culling back faces */
+    __m256 sx, sy, sz; /* shear of the watertight test */
+    int kx, ky, kz;    /* shared by all lanes */
+    int near[3];       /* entry plane per axis, shared */
+    unsigned cull;     /* 0xFF when culling back faces */
     /* The packet as one interval ray (frustum_hits), by world axis: the
      * origin that enters / leaves a box last / first, and the range of the
      * lanes' 1/d for entry and exit planes; set when `frustum`. */
     bool frustum;
     __m256 fo_near[3], fo_far[3];
     __m256 frn_lo[3], frn_hi[3], frf_lo[3], frf_hi[3];
-    __m256 ftmin;       /* smallest tmin */
+    __m256 ftmin; /* smallest tmin */
 } packet8;
 
 static inline float hmin8(__m256 v)
@@ -93,8 +93,7 @@ static void packet_frustum(packet8 *p)
     p->frustum = true;
     for (int k = 0; k < 3; k++) {
         __m256 rn = p->rdn[k], rf = p->rdf[k];
-        __m256 fin = _mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), rf), _mm256_set1_ps(INFINITY),
-                                   _CMP_LT_OQ);
+        __m256 fin = _mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), rf), _mm256_set1_ps(INFINITY), _CMP_LT_OQ);
         if ((unsigned)_mm256_movemask_ps(fin) != 0xFFu) {
             p->frustum = false;
             return;
@@ -216,7 +215,10 @@ static bool packet_prepare(packet8 *p, const mq_bvh *bvh, const mq_ray *rays, bo
     return true;
 }
 
-static inline __m256 bcast(const float *p) { return _mm256_broadcast_ss(p); }
+static inline __m256 bcast(const float *p)
+{
+    return _mm256_broadcast_ss(p);
+}
 
 /* mq_node_tmax lane by lane (t >= 0 here: packets have tmin >= 0): the bound
  * nodes are culled against, so that a tie with a smaller id is entered. */
@@ -281,8 +283,8 @@ static bool visit_node(const packet8 *p, const void *arena, const mq_node8 *n, _
         if (!m)
             continue;
         mq_prefetch_child(arena, n->child[i]);
-        float dmin = p->frustum ? _mm256_cvtss_f32(_mm256_permutevar8x32_ps(ftn, _mm256_set1_epi32(i)))
-                                : masked_min(tn, m);
+        float dmin =
+            p->frustum ? _mm256_cvtss_f32(_mm256_permutevar8x32_ps(ftn, _mm256_set1_epi32(i))) : masked_min(tn, m);
         packet_entry e = {n->child[i], m, dmin};
         int j = count++;
         while (j > 0 && hit[j - 1].dist < e.dist) { /* descending: nearest last */
@@ -319,10 +321,10 @@ static void test_triangle(const packet8 *p, const mq_tri_block *blk, uint32_t un
     unsigned m = same & ~((unsigned)_mm256_movemask_ps(U) & p->cull) & active;
     __m256 P = _mm256_mul_ps(_mm256_mul_ps(U, V), W);
     __m256 absP = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), P);
-    unsigned slow = (unsigned)_mm256_movemask_ps(_mm256_or_ps(_mm256_cmp_ps(P, _mm256_setzero_ps(), _CMP_EQ_OQ),
-                                                              _mm256_cmp_ps(absP, _mm256_set1_ps(INFINITY),
-                                                                            _CMP_NLT_UQ))) &
-                    active;
+    unsigned slow =
+        (unsigned)_mm256_movemask_ps(_mm256_or_ps(_mm256_cmp_ps(P, _mm256_setzero_ps(), _CMP_EQ_OQ),
+                                                  _mm256_cmp_ps(absP, _mm256_set1_ps(INFINITY), _CMP_NLT_UQ))) &
+        active;
     m &= ~slow;
     uint32_t id = blk->id[j];
     __m256 t = _mm256_setzero_ps(), u = t, v = t, back = t;
@@ -407,8 +409,7 @@ static void packet_results(const packet_best *b, const void *arena, mq_best *bes
     for (int l = 0; l < 8; l++) {
         if (id[l] == MQ_NO_TRIANGLE)
             continue; /* best[l] keeps its "no hit" */
-        const mq_tri_block *blk =
-            (const mq_tri_block *)((const char *)arena + (size_t)(where[l] >> 2) * MQ_ARENA_UNIT);
+        const mq_tri_block *blk = (const mq_tri_block *)((const char *)arena + (size_t)(where[l] >> 2) * MQ_ARENA_UNIT);
         *best[l] = (mq_best){t[l], id[l], blk, (int)(where[l] & 3), u[l], v[l], signbit(back[l]) != 0};
     }
 }
@@ -662,8 +663,8 @@ void mq_packet8_closest_avx2(const mq_trace *const *q, mq_best **best, size_t pa
 
 /* Starts slot s on the next group of rays that qualifies, marking the ones
  * that do not in `left`; false when no group remains. */
-static bool next_group(packet_state *s, const mq_bvh *bvh, const mq_ray *rays, size_t groups, bool cull,
-                       mq_hit *hits, bool *left, size_t *next)
+static bool next_group(packet_state *s, const mq_bvh *bvh, const mq_ray *rays, size_t groups, bool cull, mq_hit *hits,
+                       bool *left, size_t *next)
 {
     while (*next < groups) {
         size_t g = (*next)++;

@@ -17,9 +17,8 @@
 /* With the ray's origin and direction already in registers (o, d0: lanes
  * 0..2; lane 3 is ignored): a caller that just stored them with separate
  * tmin / tmax stores avoids reloading them across those stores. */
-static inline __attribute__((always_inline)) void mq_prep1_avx2_regs(mq_trace *restrict q, const mq_bvh *bvh,
-                                                                     const mq_ray *restrict ray, __m128 o, __m128 d0,
-                                                                     bool cull)
+static inline __attribute__((always_inline)) void
+mq_prep1_avx2_regs(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *restrict ray, __m128 o, __m128 d0, bool cull)
 {
     /* (kx, ky) of finish(): [kz][down] */
     static const uint8_t perm[3][2][2] = {{{1, 2}, {2, 1}}, {{2, 0}, {0, 2}}, {{0, 1}, {1, 0}}};

@@ -177,8 +177,7 @@ static inline __attribute__((always_inline)) void prepare_valid(mq_trace *restri
     q->user_ray = ray;
 }
 
-bool mq_trace_prepare(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *restrict ray,
-                      const mq_ray_query *query)
+bool mq_trace_prepare(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *restrict ray, const mq_ray_query *query)
 {
     static const mq_ray_query defaults = {false, NULL, NULL, NULL};
     if (!ray)

@@ -2,7 +2,10 @@
 #include "bvh/kernels/hit_record.h"
 #include "bvh/kernels/trace.h"
 
-mq_ray_query mq_default_ray_query(void) { return (mq_ray_query){false, NULL, NULL, NULL}; }
+mq_ray_query mq_default_ray_query(void)
+{
+    return (mq_ray_query){false, NULL, NULL, NULL};
+}
 
 static void add_stats(const mq_trace *q, const mq_trace_counts *c)
 {

@@ -76,8 +76,7 @@ static bool seen_before(recent_keys *r, const edge_key *key)
     return false;
 }
 
-size_t mq_bvh_raycast_each(const mq_bvh *bvh, const mq_ray *ray, const mq_ray_query *query, mq_hit_fn fn,
-                           void *user)
+size_t mq_bvh_raycast_each(const mq_bvh *bvh, const mq_ray *ray, const mq_ray_query *query, mq_hit_fn fn, void *user)
 {
     mq_trace q;
     if (!bvh || !fn || !mq_trace_prepare(&q, bvh, ray, query))

@@ -46,8 +46,8 @@ typedef struct batch {
     const mq_ray *rays;
     size_t count;
     const mq_ray_query *query;
-    mq_hit *hits;     /* closest */
-    bool *occluded;   /* any */
+    mq_hit *hits;   /* closest */
+    bool *occluded; /* any */
     atomic_size_t next;
     atomic_size_t hit_count;
     pthread_mutex_t lock; /* guards the user's stats */
@@ -58,12 +58,12 @@ typedef struct chunk_work {
     mq_trace q[MQ_BATCH_CHUNK];
     mq_best best[MQ_BATCH_CHUNK];
     bool hit[MQ_BATCH_CHUNK];
-    size_t ray[MQ_BATCH_CHUNK]; /* index of the ray of q[j] */
-    const mq_trace *packet_q[MQ_BATCH_CHUNK];  /* queries grouped in packets of 8 */
+    size_t ray[MQ_BATCH_CHUNK];               /* index of the ray of q[j] */
+    const mq_trace *packet_q[MQ_BATCH_CHUNK]; /* queries grouped in packets of 8 */
     mq_best *packet_best[MQ_BATCH_CHUNK];
     size_t packet_index[MQ_BATCH_CHUNK];
-    size_t rest_index[MQ_BATCH_CHUNK];       /* queries left for the stream */
-    mq_hit_queue records;                    /* of the chunk's hits, flushed at its end */
+    size_t rest_index[MQ_BATCH_CHUNK]; /* queries left for the stream */
+    mq_hit_queue records;              /* of the chunk's hits, flushed at its end */
     mq_trace_counts counts;
 } chunk_work;
 
@@ -157,8 +157,7 @@ static size_t run_chunk(batch *b, chunk_work *w, size_t begin, size_t end)
         size_t groups = (end - begin) / 8;
         bool left[MQ_BATCH_CHUNK / 8];
         bool cull = b->query && b->query->cull_back_faces;
-        hits += k->packet8_rays(b->bvh, b->rays + begin, groups, cull, interleave, b->hits + begin, left,
-                                &w->counts);
+        hits += k->packet8_rays(b->bvh, b->rays + begin, groups, cull, interleave, b->hits + begin, left, &w->counts);
         for (size_t g = 0; g < groups; g++)
             if (left[g])
                 for (size_t l = 0; l < 8; l++)
@@ -253,8 +252,8 @@ static size_t run_batch(batch *b, uint32_t threads)
     return atomic_load(&b->hit_count);
 }
 
-size_t mq_bvh_raycast_closest_batch(const mq_bvh *bvh, const mq_ray *rays, size_t count,
-                                    const mq_ray_query *query, uint32_t threads, mq_hit *hits)
+size_t mq_bvh_raycast_closest_batch(const mq_bvh *bvh, const mq_ray *rays, size_t count, const mq_ray_query *query,
+                                    uint32_t threads, mq_hit *hits)
 {
     if (!bvh || !rays || !hits || count == 0)
         return 0;

@@ -49,9 +49,9 @@ typedef struct mq_ray_prep {
  * bound: only hits (t, id) lexicographically after (after_t, after_id) count. */
 typedef struct mq_trace {
     mq_ray_prep ray;
-    bool cull;                 /* reject back faces */
+    bool cull; /* reject back faces */
     bool has_after;
-    float after_t;             /* internal t */
+    float after_t; /* internal t */
     uint32_t after_id;
     const mq_ray_query *query; /* for the filter; never NULL */
     const mq_bvh *bvh;
@@ -98,8 +98,7 @@ static inline float mq_trace_tmin(const mq_trace *q)
  * Prepares a query. Returns false when the ray is not valid (mq_ray_is_valid),
  * which hits nothing. `query` may be NULL (defaults).
  */
-bool mq_trace_prepare(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *restrict ray,
-                      const mq_ray_query *query);
+bool mq_trace_prepare(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *restrict ray, const mq_ray_query *query);
 
 /*
  * Internal, for scene instances (scene/scene_raycast_map.c): mq_trace_prepare
@@ -134,8 +133,7 @@ typedef struct mq_kernels {
     /* Closest hits of `packets` coherent packets of 8 queries each (q[8*i..8*i+7],
      * see mq_packet8_coherent), several in flight when `interleave`; NULL when
      * the ISA has none. */
-    void (*packet8)(const mq_trace *const *q, mq_best **best, size_t packets, bool interleave,
-                    mq_trace_counts *counts);
+    void (*packet8)(const mq_trace *const *q, mq_best **best, size_t packets, bool interleave, mq_trace_counts *counts);
     /* Closest hits straight from the caller's rays (no filter, no lower
      * bound): each group g of 8 consecutive rays, rays[8g..8g+7], that can be
      * traced as a packet with its rays prepared exactly as mq_trace_prepare

@@ -27,14 +27,20 @@
  * them a triangle tied at exactly the best t with a smaller id (the tie rule
  * then failed). Correct for either sign of t; +inf stays +inf.
  */
-static inline float mq_node_tmax(float t) { return t + __builtin_fabsf(t) * MQ_IZE_REL; }
+static inline float mq_node_tmax(float t)
+{
+    return t + __builtin_fabsf(t) * MQ_IZE_REL;
+}
 
 typedef struct mq_stack_entry {
     uint32_t ref;
     float dist; /* entry distance of the child's box */
 } mq_stack_entry;
 
-static inline int mq_ctz(unsigned x) { return __builtin_ctz(x); }
+static inline int mq_ctz(unsigned x)
+{
+    return __builtin_ctz(x);
+}
 
 /* Keeps the nearer of *near and c in *near (ties: *near) and returns the
  * other: a masked swap, not a branch, as which one is nearer is
@@ -65,8 +71,7 @@ static inline void mq_prefetch_child(const void *arena, uint32_t ref)
 }
 
 /* Pushes all hit children but one, unordered (any-hit); returns that one. */
-static inline uint32_t mq_push_any(const void *arena, const mq_node8 *n, unsigned mask, mq_stack_entry *stack,
-                                   int *sp)
+static inline uint32_t mq_push_any(const void *arena, const mq_node8 *n, unsigned mask, mq_stack_entry *stack, int *sp)
 {
     int i = mq_ctz(mask);
     mask &= mask - 1;
@@ -95,8 +100,8 @@ static inline mq_best mq_candidate(const mq_tri_block *blk, int lane, const mq_l
 
 /* Folds a leaf block's hit lanes into the best hit: smaller t wins, equal t
  * goes to the smaller id. */
-static inline void mq_resolve_closest(const mq_trace *q, const mq_tri_block *blk, unsigned mask,
-                                      const mq_leaf_hits *h, mq_best *best)
+static inline void mq_resolve_closest(const mq_trace *q, const mq_tri_block *blk, unsigned mask, const mq_leaf_hits *h,
+                                      mq_best *best)
 {
     while (mask) {
         int lane = mq_ctz(mask);

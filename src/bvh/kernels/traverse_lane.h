@@ -65,13 +65,13 @@ static inline uint32_t push_ordered(const void *arena, const mq_node8 *n, unsign
  */
 typedef struct stream_lane {
     const mq_trace *q;
-    size_t index;  /* of the query in the stream */
+    size_t index; /* of the query in the stream */
     mq_best best;
     float tmin;
-    float cut;     /* mq_node_tmax of best.t (closest) or of tmax (any) */
-    uint32_t cur;  /* next node or leaf to visit */
+    float cut;    /* mq_node_tmax of best.t (closest) or of tmax (any) */
+    uint32_t cur; /* next node or leaf to visit */
     int sp;
-    bool hit;      /* any-hit answer */
+    bool hit; /* any-hit answer */
     mq_stack_entry *stack;
     kernel_ray kr;
 } stream_lane;
@@ -141,4 +141,3 @@ static inline __attribute__((always_inline)) bool lane_step(stream_lane *l, cons
     }
     return lane_pop(l, any_hit);
 }
-

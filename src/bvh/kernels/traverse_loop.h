@@ -30,7 +30,6 @@
 
 #include "bvh/kernels/traverse_lane.h"
 
-
 static inline __attribute__((always_inline)) bool kernel_closest_impl(const mq_trace *q, mq_best *best_out,
                                                                       mq_trace_counts *counts, const bool neg)
 {
@@ -163,9 +162,8 @@ static inline bool lane_next(stream_lane *l, const mq_trace *q, mq_best *best, b
  * loop there; 2 lanes: 1.3x, 4: 1.8x, 12 or 16: no better than 8). */
 #define MQ_STREAM_LANES 8
 
-static inline __attribute__((always_inline)) void stream_impl(const mq_trace *q, mq_best *best, bool *hit,
-                                                              size_t n, mq_trace_counts *counts,
-                                                              const bool any_hit)
+static inline __attribute__((always_inline)) void stream_impl(const mq_trace *q, mq_best *best, bool *hit, size_t n,
+                                                              mq_trace_counts *counts, const bool any_hit)
 {
     enum { L = MQ_STREAM_LANES };
     mq_stack_entry stacks[L][MQ_TRAVERSAL_STACK];

@@ -20,8 +20,8 @@
 typedef struct bin_node {
     double lo[3], hi[3];
     uint32_t mask;
-    uint32_t left;  /* inner: left child; leaf: the instance id */
-    uint32_t right; /* inner: right child; leaf: BIN_LEAF */
+    uint32_t left;   /* inner: left child; leaf: the instance id */
+    uint32_t right;  /* inner: right child; leaf: BIN_LEAF */
     uint32_t leaves; /* instances below */
 } bin_node;
 
@@ -354,8 +354,8 @@ size_t mq_tlas_scratch_bytes(uint32_t slots)
     return prims + 2 * (size_t)slots * (sizeof(bin_node) + sizeof(collapse_plan));
 }
 
-uint32_t mq_tlas_build(const mq_instance_rec *recs, uint32_t slots, mq_tlas_block *nodes, void *scratch,
-                       uint32_t *root, uint32_t *walk_stack)
+uint32_t mq_tlas_build(const mq_instance_rec *recs, uint32_t slots, mq_tlas_block *nodes, void *scratch, uint32_t *root,
+                       uint32_t *walk_stack)
 {
     mq_tlas_prim *prims = scratch;
     bin_node *bin = (bin_node *)(void *)((char *)scratch + (((size_t)slots * sizeof *prims + 63) & ~(size_t)63));

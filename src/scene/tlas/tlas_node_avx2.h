@@ -43,13 +43,20 @@ static inline void tlas_vray_init(const mq_tlas_ray *r, tlas_vray *v)
 static inline bool tlas_vray_begin(mq_tlas_ray *r, tlas_vray *v, const mq_dray *ray)
 {
     /* The plane offsets per axis, by the sign bits of the direction (set: the entry plane is hi). */
-    static const struct { size_t near_off[3], far_off[3]; } offsets[8] = {
-#define MQ_LO(k) (offsetof(mq_tlas_block, lo) + (size_t)(k) * MQ_TLAS_BLOCK * sizeof(float))
-#define MQ_HI(k) (offsetof(mq_tlas_block, hi) + (size_t)(k) * MQ_TLAS_BLOCK * sizeof(float))
-#define MQ_AXIS_NEAR(m, k) ((m) >> (k) & 1 ? MQ_HI(k) : MQ_LO(k))
-#define MQ_AXIS_FAR(m, k) ((m) >> (k) & 1 ? MQ_LO(k) : MQ_HI(k))
-#define MQ_OFFSETS(m) {{MQ_AXIS_NEAR(m, 0), MQ_AXIS_NEAR(m, 1), MQ_AXIS_NEAR(m, 2)}, \
-                       {MQ_AXIS_FAR(m, 0), MQ_AXIS_FAR(m, 1), MQ_AXIS_FAR(m, 2)}}
+    static const struct {
+        size_t near_off[3], far_off[3];
+    } offsets[8] = {
+#define MQ_LO(k) (offsetof(mq_tlas_block, lo) + (size_t)(k)*MQ_TLAS_BLOCK * sizeof(float))
+#define MQ_HI(k) (offsetof(mq_tlas_block, hi) + (size_t)(k)*MQ_TLAS_BLOCK * sizeof(float))
+#define MQ_AXIS_NEAR(m, k) ((m) >> (k)&1 ? MQ_HI(k) : MQ_LO(k))
+#define MQ_AXIS_FAR(m, k) ((m) >> (k)&1 ? MQ_LO(k) : MQ_HI(k))
+#define MQ_OFFSETS(m)                                                                                                  \
+    {                                                                                                                  \
+        {MQ_AXIS_NEAR(m, 0), MQ_AXIS_NEAR(m, 1), MQ_AXIS_NEAR(m, 2)},                                                  \
+        {                                                                                                              \
+            MQ_AXIS_FAR(m, 0), MQ_AXIS_FAR(m, 1), MQ_AXIS_FAR(m, 2)                                                    \
+        }                                                                                                              \
+    }
         MQ_OFFSETS(0), MQ_OFFSETS(1), MQ_OFFSETS(2), MQ_OFFSETS(3),
         MQ_OFFSETS(4), MQ_OFFSETS(5), MQ_OFFSETS(6), MQ_OFFSETS(7),
 #undef MQ_OFFSETS
@@ -67,8 +74,9 @@ static inline bool tlas_vray_begin(mq_tlas_ray *r, tlas_vray *v, const mq_dray *
     const __m256d zero = _mm256_setzero_pd(), range = _mm256_set1_pd(MQ_TLAS_RAY_RANGE);
     __m256d ad = _mm256_and_pd(d, absm);
     __m256d d_zero = _mm256_cmp_pd(ad, zero, _CMP_EQ_OQ);
-    __m256d d_ok = _mm256_or_pd(d_zero, _mm256_and_pd(_mm256_cmp_pd(ad, _mm256_set1_pd(1.0 / MQ_TLAS_RAY_RANGE), _CMP_GE_OQ),
-                                                      _mm256_cmp_pd(ad, range, _CMP_LE_OQ)));
+    __m256d d_ok =
+        _mm256_or_pd(d_zero, _mm256_and_pd(_mm256_cmp_pd(ad, _mm256_set1_pd(1.0 / MQ_TLAS_RAY_RANGE), _CMP_GE_OQ),
+                                           _mm256_cmp_pd(ad, range, _CMP_LE_OQ)));
     __m256d ok = _mm256_and_pd(d_ok, _mm256_cmp_pd(_mm256_and_pd(o, absm), range, _CMP_LE_OQ));
     double tmin = ray->tmin;
     if (!((_mm256_movemask_pd(ok) & 7) == 7 && (_mm256_movemask_pd(d_zero) & 7) != 7 && tmin >= 0.0 &&

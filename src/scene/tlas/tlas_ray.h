@@ -55,7 +55,7 @@ static inline void mq_tlas_ray_init_scalar(mq_tlas_ray *r, const mq_dray_prep *p
         double o = prep->org[k], d = prep->dir[k], ad = fabs(d);
         fast &= (fabs(o) <= MQ_TLAS_RAY_RANGE) &
                 ((ad == 0.0) | ((ad >= 1.0 / MQ_TLAS_RAY_RANGE) & (ad <= MQ_TLAS_RAY_RANGE)));
-        int neg = signbit(d) ? 1 : 0; /* the entry plane is hi */
+        int neg = signbit(d) ? 1 : 0;     /* the entry plane is hi */
         float rinv = (float)prep->inv[k]; /* 1/d in double, rounded once */
         r->rd_near[k] = rinv * (1.0f - MQ_TLAS_WIDEN_REL);
         r->rd_far[k] = rinv * (1.0f + MQ_TLAS_WIDEN_REL);
@@ -79,7 +79,8 @@ static inline __m128i mq_tlas_next_up_bits4(__m128i b)
     __m128i mag = _mm_and_si128(b, _mm_set1_epi32(0x7FFFFFFF));
     __m128i neg_nz = _mm_andnot_si128(_mm_cmpeq_epi32(mag, _mm_setzero_si128()), _mm_srai_epi32(b, 31));
     __m128i one = _mm_set1_epi32(1);
-    return _mm_or_si128(_mm_and_si128(neg_nz, _mm_sub_epi32(b, one)), _mm_andnot_si128(neg_nz, _mm_add_epi32(mag, one)));
+    return _mm_or_si128(_mm_and_si128(neg_nz, _mm_sub_epi32(b, one)),
+                        _mm_andnot_si128(neg_nz, _mm_add_epi32(mag, one)));
 }
 
 /* The fast test's conditions on one or two axes (lanes of o, d): |o| <= 2^60,
@@ -89,8 +90,8 @@ static inline int mq_tlas_axes_ok(__m128d o, __m128d d)
     const __m128d absm = _mm_castsi128_pd(_mm_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
     const __m128d range = _mm_set1_pd(MQ_TLAS_RAY_RANGE), inv_range = _mm_set1_pd(1.0 / MQ_TLAS_RAY_RANGE);
     __m128d ao = _mm_and_pd(o, absm), ad = _mm_and_pd(d, absm);
-    __m128d d_ok = _mm_or_pd(_mm_cmpeq_pd(ad, _mm_setzero_pd()),
-                             _mm_and_pd(_mm_cmpge_pd(ad, inv_range), _mm_cmple_pd(ad, range)));
+    __m128d d_ok =
+        _mm_or_pd(_mm_cmpeq_pd(ad, _mm_setzero_pd()), _mm_and_pd(_mm_cmpge_pd(ad, inv_range), _mm_cmple_pd(ad, range)));
     return _mm_movemask_pd(_mm_and_pd(_mm_cmple_pd(ao, range), d_ok));
 }
 
@@ -105,8 +106,8 @@ static inline __m128 mq_tlas_to_floats(__m128d v01, __m128d v2)
  * pair, z in the low lane of the second, its high lane 0): the same
  * roundings (a double converted to float once, a float product), the same
  * next float up or down, so the same fields. */
-static inline void mq_tlas_ray_init_sse2(mq_tlas_ray *r, const mq_dray_prep *prep, __m128d o01, __m128d o2,
-                                         __m128d d01, __m128d d2, __m128d inv01, __m128d inv2, double t_lo)
+static inline void mq_tlas_ray_init_sse2(mq_tlas_ray *r, const mq_dray_prep *prep, __m128d o01, __m128d o2, __m128d d01,
+                                         __m128d d2, __m128d inv01, __m128d inv2, double t_lo)
 {
     r->prep = prep;
     int ok = mq_tlas_axes_ok(o01, d01) | mq_tlas_axes_ok(o2, d2) << 2;
@@ -121,8 +122,10 @@ static inline void mq_tlas_ray_init_sse2(mq_tlas_ray *r, const mq_dray_prep *pre
     __m128d below01 = _mm_cmplt_pd(_mm_cvtps_pd(f), o01), below2 = _mm_cmplt_pd(_mm_cvtps_pd(_mm_movehl_ps(f, f)), o2);
     __m128d above01 = _mm_cmpgt_pd(_mm_cvtps_pd(f), o01), above2 = _mm_cmpgt_pd(_mm_cvtps_pd(_mm_movehl_ps(f, f)), o2);
     /* 64-bit lane masks to 32-bit ones: the low halves of lanes 0, 1 and 2 */
-    __m128i below = _mm_castps_si128(_mm_shuffle_ps(_mm_castpd_ps(below01), _mm_castpd_ps(below2), _MM_SHUFFLE(2, 0, 2, 0)));
-    __m128i above = _mm_castps_si128(_mm_shuffle_ps(_mm_castpd_ps(above01), _mm_castpd_ps(above2), _MM_SHUFFLE(2, 0, 2, 0)));
+    __m128i below =
+        _mm_castps_si128(_mm_shuffle_ps(_mm_castpd_ps(below01), _mm_castpd_ps(below2), _MM_SHUFFLE(2, 0, 2, 0)));
+    __m128i above =
+        _mm_castps_si128(_mm_shuffle_ps(_mm_castpd_ps(above01), _mm_castpd_ps(above2), _MM_SHUFFLE(2, 0, 2, 0)));
     __m128i b = _mm_castps_si128(f), sign = _mm_set1_epi32((int)0x80000000u);
     __m128i up = mq_tlas_next_up_bits4(b);
     __m128i dn = _mm_xor_si128(mq_tlas_next_up_bits4(_mm_xor_si128(b, sign)), sign); /* -next_up(-f) */
@@ -278,8 +281,7 @@ bool mq_tlas_walk(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const do
 
 /* The AVX2 walk (tlas_walk_avx2.c) of a `fast` ray: visits the leaves as
  * mq_tlas_walk says. Only on CPUs with AVX2. */
-bool mq_tlas_walk_fast_avx2(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const double *t_hi,
-                            uint32_t mask, bool ordered, bool (*leaf)(const mq_instance_rec *inst, void *user),
-                            void *user);
+bool mq_tlas_walk_fast_avx2(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const double *t_hi, uint32_t mask,
+                            bool ordered, bool (*leaf)(const mq_instance_rec *inst, void *user), void *user);
 
 #endif

@@ -58,7 +58,10 @@ static unsigned block_overlaps(const mq_tlas_block *w, const float_box *q, uint3
 }
 
 /* The mask of slot i of the node at n. */
-static uint32_t slot_mask(const mq_tlas_block *n, int i) { return n[i / MQ_TLAS_BLOCK].mask[i % MQ_TLAS_BLOCK]; }
+static uint32_t slot_mask(const mq_tlas_block *n, int i)
+{
+    return n[i / MQ_TLAS_BLOCK].mask[i % MQ_TLAS_BLOCK];
+}
 
 /* The node of reference ref: its first block, and its slot count. */
 static const mq_tlas_block *node_of(const mq_scene *s, uint32_t ref, int *slots)
@@ -308,7 +311,8 @@ void mq_tlas_visit_nearest(const mq_scene *s, const double p[3], uint32_t mask, 
                 uint32_t ref = w->child[j];
                 /* Beyond the bound now is beyond it when popped: the bound only shrinks. */
                 if ((w->mask[j] & mask) && d2[j] <= *bound2)
-                    heap_push(&h, (heap_entry){d2[j], ref & MQ_TLAS_LEAF_BIT ? BOUND_TIE(ref & ~MQ_TLAS_LEAF_BIT) : ref});
+                    heap_push(&h,
+                              (heap_entry){d2[j], ref & MQ_TLAS_LEAF_BIT ? BOUND_TIE(ref & ~MQ_TLAS_LEAF_BIT) : ref});
             }
         }
     }

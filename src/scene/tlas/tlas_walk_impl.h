@@ -17,8 +17,10 @@
  * where it is called, with `ordered` a constant: each order gets its own loop.
  */
 
-static inline __attribute__((always_inline)) bool TLAS_WALK_NAME(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const double *t_hi, uint32_t mask,
-                           bool ordered, bool (*leaf)(const mq_instance_rec *inst, void *user), void *user)
+static inline __attribute__((always_inline)) bool TLAS_WALK_NAME(const mq_scene *s, const mq_tlas_ray *r, double t_lo,
+                                                                 const double *t_hi, uint32_t mask, bool ordered,
+                                                                 bool (*leaf)(const mq_instance_rec *inst, void *user),
+                                                                 void *user)
 {
     tlas_vray v;
     tlas_vray_init(r, &v);
