@@ -76,6 +76,7 @@ typedef struct obj_chunk {
     size_t event_count, event_capacity;
     float *colors; /* 3 per vertex of this chunk, allocated at its first coloured vertex */
     uint64_t colored, non_finite, ignored, unknown, first_unknown_line;
+    mq_diag unknown_diag; /* where the chunk's first unknown statement is (see obj_reader.c's not_obj) */
     bool used_vt, used_vn;
     mq_status status;
     mq_diag diag;

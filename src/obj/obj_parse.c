@@ -210,8 +210,15 @@ static const char *parse_other(parser *ps, const char *kw, const char *w, obj_ke
             mq_obj_token_text(kw, tok, sizeof tok);
             return mq_obj_fail(ps, kw, MQ_ERR_PARSE, "unknown statement '%s' (strict mode)", tok);
         }
-        if (!ps->chunk->unknown++)
+        if (!ps->chunk->unknown++) {
+            /* Kept for the case where the file then makes no triangle: it is
+             * most likely no OBJ file at all (STL, PLY, any text). */
+            char tok[40];
+            mq_obj_token_text(kw, tok, sizeof tok);
             ps->chunk->first_unknown_line = ps->stmt_line;
+            mq_obj_error_at(&ps->chunk->unknown_diag, MQ_ERR_PARSE, ps->load->name, ps->stmt, ps->stmt_line, kw, NULL,
+                            "unknown statement '%s' and no faces: not an OBJ file?", tok);
+        }
     } else {
         ps->chunk->ignored++;
     }

@@ -309,6 +309,23 @@ static mq_status run_passes(obj_run *r, const char *data, size_t size, mq_diag *
     return mq_obj_triangulate_polygons(&r->load, concave, diag);
 }
 
+/* Text that makes no triangle and holds a statement the reader does not know
+ * (an STL or PLY file, prose) is not taken for an empty mesh: the error names
+ * the first unknown statement. A file of only comments, vertices or known
+ * statements still loads with 0 triangles. */
+static mq_status not_obj(const obj_load *L, mq_diag *diag)
+{
+    if (L->out.total.tris)
+        return MQ_OK;
+    for (size_t i = 0; i < L->chunk_count; i++)
+        if (L->chunks[i].unknown) {
+            if (diag)
+                *diag = L->chunks[i].unknown_diag;
+            return MQ_ERR_PARSE;
+        }
+    return MQ_OK;
+}
+
 /* Loads text that is known to be there (data may be a mapping or the user's buffer). */
 static mq_status load_text(const char *data, size_t size, const char *name, const mq_obj_options *options,
                            const obj_limits *limits, mq_mesh **out, mq_obj_stats *stats, mq_diag *diag)
@@ -329,6 +346,8 @@ static mq_status load_text(const char *data, size_t size, const char *name, cons
     r.load.max_line32 = limits->max_line32;
     uint64_t concave = 0;
     st = run_passes(&r, data, size, diag, &concave);
+    if (st == MQ_OK)
+        st = not_obj(&r.load, diag);
     if (st == MQ_OK) {
         if (stats)
             fill_stats(&r, bytes, concave, stats);

@@ -83,4 +83,19 @@ fi
 check "overwrite existing image" "$render" "$mesh" --size 20x10 --out "$tmp/a.png"
 check "overwritten image is 20x10" is_png "$tmp/a.png" 20 10
 
+# Text that is no OBJ file is an error at its first unknown statement; an OBJ without
+# triangles renders, with a notice; --strict refuses any unknown statement.
+printf 'solid cube\n  facet normal 0 0 1\nendsolid\n' > "$tmp/cube.stl"
+"$render" "$tmp/cube.stl" --size 8x8 --out "$tmp/stl.png" 2> "$tmp/err.txt"; rc=$?
+check "STL text exits 1 (got $rc)" test "$rc" -eq 1
+check "STL text: path:line:col, not an OBJ file?" grep -qx "mq-render: $tmp/cube.stl:1:1: .*not an OBJ file?" "$tmp/err.txt"
+check "STL text: no image" test ! -e "$tmp/stl.png"
+printf 'v 0 0 0\nv 1 0 0\n' > "$tmp/points.obj"
+check "0 triangles renders" "$render" "$tmp/points.obj" --size 8x8 --out "$tmp/points.png" 2> "$tmp/err.txt"
+check "0 triangles is said" grep -qx "mq-render: 0 triangles in $tmp/points.obj" "$tmp/err.txt"
+printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nbogus\nf 1 2 3\n' > "$tmp/bogus.obj"
+check "unknown statement skipped" "$render" "$tmp/bogus.obj" --size 8x8 --out "$tmp/bogus.png"
+"$render" "$tmp/bogus.obj" --strict --size 8x8 --out "$tmp/strict.png" 2> "$tmp/err.txt"; rc=$?
+check "--strict: exit 1 at bogus.obj:4:1" sh -c "test $rc -eq 1 && grep -q 'bogus.obj:4:1: unknown statement' '$tmp/err.txt'"
+
 finish

@@ -209,6 +209,62 @@ static void empty_input(void **state)
     check(&(expect){"\xEF\xBB\xBF", MQ_ERR_PARSE, 0, 0, "empty"}, 3, NULL);
 }
 
+/* Text with unknown statements that makes no triangle is not an OBJ file: the error
+ * points at the first unknown statement. With a triangle, or without an unknown
+ * statement, the same text loads. */
+static void not_an_obj_file(void **state)
+{
+    (void)state;
+    static const char *const tail = "not an OBJ file?";
+    static const expect cases[] = {
+        {"hello world\n", MQ_ERR_PARSE, 1, 1, "unknown statement 'hello' and no faces"},
+        {"solid cube\n  facet normal 0 0 1\n    outer loop\n      vertex 0 0 0\n      vertex 1 0 0\n"
+         "      vertex 0 1 0\n    endloop\n  endfacet\nendsolid cube\n",
+         MQ_ERR_PARSE, 1, 1, "unknown statement 'solid'"},
+        {"ply\nformat ascii 1.0\nelement vertex 0\nend_header\n", MQ_ERR_PARSE, 1, 1, "unknown statement 'ply'"},
+        {"# made by hand\n\n   \tfoo bar\nbaz\n", MQ_ERR_PARSE, 3, 5, "unknown statement 'foo'"},
+        {TRI "vertex 1 2 3\n", MQ_ERR_PARSE, 4, 1, "unknown statement 'vertex'"},
+        {TRI "f 1 2\n", MQ_ERR_PARSE, 4, 6, "a face needs at least 3 corners"}, /* a real error still wins */
+    };
+    check_all(cases, sizeof cases / sizeof cases[0], NULL);
+    for (size_t i = 0; i < 5; i++) {
+        mq_diag d;
+        assert_int_equal(load_n(cases[i].text, strlen(cases[i].text), NULL, &d), MQ_ERR_PARSE);
+        size_t n = strlen(d.message), k = strlen(tail);
+        assert_true(n >= k && !strcmp(d.message + n - k, tail));
+    }
+    /* The same statements beside a triangle, and valid files without one, load. */
+    static const char *const loads[] = {TRI "hello world\nf 1 2 3\n", "# only a comment\n", TRI, TRI "s off\n",
+                                        TRI "l 1 2\np 3\n"};
+    static const uint64_t tris[] = {1, 0, 0, 0, 0};
+    for (size_t i = 0; i < sizeof loads / sizeof loads[0]; i++) {
+        mq_mesh *m = NULL;
+        mq_obj_stats s;
+        mq_diag d;
+        if (mq_obj_load_memory(loads[i], strlen(loads[i]), "ok.obj", NULL, &m, &s, &d) != MQ_OK)
+            fail_msg("%s: %s", loads[i], d.message);
+        assert_int_equal(s.triangles, tris[i]);
+        assert_int_equal(mq_mesh_triangle_count(m), tris[i]);
+        mq_mesh_destroy(m);
+    }
+    /* Unknown statements in many chunks: the first in file order is named, on any thread count. */
+    size_t cap = 64 * 1024, len = 0;
+    char *text = malloc(cap);
+    for (int i = 0; i < 400; i++)
+        len += (size_t)snprintf(text + len, cap - len, "v %d 0 0\n", i);
+    len += (size_t)snprintf(text + len, cap - len, "  first one\n");
+    for (int i = 0; i < 400; i++)
+        len += (size_t)snprintf(text + len, cap - len, "other%d 1\n", i);
+    for (uint32_t threads = 1; threads <= 8; threads *= 2) {
+        mq_obj_options o;
+        memset(&o, 0, sizeof o);
+        o.threads = threads;
+        check(&(expect){text, MQ_ERR_PARSE, 401, 3, "unknown statement 'first' and no faces: not an OBJ file?"}, len,
+              &o);
+    }
+    free(text);
+}
+
 static void limits(void **state)
 {
     (void)state;
@@ -322,6 +378,7 @@ int main(void)
         cmocka_unit_test(continuation_moves_the_error_line),
         cmocka_unit_test(unicode_wide_text),
         cmocka_unit_test(empty_input),
+        cmocka_unit_test(not_an_obj_file),
         cmocka_unit_test(limits),
         cmocka_unit_test(face_lines_beyond_32_bits),
         cmocka_unit_test(the_first_error_wins_on_any_thread_count),

@@ -145,7 +145,7 @@ static int run_shapes(const pick_options *o, pick_model *m)
         return 1;
     bool self = o->collide_path && !strcmp(o->collide_path, o->meshes[0].path);
     if (o->collide_path && !self &&
-        (!pick_model_load(&other, o->collide_path) || !pick_model_obbtree(&other, hierarchy))) {
+        (!pick_model_load(&other, o->collide_path, o->strict) || !pick_model_obbtree(&other, hierarchy))) {
         pick_model_free(&other);
         return 1;
     }
@@ -184,7 +184,7 @@ static int run_single(const pick_options *o)
     stamp[1] = pick_now();
     pick_model m;
     int rc = 1;
-    if (!pick_model_load(&m, o->meshes[0].path))
+    if (!pick_model_load(&m, o->meshes[0].path, o->strict))
         goto done;
     stamp[2] = pick_now();
     if ((rays_mode || o->save_path) && !pick_model_bvh(&m, o->threads))

@@ -27,6 +27,9 @@ static const char usage_text[] =
     "                     .hits and .overlaps are then those of the meshes concatenated in\n"
     "                     argument order (id + the triangle counts of the meshes before).\n"
     "  --save FILE        write the BVH built for the one MESH to FILE (then answer, if asked)\n"
+    "  --strict           an OBJ statement the reader does not know is an error (default: skipped\n"
+    "                     and counted; a file of unknown statements without a face is an error\n"
+    "                     either way: not an OBJ file)\n"
     "rays:\n"
     "  --ray ox,oy,oz,dx,dy,dz[,tmin,tmax]  one ray (repeatable); t is in units of the direction\n"
     "  --pixel X,Y        the ray through pixel (X, Y) of the camera's image, (0,0) = top left\n"
@@ -388,6 +391,8 @@ int pick_parse_args(int argc, char **argv, pick_options *o)
             o->forced_format = a + 2;
         } else if (!strcmp(a, "--timing")) {
             o->timing = true;
+        } else if (!strcmp(a, "--strict")) {
+            o->strict = true;
         } else if (a[0] == '-' && a[1] != '\0') {
             return pick_usage_error("unknown option '%s'", a);
         } else {

@@ -38,6 +38,7 @@ typedef struct pick_options {
     const char *save_path;
     pick_mode mode;
     bool cull_back_faces;
+    bool strict; /* unknown OBJ statements are errors */
     bool timing;
     uint32_t threads;
     mq_ray *cli_rays;

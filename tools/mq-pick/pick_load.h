@@ -22,9 +22,9 @@ typedef struct pick_model {
     mq_obbtree *obbtree; /* loaded, or built by pick_model_obbtree */
 } pick_model;
 
-/* Loads `path`; prints "mq-pick: path:line:column: what" (OBJ) or what is wrong with a saved
- * file and returns false on failure. */
-bool pick_model_load(pick_model *m, const char *path);
+/* Loads `path` (strict: unknown OBJ statements are errors); prints "mq-pick: path:line:column:
+ * what" (OBJ) or what is wrong with a saved file and returns false on failure. */
+bool pick_model_load(pick_model *m, const char *path, bool strict);
 
 /* Makes sure m->bvh exists (built on `threads` threads unless loaded); false after an error message. */
 bool pick_model_bvh(pick_model *m, uint32_t threads);

@@ -40,7 +40,7 @@ static bool load_models(scene_run *r)
         size_t k = 0;
         while (k < r->model_count && strcmp(r->models[k].path, o->meshes[i].path))
             k++;
-        if (k == r->model_count && !pick_model_load(&r->models[r->model_count++], o->meshes[i].path))
+        if (k == r->model_count && !pick_model_load(&r->models[r->model_count++], o->meshes[i].path, o->strict))
             return false;
         r->model_of[i] = k;
     }

@@ -17,6 +17,7 @@
 #include <meshquery/obj.h>
 
 #include "generate.h"
+#include "meshload.h"
 #include "render.h"
 
 /* Memory is about 60 bytes per pixel (ray, sample, colour). */
@@ -43,6 +44,9 @@ static const char usage_text[] =
     "  --sphere CX,CY,CZ,R highlight in orange the triangles the solid sphere overlaps\n"
     "                      (touching counts; repeatable)\n"
     "  --threads N         trace on N threads (default 0: all cores)\n"
+    "  --strict            an OBJ statement the reader does not know is an error (default:\n"
+    "                      skipped; a file of unknown statements without a face is an error\n"
+    "                      either way: not an OBJ file)\n"
     "  --timing            print the time of each stage to stderr\n"
     "  -h, --help          this text\n"
     "\n"
@@ -62,6 +66,7 @@ typedef struct render_options {
     render_shade shade;
     uint32_t threads;
     bool timing;
+    bool strict; /* unknown OBJ statements are errors */
     uint32_t (*marks)[2];
     size_t mark_count;
     mq_sphere *spheres;
@@ -148,6 +153,8 @@ static int parse_args(int argc, char **argv, render_options *o)
             exit(0);
         } else if (!strcmp(a, "--timing")) {
             o->timing = true;
+        } else if (!strcmp(a, "--strict")) {
+            o->strict = true;
         } else if (!strcmp(a, "--size") || !strcmp(a, "--out") || !strcmp(a, "--shade") || !strcmp(a, "--mark") ||
                    !strcmp(a, "--sphere") || !strcmp(a, "--threads")) {
             if (i + 1 >= argc)
@@ -265,16 +272,12 @@ static int run(const render_options *o)
     render_sample *samples = NULL;
     uint8_t *rgb = NULL, *flags = NULL;
     mq_diag diag;
-    mq_status st = mq_obj_load(o->mesh_path, NULL, &mesh, NULL, &diag);
-    if (st != MQ_OK) {
-        fprintf(stderr, "mq-render: %s:%llu:%u: %s\n", diag.path[0] ? diag.path : o->mesh_path,
-                (unsigned long long)diag.line, diag.column, diag.message);
+    if (!mqt_load_obj("mq-render", o->mesh_path, o->strict, &mesh))
         goto done;
-    }
     double t_load = now_seconds();
     mq_bvh_def def = mq_default_bvh_def();
     def.threads = o->threads;
-    st = mq_bvh_build(mesh, &def, &bvh, &diag);
+    mq_status st = mq_bvh_build(mesh, &def, &bvh, &diag);
     if (st != MQ_OK) {
         fprintf(stderr, "mq-render: building the BVH failed: %s (%s)\n", diag.message, mq_status_string(st));
         goto done;
