@@ -40,4 +40,29 @@ check "--strict in --help" sh -c "'$pick' --help | grep -q -- --strict"
 "$pick" "$tmp/bogus.obj" "$mesh" --strict --ray 0.2,0.2,5,0,0,-1 > /dev/null 2>&1; rc=$?
 check "--strict applies to every mesh of a scene" test "$rc" -eq 1
 
+# --- A failed run leaves no output file and says only what failed.
+printf 'sphere 0 0 0\n' > "$tmp/bad.queries"
+printf '1 2\n' > "$tmp/bad.xforms"
+printf 'old answer\n' > "$tmp/o2.txt"
+"$pick" "$mesh" --queries "$tmp/bad.queries" --out "$tmp/o.txt" 2> "$tmp/err.txt"; rc=$?
+check "bad --queries exits 1" test "$rc" -eq 1
+check "bad --queries: no output file" test ! -e "$tmp/o.txt"
+check "bad --queries: one error, at bad.queries:1" sh -c "test \$(wc -l < '$tmp/err.txt') -eq 1 && grep -q 'bad.queries:1' '$tmp/err.txt'"
+check "bad --queries: no false write error" sh -c "! grep -q 'writing' '$tmp/err.txt'"
+"$pick" "$mesh" --collide "$mesh" --xforms "$tmp/bad.xforms" --out "$tmp/o2.txt" 2> "$tmp/err.txt"; rc=$?
+check "bad --xforms exits 1" test "$rc" -eq 1
+check "bad --xforms: no output file (an old one removed)" test ! -e "$tmp/o2.txt"
+check "bad --xforms: one error, at bad.xforms:1" sh -c "test \$(wc -l < '$tmp/err.txt') -eq 1 && grep -q 'bad.xforms:1' '$tmp/err.txt'"
+"$pick" "$mesh" "$mesh" --place 1,0,0 --queries "$tmp/bad.queries" --out "$tmp/o.txt" 2> /dev/null; rc=$?
+check "bad --queries on a scene: exit 1, no output file" sh -c "test $rc -eq 1 && test ! -e '$tmp/o.txt'"
+"$pick" "$mesh" --queries "$tmp/missing.queries" --out "$tmp/o.txt" 2> /dev/null; rc=$?
+check "missing --queries: exit 1, no output file" sh -c "test $rc -eq 1 && test ! -e '$tmp/o.txt'"
+"$pick" "$tmp/hello.txt" --queries "$tmp/bad.queries" --out "$tmp/o.txt" 2> /dev/null
+check "bad mesh: no output file" test ! -e "$tmp/o.txt"
+if [ -w /dev/full ]; then
+    "$pick" "$mesh" --sphere 0,0.5,0,0.3 --out /dev/full 2> "$tmp/err.txt"; rc=$?
+    check "a write error exits 1 and says so" sh -c "test $rc -eq 1 && grep -q 'writing /dev/full failed' '$tmp/err.txt'"
+    check "a write error leaves /dev/full alone" test -c /dev/full
+fi
+
 finish

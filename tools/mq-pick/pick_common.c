@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "camera.h"
 #include "rayfile.h"
@@ -92,12 +93,21 @@ FILE *pick_open_out(const char *path, bool binary)
 
 bool pick_close_out(FILE *out, const char *path, bool ok)
 {
-    ok = fflush(out) == 0 && !ferror(out) && ok;
-    if (out != stdout)
-        ok = fclose(out) == 0 && ok;
-    if (!ok)
-        fprintf(stderr, "mq-pick: writing %s failed: %s\n", path, errno ? strerror(errno) : "write error");
-    return ok;
+    errno = 0;
+    bool written = fflush(out) == 0 && !ferror(out);
+    int saved_errno = errno;
+    struct stat st;
+    bool regular = out != stdout && fstat(fileno(out), &st) == 0 && S_ISREG(st.st_mode);
+    if (out != stdout && fclose(out) != 0 && written) {
+        written = false;
+        saved_errno = errno;
+    }
+    if (!written)
+        fprintf(stderr, "mq-pick: writing %s failed: %s\n", path, saved_errno ? strerror(saved_errno) : "write error");
+    /* A run that failed leaves no output file, not a partial one (never a device or a pipe's) */
+    if ((!ok || !written) && regular)
+        remove(path);
+    return ok && written;
 }
 
 void pick_print_timing(size_t rays, size_t triangles, double read_s, double load_s, double build_s, double trace_s,

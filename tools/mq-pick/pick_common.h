@@ -27,7 +27,9 @@ bool pick_add_pixel_rays(const pick_options *o, const mq_aabb *bounds, mq_ray **
 /* Opens --out ('-': standard output, with a 1 MiB buffer). NULL after an error message. */
 FILE *pick_open_out(const char *path, bool binary);
 
-/* Flushes and closes (not stdout) `out`; false after an error message when that or `ok` failed. */
+/* Flushes and closes (not stdout) `out`; false when that failed (after an error message) or
+ * `ok` is false (the run failed and said why). Either way a regular output file is then
+ * removed: a failed run leaves no output file. */
 bool pick_close_out(FILE *out, const char *path, bool ok);
 
 /* --timing's line on standard error. */
