@@ -43,9 +43,11 @@ check "any hit to .occl" "$pick" "$mesh" --rays "$tmp/in.txt" --any --out "$tmp/
 check ".occl has one byte per ray" test "$(stat -c %s "$tmp/out.occl")" -eq "$nrays"
 check "JSON lines to stdout" sh -c "'$pick' '$mesh' --rays '$tmp/in.txt' --json > '$tmp/out.json'"
 check "JSON lines are objects" sh -c "grep -v -c '^{\"ray\":[0-9]*,.*}\$' '$tmp/out.json' | grep -qx 0"
-# Every hit in .hits (id != 0xFFFFFFFF) is one JSON line, and the occluded count matches.
+# Every ray is one JSON line; every hit in .hits (id != 0xFFFFFFFF) is one without "hit":false,
+# and the occluded count matches.
 nhit=$(od -An -v -t u4 -w8 "$tmp/out.hits" | awk '$2 != 4294967295 {n++} END {print n + 0}')
-njson=$(wc -l < "$tmp/out.json")
+check "one JSON line per ray" test "$(wc -l < "$tmp/out.json")" -eq "$nrays"
+njson=$(grep -vc '"hit":false' "$tmp/out.json")
 nocc=$(od -An -v -t u1 -w1 "$tmp/out.occl" | awk '$1 == 1 {n++} END {print n + 0}')
 check "JSON line count equals .hits hits ($njson vs $nhit)" test "$njson" -eq "$nhit"
 check "occluded count equals hit count ($nocc vs $nhit)" test "$nocc" -eq "$nhit"
@@ -88,7 +90,7 @@ check "collide --any answers 0/1" sh -c "'$pick' '$mesh' --collide '$mesh' --xfo
 
 # Screen pixels through the default camera (docs/formats.md's, framing the model).
 check "the centre pixel hits the model" sh -c "'$pick' '$mesh' --pixel 512,512 --json | grep -q '\"triangle\"'"
-check "a corner pixel misses" sh -c "test \$('$pick' '$mesh' --pixel 0,0 --json | wc -l) -eq 0"
+check "a corner pixel misses" sh -c "'$pick' '$mesh' --pixel 0,0 --json | grep -qx '{\"ray\":0,\"rank\":0,\"file\":\"$mesh\",\"hit\":false}'"
 "$pick" "$mesh" --pixel 1024,0 2> /dev/null; rc=$?
 check "a pixel outside the image exits 2" test "$rc" -eq 2
 check "an explicit camera looking at the model hits it" sh -c "'$pick' '$mesh' --size 64x48 --camera $cx,$cy,$((${maxz%.*} + 5)),$cx,$cy,$cz --pixel 32,24 --json | grep -q '\"triangle\"'"

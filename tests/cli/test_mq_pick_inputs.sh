@@ -65,4 +65,59 @@ if [ -w /dev/full ]; then
     check "a write error leaves /dev/full alone" test -c /dev/full
 fi
 
+# --- JSON has a line for a missed ray, as CSV and the table.
+printf '0 0.3 5 0 0 -1\n100 100 100 0 0 1\n' > "$tmp/two.txt"
+for fmt in json csv table; do
+    "$pick" "$mesh" --rays "$tmp/two.txt" "--$fmt" > "$tmp/two.$fmt"
+done
+check "JSON: one line per ray" test "$(wc -l < "$tmp/two.json")" -eq 2
+check "JSON: the miss says hit false" grep -qx "{\"ray\":1,\"rank\":0,\"file\":\"$mesh\",\"hit\":false}" "$tmp/two.json"
+check "JSON: the hit has a face" sh -c "head -1 '$tmp/two.json' | grep -q '\"face\":'"
+check "CSV: header and one line per ray" test "$(wc -l < "$tmp/two.csv")" -eq 3
+check "table: header and one line per ray" test "$(wc -l < "$tmp/two.table")" -eq 3
+"$pick" "$mesh" --rays "$tmp/two.txt" --all --json > "$tmp/all.json"
+check "--all JSON: the miss has its line" grep -q '"ray":1,"rank":0,.*"hit":false' "$tmp/all.json"
+"$pick" "$mesh" "$mesh" --place 3,0,0 --rays "$tmp/two.txt" --json > "$tmp/scene.json"
+check "scene JSON: the miss says hit false" grep -qx '{"ray":1,"rank":0,"hit":false}' "$tmp/scene.json"
+
+# --- --collide in every format, and its pairs.
+printf '0.5 0 0 1 0 0 0\n9 9 9 1 0 0 0\n' > "$tmp/in.xforms"
+"$pick" "$mesh" --collide "$mesh" --xforms "$tmp/in.xforms" > "$tmp/c.txt"
+"$pick" "$mesh" --collide "$mesh" --xforms "$tmp/in.xforms" --pairs > "$tmp/c.pairs"
+"$pick" "$mesh" --collide "$mesh" --xforms "$tmp/in.xforms" --pairs --csv > "$tmp/c.csv"
+"$pick" "$mesh" --collide "$mesh" --xforms "$tmp/in.xforms" --pairs --json > "$tmp/c.json"
+"$pick" "$mesh" --collide "$mesh" --xforms "$tmp/in.xforms" --table > "$tmp/c.table"
+"$pick" "$mesh" --collide "$mesh" --xforms "$tmp/in.xforms" --csv > "$tmp/c2.csv"
+n=$(head -1 "$tmp/c.txt")
+check "collide: counts as before (a number, then 0)" sh -c "test '$n' -gt 0 && test \"\$(sed -n 2p '$tmp/c.txt')\" = 0"
+check "--pairs: the count then that many a,b" sh -c "head -1 '$tmp/c.pairs' | awk '{exit !(\$1 == $n && NF == $n + 1 && \$2 ~ /^[0-9]+,[0-9]+\$/)}'"
+check "--pairs: the pairs increase" sh -c "head -1 '$tmp/c.pairs' | tr ' ' '\n' | tail -n +2 | tr ',' ' ' | sort -n -k1,1 -k2,2 -c"
+check "--pairs --csv: header, a row per pair, a row for none" sh -c "test \$(wc -l < '$tmp/c.csv') -eq \$(( $n + 2 )) && head -1 '$tmp/c.csv' | grep -qx 'xform,pairs,triangle,other_triangle' && tail -1 '$tmp/c.csv' | grep -qx '1,0,,'"
+check "--pairs --csv: the same pairs" sh -c "test \"\$(sed -n '2,\$p' '$tmp/c.csv' | grep '^0,' | cut -d, -f3,4 | tr '\n' ' ')\" = \"\$(head -1 '$tmp/c.pairs' | cut -d' ' -f2- | tr ' ' '\n' | tr '\n' ' ')\""
+check "--pairs --json: count and pairs" sh -c "head -1 '$tmp/c.json' | grep -q '^{\"xform\":0,\"pairs\":$n,\"triangle_pairs\":\\[\\[' && sed -n 2p '$tmp/c.json' | grep -qx '{\"xform\":1,\"pairs\":0,\"triangle_pairs\":\\[\\]}'"
+check "--table: header and a row per transform" sh -c "test \$(wc -l < '$tmp/c.table') -eq 3 && head -1 '$tmp/c.table' | grep -q 'xform *pairs'"
+check "--csv: header and a row per transform" sh -c "printf 'xform,pairs\n0,$n\n1,0\n' | cmp -s - '$tmp/c2.csv'"
+"$pick" "$mesh" --collide "$mesh" --xforms "$tmp/in.xforms" --any --pairs 2> /dev/null; rc=$?
+check "--pairs with --any exits 2" test "$rc" -eq 2
+
+# --- Text is never written into a .hits / .occl path.
+"$pick" "$mesh" --sphere 0,0.5,0,0.3 --out "$tmp/x.hits" 2> "$tmp/err.txt"; rc=$?
+check "shape answers into .hits: exit 2" sh -c "test $rc -eq 2 && test ! -e '$tmp/x.hits' && grep -q 'x.hits' '$tmp/err.txt'"
+"$pick" "$mesh" --ray 0,0.3,5,0,0,-1 --json --out "$tmp/x.hits" 2> /dev/null; rc=$?
+check "--json into .hits: exit 2" sh -c "test $rc -eq 2 && test ! -e '$tmp/x.hits'"
+"$pick" "$mesh" --ray 0,0.3,5,0,0,-1 --any --table --out "$tmp/x.occl" 2> /dev/null; rc=$?
+check "--table into .occl: exit 2" test "$rc" -eq 2
+"$pick" "$mesh" --collide "$mesh" --xforms "$tmp/in.xforms" --out "$tmp/x.occl" 2> /dev/null; rc=$?
+check "collide into .occl: exit 2" test "$rc" -eq 2
+check "binary .hits still written" "$pick" "$mesh" --ray 0,0.3,5,0,0,-1 --out "$tmp/ok.hits"
+check "the .hits record is 8 bytes" test "$(wc -c < "$tmp/ok.hits")" -eq 8
+
+# --- --version, and file errors without a meaningless :0:0.
+check "--version exits 0" sh -c "'$pick' --version > '$tmp/v.txt'"
+check "--version prints the library version" grep -qx "mq-pick [0-9][0-9.]*.*" "$tmp/v.txt"
+"$pick" "$tmp/missing.obj" --ray 0,0,0,1,0,0 2> "$tmp/err.txt"
+check "missing mesh: no :0:0" sh -c "grep -q '^mq-pick: $tmp/missing.obj: ' '$tmp/err.txt' && ! grep -q ':0:0' '$tmp/err.txt'"
+"$pick" "$tmp" --ray 0,0,0,1,0,0 2> "$tmp/err.txt"
+check "a directory: no :0:0" sh -c "test -s '$tmp/err.txt' && ! grep -q ':0:0' '$tmp/err.txt'"
+
 finish

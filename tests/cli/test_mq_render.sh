@@ -98,4 +98,9 @@ check "unknown statement skipped" "$render" "$tmp/bogus.obj" --size 8x8 --out "$
 "$render" "$tmp/bogus.obj" --strict --size 8x8 --out "$tmp/strict.png" 2> "$tmp/err.txt"; rc=$?
 check "--strict: exit 1 at bogus.obj:4:1" sh -c "test $rc -eq 1 && grep -q 'bogus.obj:4:1: unknown statement' '$tmp/err.txt'"
 
+check "--version exits 0" sh -c "'$render' --version > '$tmp/v.txt'"
+check "--version prints the library version" grep -qx "mq-render [0-9][0-9.]*.*" "$tmp/v.txt"
+"$render" "$tmp/missing.obj" --size 8x8 --out "$tmp/m.png" 2> "$tmp/err.txt"
+check "missing mesh: path without :0:0" sh -c "grep -q '^mq-render: $tmp/missing.obj: ' '$tmp/err.txt' && ! grep -q ':0:0' '$tmp/err.txt'"
+
 finish

@@ -62,3 +62,8 @@ bool mqt_load_saved(const char *tool, const char *path, mq_bvh **bvh, mq_obbtree
             diag.message[0] ? diag.message : "unknown error", mq_status_string(st));
     return false;
 }
+
+void mqt_print_version(const char *tool)
+{
+    printf("%s %s\n", tool, mq_version());
+}

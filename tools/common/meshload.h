@@ -28,4 +28,7 @@ bool mqt_load_obj(const char *tool, const char *path, bool strict, mq_mesh **out
  * mesh. False after an error message. */
 bool mqt_load_saved(const char *tool, const char *path, mq_bvh **bvh, mq_obbtree **tree);
 
+/* "TOOL VERSION" (mq_version(), the library's version) on standard output, for --version. */
+void mqt_print_version(const char *tool);
+
 #endif

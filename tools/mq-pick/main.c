@@ -67,7 +67,7 @@ static bool write_all(pick_writer *w, const mq_bvh *bvh, const mq_ray *rays, siz
     for (size_t i = 0; i < n && ok; i++) {
         all_ctx c = {w, i, 0, true};
         size_t k = mq_bvh_raycast_each(bvh, &rays[i], q, on_hit, &c);
-        ok = c.ok && (k > 0 || w->format != PICK_TABLE || pick_write_hit(w, i, 0, NULL, 0));
+        ok = c.ok && (k > 0 || pick_write_hit(w, i, 0, NULL, 0)); /* a miss has its line in every format */
         if ((i & 4095) == 0)
             pick_progress_update(&bar, i);
     }
@@ -157,7 +157,7 @@ static int run_shapes(const pick_options *o, pick_model *m)
         pick_shape_format f = pick_shape_format_of(o);
         if (o->collide_path)
             rc = pick_run_collide(m->obbtree, self ? m->obbtree : other.obbtree, o->xforms_path, o->mode == MODE_ANY,
-                                  out, f == SHAPES_JSON);
+                                  o->list_pairs, out, f);
         else if (o->point_count)
             rc = pick_run_closest(&t, o->points, o->point_count, out, f);
         else

@@ -1,5 +1,7 @@
 #include "pick_args.h"
 
+#include "meshload.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -67,15 +69,21 @@ static const char usage_text2[] =
     "                     answers: per transform the number of intersecting triangle pairs,\n"
     "                     or 0/1 with --any\n"
     "  --xforms FILE      the transforms for --collide\n"
+    "  --pairs            with --collide: also list the intersecting pairs (triangle of MESH,\n"
+    "                     triangle of OTHER, increasing): ' a,b' after each count, or one\n"
+    "                     row per pair with --table/--csv, \"triangle_pairs\" with --json\n"
     "output:\n"
     "  --out FILE         where to write ('-' = standard output, the default); the format\n"
     "                     follows the extension: .hits (binary closest hits), .occl (binary\n"
     "                     any-hit), .json/.jsonl (JSON lines), .csv, anything else a table\n"
-    "                     (for shapes: the .overlaps lines)\n"
-    "  --json, --csv, --table   force a text format\n"
+    "                     (for shapes: the .overlaps lines; for --collide: one count a line)\n"
+    "                     A text format is never written to a .hits or .occl path.\n"
+    "  --json, --csv, --table   force a text format (a ray that hits nothing has a line\n"
+    "                     too: \"hit\":false in JSON, empty fields in CSV, (no hit) in a table)\n"
     "  --threads N        trace on N threads (default 0: all cores)\n"
     "  --timing           print the time of each stage (read rays, load, build, trace, write)\n"
     "                     to stderr\n"
+    "  --version          print the version of the meshquery library and exit\n"
     "  -h, --help         this text\n"
     "A progress bar is drawn on standard error for long batches when it is a terminal.\n"
     "\n"
@@ -332,6 +340,12 @@ static bool takes_value(const char *a)
     return false;
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
 /* The combinations that make sense; 0 or the usage error's status. */
 static int check_combination(pick_options *o)
 {
@@ -362,6 +376,12 @@ static int check_combination(pick_options *o)
         return pick_usage_error("give --ray/--pixel or --rays, not both%s", "");
     if (pick_uses_scene(o) && o->collide_path)
         return pick_usage_error("--collide works on one mesh without --place%s", "");
+    if (o->list_pairs && (!o->collide_path || o->mode == MODE_ANY))
+        return pick_usage_error("--pairs lists the pairs of --collide (without --any)%s", "");
+    bool binary_out = ends_with(o->out_path, ".hits") || ends_with(o->out_path, ".occl");
+    if (binary_out && (!rays || o->forced_format))
+        return pick_usage_error("%s: .hits and .occl files hold binary ray answers; give text output another name",
+                                o->out_path);
     if (pick_uses_scene(o) && o->save_path)
         return pick_usage_error("--save %s saves the hierarchy of one mesh without --place", o->save_path);
     return 0;
@@ -393,6 +413,11 @@ int pick_parse_args(int argc, char **argv, pick_options *o)
             o->timing = true;
         } else if (!strcmp(a, "--strict")) {
             o->strict = true;
+        } else if (!strcmp(a, "--pairs")) {
+            o->list_pairs = true;
+        } else if (!strcmp(a, "--version")) {
+            mqt_print_version("mq-pick");
+            exit(0);
         } else if (a[0] == '-' && a[1] != '\0') {
             return pick_usage_error("unknown option '%s'", a);
         } else {

@@ -38,7 +38,8 @@ typedef struct pick_options {
     const char *save_path;
     pick_mode mode;
     bool cull_back_faces;
-    bool strict; /* unknown OBJ statements are errors */
+    bool strict;     /* unknown OBJ statements are errors */
+    bool list_pairs; /* --pairs: --collide lists the intersecting triangle pairs */
     bool timing;
     uint32_t threads;
     mq_ray *cli_rays;

@@ -161,6 +161,22 @@ static void write_json_hit(pick_writer *w, const pick_source_text *st, size_t ra
     mqt_tb_wrote(b, MQT_PUT_LIT(p, "}\n"));
 }
 
+/* A ray that hits nothing: {"ray":N,"rank":R[,"file":...],"hit":false}, the file when there is
+ * only one (as the CSV miss). Hits carry no "hit" key: any record with a "face" is a hit. */
+static void write_json_miss(pick_writer *w, const pick_source_text *st, size_t ray, size_t rank)
+{
+    mqt_textbuf *b = w->text;
+    char *p = mqt_tb_room(b, NUMBERS_ROOM);
+    p = MQT_PUT_LIT(p, "{\"ray\":");
+    p = mqt_put_u64(p, ray);
+    p = MQT_PUT_LIT(p, ",\"rank\":");
+    p = mqt_put_u64(p, rank);
+    mqt_tb_wrote(b, p);
+    if (!w->name_instance)
+        put_source(b, w, st, 0);
+    MQT_TB_LIT(b, ",\"hit\":false}\n");
+}
+
 /* ",x" */
 static char *put_csv_float(char *p, float x)
 {
@@ -253,6 +269,8 @@ bool pick_write_hit(pick_writer *w, size_t ray_index, size_t rank, const mq_hit 
             write_csv_hit(w, NULL, ray_index, rank, hit, instance, line);
         else if (hit)
             write_json_hit(w, NULL, ray_index, rank, hit, instance, line);
+        else
+            write_json_miss(w, NULL, ray_index, rank);
         return !w->text->failed; /* nothing but the buffer writes to out */
     }
     case PICK_TABLE:
@@ -346,6 +364,8 @@ void pick_write_hit_records(pick_writer *w, const pick_source_text *texts, const
                 write_csv_hit(w, &texts[instance], at + i, 0, h, instance, h ? line[i] : 0);
             else if (h)
                 write_json_hit(w, &texts[instance], at + i, 0, h, instance, line[i]);
+            else
+                write_json_miss(w, &texts[0], at + i, 0);
         }
     }
 }

@@ -169,7 +169,7 @@ static bool trace_and_write(const scene_run *r, pick_writer *w, const mq_ray *ra
             for (size_t i = 0; i < k && ok; i++) {
                 all_ctx c = {w, first + i, 0, true};
                 size_t found = mq_scene_raycast_each(r->scene, &drays[i], &q, on_hit, &c);
-                ok = c.ok && (found > 0 || w->format != PICK_TABLE || pick_write_hit(w, first + i, 0, NULL, 0));
+                ok = c.ok && (found > 0 || pick_write_hit(w, first + i, 0, NULL, 0)); /* a miss has its line */
             }
         }
         pick_progress_update(&bar, first + k);

@@ -277,7 +277,58 @@ int pick_run_queries(const pick_target *t, const char *queries_path, const mqt_q
     return rc;
 }
 
-int pick_run_collide(const mq_obbtree *a, const mq_obbtree *b, const char *xforms_path, bool any, FILE *out, bool json)
+static int cmp_pair(const void *x, const void *y)
+{
+    const mq_tri_pair *p = x, *q = y;
+    if (p->a != q->a)
+        return (p->a > q->a) - (p->a < q->a);
+    return (p->b > q->b) - (p->b < q->b);
+}
+
+/* The answer to transform `i`: `n` pairs (or 0/1 when `any`), the pairs themselves when listed. */
+static void write_collide(FILE *out, size_t i, bool any, size_t n, const mq_tri_pair *pairs, bool list,
+                          pick_shape_format f)
+{
+    const char *key = any ? "intersects" : "pairs";
+    switch (f) {
+    case SHAPES_OVERLAPS:
+        fprintf(out, "%zu", n);
+        for (size_t k = 0; list && k < n; k++)
+            fprintf(out, " %u,%u", pairs[k].a, pairs[k].b);
+        fputc('\n', out);
+        break;
+    case SHAPES_JSON:
+        fprintf(out, "{\"xform\":%zu,\"%s\":%zu", i, key, n);
+        if (list) {
+            fputs(",\"triangle_pairs\":[", out);
+            for (size_t k = 0; k < n; k++)
+                fprintf(out, "%s[%u,%u]", k ? "," : "", pairs[k].a, pairs[k].b);
+            fputc(']', out);
+        }
+        fputs("}\n", out);
+        break;
+    case SHAPES_CSV:
+    case SHAPES_TABLE: {
+        const char *row = f == SHAPES_CSV ? "%zu,%zu" : "%6zu %8zu";
+        if (!list) {
+            fprintf(out, row, i, n);
+            fputc('\n', out);
+            break;
+        }
+        for (size_t k = 0; k < (n ? n : 1); k++) {
+            fprintf(out, row, i, n);
+            if (n)
+                fprintf(out, f == SHAPES_CSV ? ",%u,%u\n" : " %9u %9u\n", pairs[k].a, pairs[k].b);
+            else
+                fputs(f == SHAPES_CSV ? ",,\n" : " (none)\n", out);
+        }
+        break;
+    }
+    }
+}
+
+int pick_run_collide(const mq_obbtree *a, const mq_obbtree *b, const char *xforms_path, bool any, bool list, FILE *out,
+                     pick_shape_format format)
 {
     mq_rigid *xforms;
     size_t count;
@@ -286,14 +337,37 @@ int pick_run_collide(const mq_obbtree *a, const mq_obbtree *b, const char *xform
         fprintf(stderr, "mq-pick: %s\n", err);
         return 1;
     }
-    for (size_t i = 0; i < count; i++) {
-        size_t n = any ? (size_t)mq_obbtree_any_collide(a, b, &xforms[i])
-                       : mq_obbtree_collide_array(a, b, &xforms[i], NULL, 0);
-        if (json)
-            fprintf(out, "{\"xform\":%zu,\"%s\":%zu}\n", i, any ? "intersects" : "pairs", n);
-        else
-            fprintf(out, "%zu\n", n);
+    const char *key = any ? "intersects" : "pairs";
+    if (format == SHAPES_CSV)
+        fprintf(out, list ? "xform,%s,triangle,other_triangle\n" : "xform,%s\n", key);
+    if (format == SHAPES_TABLE)
+        fprintf(out, list ? "%6s %8s %9s %9s\n" : "%6s %8s\n", "xform", key, "triangle", "other");
+    mq_tri_pair *pairs = NULL;
+    size_t cap = 0;
+    int rc = 0;
+    for (size_t i = 0; i < count && rc == 0; i++) {
+        size_t n;
+        if (any) {
+            n = (size_t)mq_obbtree_any_collide(a, b, &xforms[i]);
+        } else {
+            n = mq_obbtree_collide_array(a, b, &xforms[i], pairs, list ? cap : 0);
+            if (list && n > cap) { /* the array form returns the total: grow and ask again */
+                mq_tri_pair *more = realloc(pairs, n * sizeof *more);
+                if (!more) {
+                    fprintf(stderr, "mq-pick: out of memory\n");
+                    rc = 1;
+                    break;
+    free(pairs);
+                }
+                pairs = more;
+                cap = n;
+                n = mq_obbtree_collide_array(a, b, &xforms[i], pairs, cap);
+            }
+            if (list)
+                qsort(pairs, n, sizeof *pairs, cmp_pair);
+        }
+        write_collide(out, i, any, n, pairs, list && !any, format);
     }
     free(xforms);
-    return 0;
+    return rc;
 }

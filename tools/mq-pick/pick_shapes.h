@@ -40,7 +40,10 @@ int pick_run_queries(const pick_target *t, const char *queries_path, const mqt_q
 int pick_run_closest(const pick_target *t, const pick_point *points, size_t count, FILE *out, pick_shape_format format);
 
 /* For every transform of `xforms_path` (placing `b` in `a`'s frame): the number of intersecting
- * triangle pairs, or 0/1 when `any`. Returns 0, or 1 after printing an error. */
-int pick_run_collide(const mq_obbtree *a, const mq_obbtree *b, const char *xforms_path, bool any, FILE *out, bool json);
+ * triangle pairs, or 0/1 when `any`; with `list`, the pairs too (triangle of a, triangle of b,
+ * increasing). SHAPES_OVERLAPS writes the contract's lines ("count", with `list` followed by
+ * " a,b" per pair), the others a table, CSV or JSON lines. Returns 0, or 1 after printing an error. */
+int pick_run_collide(const mq_obbtree *a, const mq_obbtree *b, const char *xforms_path, bool any, bool list, FILE *out,
+                     pick_shape_format format);
 
 #endif

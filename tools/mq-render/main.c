@@ -68,6 +68,7 @@ typedef struct render_options {
     bool timing;
     bool strict; /* unknown OBJ statements are errors */
     uint32_t (*marks)[2];
+    "  --version           print the version of the meshquery library and exit\n"
     size_t mark_count;
     mq_sphere *spheres;
     size_t sphere_count;
@@ -183,6 +184,9 @@ static int parse_args(int argc, char **argv, render_options *o)
                     return usage_error("--mark needs a pixel X,Y, got '%s'", v);
                 uint32_t(*m)[2] = realloc(o->marks, (o->mark_count + 1) * sizeof *m);
                 if (!m)
+        } else if (!strcmp(a, "--version")) {
+            mqt_print_version("mq-render");
+            exit(0);
                     return usage_error("out of memory%s", "");
                 m[o->mark_count][0] = xy[0];
                 m[o->mark_count][1] = xy[1];
