@@ -1,23 +1,29 @@
 /*
- * mq-render — look at a mesh. Loads an OBJ file, builds a BVH, traces one ray
- * per pixel from the default camera of docs/formats.md (the one that
+ * mq-render — look at a mesh. Loads OBJ files or saved hierarchies (placed as
+ * mq-pick places them), builds a BVH, traces one ray per pixel from the
+ * camera mq-pick --pixel uses (by default the one of docs/formats.md, which
  * frames the model) and writes a PNG shaded by normal, depth or BVH work, with
  * optional crosshairs on picked pixels and the triangles a sphere overlaps
- * highlighted.
+ * highlighted. Several or placed meshes are rendered as one mesh of their
+ * placed triangles (ids concatenated in argument order, as mq-pick's).
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <meshquery/bvh.h>
 #include <meshquery/obbtree.h>
 #include <meshquery/obj.h>
 
+#include "camera.h"
 #include "generate.h"
 #include "meshload.h"
+#include "place.h"
 #include "render.h"
 
 /* Memory is about 60 bytes per pixel (ray, sample, colour). */
@@ -25,16 +31,30 @@
 #define MAX_PIXELS (4096u * 4096u)
 
 static const char usage_text[] =
-    "usage: mq-render MESH.obj --size WxH --out IMAGE.png [options]\n"
+    "usage: mq-render MESH [--place P] [MESH [--place P] ...] --size WxH --out IMAGE.png [options]\n"
     "\n"
-    "Renders a Wavefront OBJ mesh to a PNG image, as seen from the default camera of\n"
-    "docs/formats.md: at c + 1.2*D*normalize(1, 0.6, 1.4) looking at the bounding box centre c\n"
-    "(D = box diagonal), up +y, vertical field of view 45 degrees. Pixel (0,0) is top left.\n"
+    "Renders Wavefront OBJ meshes to a PNG image, as seen from the camera of mq-pick --pixel:\n"
+    "by default the one of docs/formats.md, at c + 1.2*D*normalize(1, 0.6, 1.4) looking at\n"
+    "the bounding box centre c (D = box diagonal), up +y, vertical field of view 45 degrees.\n"
+    "Pixel (0,0) is top left.\n"
     "\n"
+    "meshes:\n"
+    "  MESH                an OBJ file, or a hierarchy saved with mq-pick --save (recognised\n"
+    "                      by its first bytes; loads instead of being parsed)\n"
+    "  --place TX,TY,TZ[,QW,QX,QY,QZ[,SX,SY,SZ | ,S]]\n"
+    "                      places the MESH just before it, as mq-pick: scale (negative =\n"
+    "                      mirror), then rotate by the quaternion (w first, normalised),\n"
+    "                      then translate; triangle ids (--sphere) are those of the meshes\n"
+    "                      concatenated in argument order\n"
+    "camera (as mq-pick):\n"
+    "  --camera EX,EY,EZ,TX,TY,TZ  eye and target point (default: framing all the meshes)\n"
+    "  --up X,Y,Z          up direction (default 0,1,0)\n"
+    "  --fov DEGREES       vertical field of view (default 45)\n"
     "options:\n"
     "  --size WxH          image size in pixels (default 1024x1024; at most 8192 per side\n"
     "                      and 16777216 pixels)\n"
-    "  --out FILE          the PNG to write ('-' = standard output); required\n"
+    "  --out FILE.png      the PNG to write; required, and its name must end in .png\n"
+    "                      ('-', a pipe or a device such as /dev/stdout: written as is)\n"
     "  --shade S           normal (default): geometric normal mapped to RGB, facing the camera;\n"
     "                      depth: near bright, far dark, over the visible range;\n"
     "                      heat: BVH nodes + leaves visited by each pixel's ray (black = none,\n"
@@ -48,6 +68,7 @@ static const char usage_text[] =
     "                      skipped; a file of unknown statements without a face is an error\n"
     "                      either way: not an OBJ file)\n"
     "  --timing            print the time of each stage to stderr\n"
+    "  --version           print the version of the meshquery library and exit\n"
     "  -h, --help          this text\n"
     "\n"
     "examples:\n"
@@ -55,12 +76,24 @@ static const char usage_text[] =
     "  mq-render data/spot.obj --size 512x512 --shade depth --out spot-depth.png\n"
     "  mq-render data/spot.obj --size 512x512 --shade heat --timing --out spot-heat.png\n"
     "  mq-render data/spot.obj --size 512x512 --mark 256,256 --sphere 0,0.5,0,0.2 --out spot-pick.png\n"
+    "  mq-render data/spot.obj --size 640x480 --camera 0,0.5,3,0,0.2,0 --out spot-front.png\n"
+    "  mq-render data/spot.obj data/spot.obj --place 1.5,0,0,0.7071068,0,0.7071068,0 --out two.png\n"
     "\n"
     "Exit status: 0 on success, 1 when the mesh cannot be read or the image cannot be\n"
     "written, 2 for bad arguments.\n";
 
+/* One mesh argument and its --place. */
+typedef struct render_mesh_arg {
+    const char *path;
+    bool placed;
+    mqt_place place;
+} render_mesh_arg;
+
 typedef struct render_options {
-    const char *mesh_path;
+    render_mesh_arg *meshes;
+    size_t mesh_count;
+    bool has_camera, has_up;
+    double camera[6], up[3], fov;
     const char *out_path;
     uint32_t width, height;
     render_shade shade;
@@ -68,7 +101,6 @@ typedef struct render_options {
     bool timing;
     bool strict; /* unknown OBJ statements are errors */
     uint32_t (*marks)[2];
-    "  --version           print the version of the meshquery library and exit\n"
     size_t mark_count;
     mq_sphere *spheres;
     size_t sphere_count;
@@ -152,22 +184,51 @@ static int parse_args(int argc, char **argv, render_options *o)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage_text, stdout);
             exit(0);
+        } else if (!strcmp(a, "--version")) {
+            mqt_print_version("mq-render");
+            exit(0);
         } else if (!strcmp(a, "--timing")) {
             o->timing = true;
         } else if (!strcmp(a, "--strict")) {
             o->strict = true;
         } else if (!strcmp(a, "--size") || !strcmp(a, "--out") || !strcmp(a, "--shade") || !strcmp(a, "--mark") ||
-                   !strcmp(a, "--sphere") || !strcmp(a, "--threads")) {
+                   !strcmp(a, "--sphere") || !strcmp(a, "--threads") || !strcmp(a, "--place") ||
+                   !strcmp(a, "--camera") || !strcmp(a, "--up") || !strcmp(a, "--fov")) {
             if (i + 1 >= argc)
                 return usage_error("%s needs a value", a);
             const char *v = argv[++i];
-            if (!strcmp(a, "--size")) {
+            double f[1];
+            if (!strcmp(a, "--place")) {
+                if (o->mesh_count == 0 || o->meshes[o->mesh_count - 1].placed)
+                    return usage_error("--place '%s' must follow the mesh it places (one --place per mesh)", v);
+                if (!mqt_parse_place(v, &o->meshes[o->mesh_count - 1].place))
+                    return usage_error("--place needs TX,TY,TZ[,QW,QX,QY,QZ[,SX,SY,SZ | ,S]] (a non-zero "
+                                       "quaternion, non-zero scales), got '%s'",
+                                       v);
+                o->meshes[o->mesh_count - 1].placed = true;
+            } else if (!strcmp(a, "--camera")) {
+                if (mqt_parse_numbers(v, o->camera, 6) != 6)
+                    return usage_error("--camera needs EX,EY,EZ,TX,TY,TZ, got '%s'", v);
+                o->has_camera = true;
+            } else if (!strcmp(a, "--up")) {
+                if (mqt_parse_numbers(v, o->up, 3) != 3)
+                    return usage_error("--up needs X,Y,Z, got '%s'", v);
+                o->has_up = true;
+            } else if (!strcmp(a, "--fov")) {
+                if (mqt_parse_numbers(v, f, 1) != 1 || !(f[0] > 0.0 && f[0] < 180.0))
+                    return usage_error("--fov needs degrees between 0 and 180, got '%s'", v);
+                o->fov = f[0];
+            } else if (!strcmp(a, "--size")) {
                 if (!parse_size(v, &o->width, &o->height))
                     return usage_error("--size needs WxH, each side 1 to 8192 and at most 16777216 pixels, got '%s'",
                                        v);
             } else if (!strcmp(a, "--out")) {
-                if (!*v)
-                    return usage_error("--out needs a file name%s", "");
+                size_t n = strlen(v);
+                struct stat st;
+                bool stream = !strcmp(v, "-") || !strncmp(v, "/dev/", 5) ||
+                              (stat(v, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)));
+                if (!stream && (n < 5 || strcasecmp(v + n - 4, ".png")))
+                    return usage_error("--out needs a PNG file name ending in .png, got '%s'", v);
                 o->out_path = v;
             } else if (!strcmp(a, "--shade")) {
                 if (!strcmp(v, "normal"))
@@ -184,9 +245,6 @@ static int parse_args(int argc, char **argv, render_options *o)
                     return usage_error("--mark needs a pixel X,Y, got '%s'", v);
                 uint32_t(*m)[2] = realloc(o->marks, (o->mark_count + 1) * sizeof *m);
                 if (!m)
-        } else if (!strcmp(a, "--version")) {
-            mqt_print_version("mq-render");
-            exit(0);
                     return usage_error("out of memory%s", "");
                 m[o->mark_count][0] = xy[0];
                 m[o->mark_count][1] = xy[1];
@@ -208,13 +266,15 @@ static int parse_args(int argc, char **argv, render_options *o)
             }
         } else if (a[0] == '-' && a[1] != '\0') {
             return usage_error("unknown option '%s'", a);
-        } else if (!o->mesh_path) {
-            o->mesh_path = a;
         } else {
-            return usage_error("unexpected argument '%s' (one mesh per run)", a);
+            render_mesh_arg *m = realloc(o->meshes, (o->mesh_count + 1) * sizeof *m);
+            if (!m)
+                return usage_error("out of memory%s", "");
+            m[o->mesh_count++] = (render_mesh_arg){a, false, mqt_place_identity()};
+            o->meshes = m;
         }
     }
-    if (!o->mesh_path)
+    if (!o->mesh_count)
         return usage_error("no mesh given%s", "");
     if (!o->out_path)
         return usage_error("no output given: add --out IMAGE.png%s", "");
@@ -266,6 +326,105 @@ static const char *shade_name(render_shade s)
     return s == SHADE_HEAT ? "heat" : s == SHADE_DEPTH ? "depth" : "normal";
 }
 
+/* One mesh argument: an OBJ file (obj owns the mesh) or a saved hierarchy (owning its mesh). */
+typedef struct render_model {
+    mq_mesh *obj;
+    mq_bvh *bvh;
+    mq_obbtree *tree;
+    const mq_mesh *mesh;
+} render_model;
+
+static bool load_model(render_model *m, const char *path, bool strict)
+{
+    if (mqt_is_saved_hierarchy(path)) {
+        if (!mqt_load_saved("mq-render", path, &m->bvh, &m->tree))
+            return false;
+        m->mesh = m->bvh ? mq_bvh_mesh(m->bvh) : mq_obbtree_mesh(m->tree);
+        return true;
+    }
+    if (!mqt_load_obj("mq-render", path, strict, &m->obj))
+        return false;
+    m->mesh = m->obj;
+    return true;
+}
+
+static void free_model(render_model *m)
+{
+    mq_bvh_destroy(m->bvh);
+    mq_obbtree_destroy(m->tree);
+    mq_mesh_destroy(m->obj);
+}
+
+/* The placed triangles of every mesh argument as one mesh, in argument order. */
+static bool place_meshes(const render_options *o, const render_model *models, mq_mesh **out)
+{
+    size_t vertices = 0, triangles = 0;
+    for (size_t i = 0; i < o->mesh_count; i++) {
+        vertices += mq_mesh_vertex_count(models[i].mesh);
+        triangles += mq_mesh_triangle_count(models[i].mesh);
+    }
+    if (vertices > UINT32_MAX - 1 || triangles > UINT32_MAX - 1) {
+        fprintf(stderr, "mq-render: the meshes have more than %u vertices or triangles together\n", UINT32_MAX - 1);
+        return false;
+    }
+    float *positions = malloc((vertices ? vertices : 1) * 3 * sizeof *positions);
+    uint32_t *indices = malloc((triangles ? triangles : 1) * 3 * sizeof *indices);
+    bool ok = positions && indices;
+    size_t v = 0, t = 0;
+    for (size_t i = 0; i < o->mesh_count && ok; i++) {
+        const mq_mesh *m = models[i].mesh;
+        const float *p = mq_mesh_positions(m);
+        const uint32_t *idx = mq_mesh_indices(m);
+        for (size_t k = 0; k < mq_mesh_vertex_count(m); k++)
+            mqt_place_point(&o->meshes[i].place, p + 3 * k, positions + 3 * (v + k));
+        for (size_t k = 0; k < 3 * mq_mesh_triangle_count(m); k++)
+            indices[3 * t + k] = (uint32_t)(idx[k] + v);
+        v += mq_mesh_vertex_count(m);
+        t += mq_mesh_triangle_count(m);
+    }
+    mq_diag diag = {0};
+    mq_status st =
+        ok ? mq_mesh_create(positions, vertices, indices, triangles, NULL, out, &diag) : MQ_ERR_OUT_OF_MEMORY;
+    if (st != MQ_OK)
+        fprintf(stderr, "mq-render: placing the meshes failed: %s (%s)\n", diag.message, mq_status_string(st));
+    free(positions);
+    free(indices);
+    return st == MQ_OK;
+}
+
+/* The camera's ray through every pixel (row-major). False after an error message (exit 2)
+ * when the camera the options give is degenerate. */
+static bool camera_rays(const render_options *o, const mq_mesh *mesh, mq_ray *rays)
+{
+    mq_aabb bounds;
+    mqt_bounds(mq_mesh_positions(mesh), mq_mesh_vertex_count(mesh), &bounds);
+    mqt_camera cam;
+    mqt_camera_default(&bounds, o->width, o->height, &cam);
+    for (int k = 0; k < 3 && o->has_camera; k++) {
+        cam.eye[k] = o->camera[k];
+        cam.target[k] = o->camera[3 + k];
+    }
+    for (int k = 0; k < 3 && o->has_up; k++)
+        cam.up[k] = o->up[k];
+    if (o->fov > 0.0)
+        cam.vfov_degrees = o->fov;
+    bool user_camera = o->has_camera || o->has_up;
+    for (uint32_t y = 0; y < o->height; y++)
+        for (uint32_t x = 0; x < o->width; x++) {
+            mq_ray *r = &rays[(size_t)y * o->width + x];
+            if (!mqt_camera_ray(&cam, x, y, r)) {
+                if (user_camera) {
+                    fprintf(stderr, "mq-render: the camera is degenerate (eye at the target, or up along the "
+                                    "view)\nTry 'mq-render --help'.\n");
+                    return false;
+                }
+                /* a model of one point (or none) frames no view: the image stays background */
+                *r = (mq_ray){{0, 0, 0}, 1.0f, {0, 0, 1}, 0.0f};
+            }
+        }
+    return true;
+}
+
 static int run(const render_options *o)
 {
     double t0 = now_seconds();
@@ -276,15 +435,32 @@ static int run(const render_options *o)
     render_sample *samples = NULL;
     uint8_t *rgb = NULL, *flags = NULL;
     mq_diag diag;
-    if (!mqt_load_obj("mq-render", o->mesh_path, o->strict, &mesh))
+    render_model *models = calloc(o->mesh_count, sizeof *models);
+    if (!models) {
+        fprintf(stderr, "mq-render: out of memory\n");
         goto done;
+    }
+    for (size_t i = 0; i < o->mesh_count; i++)
+        if (!load_model(&models[i], o->meshes[i].path, o->strict))
+            goto done;
+    const mq_mesh *scene_mesh = models[0].mesh; /* what is rendered: one mesh as it is, else all placed */
+    const mq_bvh *scene_bvh = models[0].bvh;
+    if (o->mesh_count > 1 || o->meshes[0].placed) {
+        if (!place_meshes(o, models, &mesh))
+            goto done;
+        scene_mesh = mesh;
+        scene_bvh = NULL;
+    }
     double t_load = now_seconds();
-    mq_bvh_def def = mq_default_bvh_def();
-    def.threads = o->threads;
-    mq_status st = mq_bvh_build(mesh, &def, &bvh, &diag);
-    if (st != MQ_OK) {
-        fprintf(stderr, "mq-render: building the BVH failed: %s (%s)\n", diag.message, mq_status_string(st));
-        goto done;
+    if (!scene_bvh) {
+        mq_bvh_def def = mq_default_bvh_def();
+        def.threads = o->threads;
+        mq_status st = mq_bvh_build(scene_mesh, &def, &bvh, &diag);
+        if (st != MQ_OK) {
+            fprintf(stderr, "mq-render: building the BVH failed: %s (%s)\n", diag.message, mq_status_string(st));
+            goto done;
+        }
+        scene_bvh = bvh;
     }
     double t_build = now_seconds();
 
@@ -296,11 +472,12 @@ static int run(const render_options *o)
         fprintf(stderr, "mq-render: out of memory for a %ux%u image\n", o->width, o->height);
         goto done;
     }
-    mq_aabb bounds;
-    mqt_bounds(mq_mesh_positions(mesh), mq_mesh_vertex_count(mesh), &bounds);
-    mqt_generate_primary(&bounds, o->width, o->height, rays);
+    if (!camera_rays(o, scene_mesh, rays)) {
+        rc = 2;
+        goto done;
+    }
     double t_camera = now_seconds();
-    if (!render_trace(bvh, rays, o->width, o->height, o->shade == SHADE_HEAT, o->threads, samples)) {
+    if (!render_trace(scene_bvh, rays, o->width, o->height, o->shade == SHADE_HEAT, o->threads, samples)) {
         fprintf(stderr, "mq-render: out of memory while tracing\n");
         goto done;
     }
@@ -309,13 +486,13 @@ static int run(const render_options *o)
     uint32_t heat_max = render_shade_image(samples, o->width, o->height, o->shade, rgb);
     size_t flagged = 0, lit = 0;
     if (o->sphere_count) {
-        size_t tris = mq_mesh_triangle_count(mesh);
+        size_t tris = mq_mesh_triangle_count(scene_mesh);
         flags = calloc(tris ? tris : 1, 1);
         if (!flags) {
             fprintf(stderr, "mq-render: out of memory\n");
             goto done;
         }
-        if (!flag_sphere_triangles(mesh, o, flags, &flagged))
+        if (!flag_sphere_triangles(scene_mesh, o, flags, &flagged))
             goto done;
         lit = render_highlight(samples, o->width, o->height, flags, tris, rgb);
     }
@@ -333,7 +510,7 @@ static int run(const render_options *o)
         fprintf(stderr,
                 "mq-render: %ux%u %s, %zu triangles: load %.1f ms, build %.1f ms, camera rays %.1f ms, trace %.1f ms, "
                 "shade and overlays %.1f ms, write %.1f ms, total %.1f ms\n",
-                o->width, o->height, shade_name(o->shade), mq_mesh_triangle_count(mesh), 1e3 * (t_load - t0),
+                o->width, o->height, shade_name(o->shade), mq_mesh_triangle_count(scene_mesh), 1e3 * (t_load - t0),
                 1e3 * (t_build - t_load), 1e3 * (t_camera - t_build), 1e3 * (t_trace - t_camera),
                 1e3 * (t_shade - t_trace), 1e3 * (t_end - t_shade), 1e3 * (t_end - t0));
         if (o->shade == SHADE_HEAT)
@@ -350,6 +527,9 @@ done:
     free(rays);
     mq_bvh_destroy(bvh);
     mq_mesh_destroy(mesh);
+    for (size_t i = 0; models && i < o->mesh_count; i++)
+        free_model(&models[i]);
+    free(models);
     return rc;
 }
 
@@ -361,5 +541,6 @@ int main(int argc, char **argv)
         rc = run(&o);
     free(o.marks);
     free(o.spheres);
+    free(o.meshes);
     return rc;
 }

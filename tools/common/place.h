@@ -1,0 +1,29 @@
+/*
+ * A mesh argument's placement, as the tools' --place TX,TY,TZ[,QW,QX,QY,QZ[,SX,SY,SZ | ,S]]
+ * reads it: scale (negative = mirror), then rotate by the quaternion (w first,
+ * normalised), then translate.
+ */
+#ifndef MQ_TOOLS_PLACE_H
+#define MQ_TOOLS_PLACE_H
+
+#include <stdbool.h>
+
+typedef struct mqt_place {
+    double translation[3];
+    double rotation[4]; /* w, x, y, z; any non-zero length */
+    double scale[3];    /* non-zero */
+} mqt_place;
+
+/* The identity placement. */
+mqt_place mqt_place_identity(void);
+
+/* Up to `max` comma-separated finite numbers; returns how many, or -1 when malformed. */
+int mqt_parse_numbers(const char *text, double *v, int max);
+
+/* Parses the --place text; false when malformed (a zero quaternion, a zero scale). */
+bool mqt_parse_place(const char *text, mqt_place *out);
+
+/* The placed position of point `in` (computed in double, rounded to float). */
+void mqt_place_point(const mqt_place *p, const float in[3], float out[3]);
+
+#endif
