@@ -62,7 +62,15 @@ ${CC:-cc} -std=c11 ${MQ_CONSUMER_FLAGS:-} "$here/consumer/main.c" -o "$work/pc-c
     || fail "linking libmeshquery.a with pkg-config --static"
 "$work/pc-consumer-static" "$mesh" > /dev/null || fail "static pkg-config consumer"
 
-# 4. The installed tools run.
+# 4. The user tools built are installed and run; mq-bench only with -DMQ_INSTALL_BENCH=ON.
+for tool in mq-pick mq-render; do
+    if [ -x "$build/$tool" ]; then [ -x "$prefix/bin/$tool" ] || fail "$tool built but not installed"; fi
+done
+if grep -q '^MQ_INSTALL_BENCH:BOOL=ON' "$build/CMakeCache.txt" 2> /dev/null; then
+    if [ -x "$build/mq-bench" ]; then [ -x "$prefix/bin/mq-bench" ] || fail "MQ_INSTALL_BENCH=ON but mq-bench not installed"; fi
+else
+    [ ! -e "$prefix/bin/mq-bench" ] || fail "mq-bench installed by default (it installs with -DMQ_INSTALL_BENCH=ON)"
+fi
 if [ -x "$prefix/bin/mq-pick" ]; then
     "$prefix/bin/mq-pick" "$mesh" --ray 0,0.5,-3,0,0,1 > "$work/pick.txt" || fail "installed mq-pick"
     echo "installed mq-pick: $(tail -n1 "$work/pick.txt" | tr -s ' ' | cut -c1-60)"
