@@ -17,6 +17,12 @@
  *   mq_bvh_raycast_each(bvh, &ray, &q, fn, user)  every hit in t order to a callback, early stop
  *   mq_bvh_raycast_closest_batch(), mq_bvh_raycast_any_batch()   many rays on N threads
  *
+ *   mq_shape s = mq_shape_sphere(sphere);     any shape kind (types.h)
+ *   mq_bvh_overlap(bvh, &s, fn, user)         every triangle it overlaps, to a callback
+ *   mq_bvh_overlap_array(bvh, &s, ids, cap)   ids into an array; returns the total
+ *   mq_bvh_overlap_any(bvh, &s)               does it overlap anything?
+ *   mq_bvh_closest_point(bvh, p, max, &hit)   nearest surface point
+ *
  * Lifetime: a BVH REFERENCES its mesh (for face indices and per-vertex data of
  * hits) and keeps its own copy of the triangle corners for the leaf test. The
  * mesh must outlive the BVH. Destroying the BVH never touches the mesh.
@@ -26,73 +32,16 @@
  * one BVH at once. mq_bvh_refit and mq_bvh_destroy must not run concurrently
  * with queries on the same BVH.
  *
- * Exactness (the "Numeric robustness" contract):
- *   - The ray–triangle test is WATERTIGHT (Woop, Benthin & Wald, "Watertight
- *     Ray/Triangle Intersection", JCGT 2(1), 2013), with the paper's double
- *     precision fallback on exact zeros: a ray through a shared edge or vertex
- *     of a closed mesh hits one of the triangles sharing it, never none.
- *   - The ray–node test is conservative (Ize, "Robust BVH Ray Traversal",
- *     JCGT 2(2), 2013: the exit distance is widened by 1 + 2*gamma_3), so no
- *     hit is ever lost at a node. Zero direction components (+0 and -0) are
- *     handled exactly: the ray lies in the slab iff its origin does.
- *   - A ray that is not valid (mq_ray_is_valid: NaN or infinite components, a
- *     zero direction, tmin > tmax) hits nothing: closest returns false,
- *     any returns false, all returns 0.
- *   - The BVH stores its geometry scaled by a power of two 2^k chosen from
- *     the mesh (its largest finite |coordinate| lands in [0.5, 1); chosen
- *     again by mq_bvh_refit, kept by saved files), and each ray's origin and
- *     direction are scaled by the same 2^k before tracing. This is exact, so
- *     every decision and every t is what the unscaled float computation
- *     gives, but nothing overflows or underflows: meshes of ANY float
- *     magnitude work (checked from 1e-35 to 1e35). Hit records (point,
- *     normal) are in the mesh's units. A coordinate smaller than 2^-126 times
- *     the mesh's largest |coordinate| is rounded to a multiple of 2^-149 times
- *     it (the float subnormals after scaling).
- *   - Direction components smaller than 2^-90 times the largest one are taken
- *     as exactly zero (the ray turns by less than 1e-27 rad), for both the node
- *     and the triangle test; rays whose (scaled) direction is tiny or huge
- *     against the (scaled) origin's magnitude are rescaled by a power of two
- *     (exact) before tracing. The node test's error bound holds for entry and
- *     exit distances of normal magnitude (|t| >= FLT_MIN or 0), i.e.
- *     everywhere in practice.
- *   - When the direction is rescaled, tmin and tmax are scaled with it and
- *     rounded inwards, so a reported t always lies in the caller's [tmin, tmax].
- *   - These guarantees hold for ray origins up to about 1e16 times the mesh's
- *     largest |coordinate| away from the mesh (the float leaf test's
- *     T = U*Z0 + V*Z1 + W*Z2 stays finite); farther, the closest hit may be a
- *     wrong one among several (its t is still recomputed correctly) or, once
- *     the scaled origin overflows (~1e38 times the mesh's magnitude), missed.
- *   - Dynamic range: the scale follows the mesh's LARGEST finite coordinate, so
- *     parts of a mesh within about 1e-17 of that magnitude from the ray origin
- *     (e.g. a small model beside one stray vertex 1e20 away) may be hit at
- *     the wrong triangle; 1e-15 is tested (a far outlier vertex in spot.obj).
- *   - Triangles with a non-finite corner, and zero-area triangles (cross
- *     product of the edges exactly 0 in double), are never hit.
- *   - A ray lying in a triangle's plane does not hit it when the plane's
- *     projection along the ray is exactly degenerate (always so for planes
- *     and rays aligned with the axes); for other in-plane rays float rounding
- *     may report a grazing hit (mq_raycast_triangle, which checks the plane in
- *     double, may decide such rays otherwise).
- *   - Hit decisions use the same edge functions as mq_raycast_triangle, on the
- *     ray scaled by powers of two. Where that scaling rounds (subnormal origin
- *     or direction components; directions whose components span ~2^70 or
- *     more), a ray within that rounding of a triangle's edge (2^-40 in
- *     barycentrics, as the fuzz oracle allows) may be decided otherwise than
- *     mq_raycast_triangle decides the unscaled ray; watertightness holds
- *     regardless, since every triangle sees the same scaled ray. The
- *     traversal orders and culls hits by the paper's float t = T / det, which
- *     on slivers can be off by ~1% (T and det cancel); once a hit is decided
- *     (the closest hit; each hit of mq_bvh_raycast_each/all; each candidate
- *     shown to a filter), its t, u and v are recomputed in double from the
- *     triangle's corners as mq_raycast_triangle does (t from the plane,
- *     (u, v) from the hit point), and t is clamped into [tmin, tmax]: the
- *     reported t is accurate to a few ulp whatever the triangle's shape.
- *     Consequently the closest hit is the nearest to within the float t's
- *     error (two hits closer than that may come out in either order), and
- *     mq_bvh_raycast_each reports hits in the traversal's order with t made
- *     non-decreasing (a refined t below the previous hit's is raised to it).
- *   - Among hits at equal (float) t the smallest triangle id wins, so the
- *     closest hit does not depend on the ISA path or the thread count.
+ * Exactness (the "Numeric robustness" contract; docs/robustness.md states it
+ * in full, with its limits):
+ *   - the ray–triangle test is watertight (Woop et al. 2013) and the node test
+ *     conservative (Ize 2013): a ray through a shared edge or vertex of a
+ *     closed mesh hits one of its triangles, and no hit is lost at a node;
+ *   - an invalid ray (mq_ray_is_valid) hits nothing; meshes of any float
+ *     magnitude work (geometry and rays are scaled by an exact power of two);
+ *   - a reported t, u, v is recomputed in double from the triangle's corners,
+ *     clamped into [tmin, tmax]; ties at equal t go to the smallest triangle
+ *     id, whatever the ISA path or thread count.
  *
  * Triangle ids are the mesh's (input order; for OBJ the order of `f` lines),
  * never an internal order.
@@ -330,7 +279,8 @@ MQ_API size_t mq_bvh_raycast_any_batch(const mq_bvh *bvh, const mq_ray *rays, si
 /* ========================================================================= */
 /*
  * The OBB tree's shape queries (obbtree.h, "Shape overlap", "Closest point")
- * on the AABB BVH, with exactly the same contracts: the same answer sets, so
+ * on the AABB BVH: mq_bvh_overlap / _array / _any take any tagged shape
+ * (mq_shape, types.h), with exactly the same contracts: the same answer sets, so
  * either hierarchy may serve them. Leaf tests are the primitives
  * (mq_overlap_sphere_triangle, mq_overlap_capsule_triangle,
  * mq_overlap_triangle_obb, mq_overlap_triangle_aabb,
@@ -357,46 +307,29 @@ typedef bool (*mq_overlap_fn)(uint32_t triangle, void *user);
 typedef struct mq_point_hit mq_point_hit;
 
 /**
- * Every triangle that overlaps the solid sphere (mq_overlap_sphere_triangle):
- * calls `fn` for each until it returns false.
+ * Every triangle that overlaps the shape: calls `fn` for each until it returns
+ * false. The leaf test is the shape's primitive: mq_overlap_sphere_triangle,
+ * mq_overlap_capsule_triangle, mq_overlap_triangle_obb or
+ * mq_overlap_triangle_aabb. The kind is read once per query; the walk is the
+ * one specialised for that kind.
  * @param bvh the BVH to query.
- * @param sphere the sphere; an invalid one (NaN, negative radius) matches nothing.
+ * @param shape the shape (types.h: mq_shape_sphere(), ...); an invalid one
+ *        (NaN, negative radius, ...) or one of a kind this version does not
+ *        know matches nothing.
  * @param fn called with each triangle's mesh id; NULL makes the call a no-op.
  * @param user passed to `fn`.
  * @return the number of calls made (including the one that returned false).
  */
-MQ_API size_t mq_bvh_overlap_sphere(const mq_bvh *bvh, const mq_sphere *sphere, mq_overlap_fn fn, void *user);
+MQ_API size_t mq_bvh_overlap(const mq_bvh *bvh, const mq_shape *shape, mq_overlap_fn fn, void *user);
 /**
- * Writes the ids of the triangles that overlap the sphere into `out` (the
+ * Writes the ids of the triangles that overlap the shape into `out` (the
  * first `capacity` found, in no particular order) and returns how many there
  * are in total; when that exceeds `capacity`, call again with a larger array.
- * `out` may be NULL when `capacity` is 0.
+ * `out` may be NULL when `capacity` is 0. An invalid shape or an unknown kind: 0.
  */
-MQ_API size_t mq_bvh_overlap_sphere_array(const mq_bvh *bvh, const mq_sphere *sphere, uint32_t *out, size_t capacity);
-/** True when some triangle overlaps the sphere; stops at the first. */
-MQ_API bool mq_bvh_any_overlap_sphere(const mq_bvh *bvh, const mq_sphere *sphere);
-
-/** As mq_bvh_overlap_sphere, for a capsule (mq_overlap_capsule_triangle). */
-MQ_API size_t mq_bvh_overlap_capsule(const mq_bvh *bvh, const mq_capsule *capsule, mq_overlap_fn fn, void *user);
-/** As mq_bvh_overlap_sphere_array, for a capsule. */
-MQ_API size_t mq_bvh_overlap_capsule_array(const mq_bvh *bvh, const mq_capsule *capsule, uint32_t *out,
-                                           size_t capacity);
-/** True when some triangle overlaps the capsule. */
-MQ_API bool mq_bvh_any_overlap_capsule(const mq_bvh *bvh, const mq_capsule *capsule);
-
-/** As mq_bvh_overlap_sphere, for an oriented box (mq_overlap_triangle_obb). */
-MQ_API size_t mq_bvh_overlap_obb(const mq_bvh *bvh, const mq_obb *box, mq_overlap_fn fn, void *user);
-/** As mq_bvh_overlap_sphere_array, for an oriented box. */
-MQ_API size_t mq_bvh_overlap_obb_array(const mq_bvh *bvh, const mq_obb *box, uint32_t *out, size_t capacity);
-/** True when some triangle overlaps the oriented box. */
-MQ_API bool mq_bvh_any_overlap_obb(const mq_bvh *bvh, const mq_obb *box);
-
-/** As mq_bvh_overlap_sphere, for an axis-aligned box (mq_overlap_triangle_aabb). */
-MQ_API size_t mq_bvh_overlap_aabb(const mq_bvh *bvh, const mq_aabb *box, mq_overlap_fn fn, void *user);
-/** As mq_bvh_overlap_sphere_array, for an axis-aligned box. */
-MQ_API size_t mq_bvh_overlap_aabb_array(const mq_bvh *bvh, const mq_aabb *box, uint32_t *out, size_t capacity);
-/** True when some triangle overlaps the axis-aligned box. */
-MQ_API bool mq_bvh_any_overlap_aabb(const mq_bvh *bvh, const mq_aabb *box);
+MQ_API size_t mq_bvh_overlap_array(const mq_bvh *bvh, const mq_shape *shape, uint32_t *out, size_t capacity);
+/** True when some triangle overlaps the shape; stops at the first. An invalid shape or an unknown kind: false. */
+MQ_API bool mq_bvh_overlap_any(const mq_bvh *bvh, const mq_shape *shape);
 
 /**
  * The closest point of the mesh to `p` (mq_closest_point_triangle on every

@@ -3,14 +3,18 @@
  * meshquery/meshquery.h — the umbrella header: include this to get the whole API.
  *
  *   base.h        version, status codes, diagnostics, allocator hook
- *   types.h       rays, boxes, spheres, capsules, triangles, planes (plain structs)
+ *   types.h       rays, boxes, spheres, capsules, triangles, planes (plain structs); the tagged
+ *                 shapes mq_shape / mq_dshape that every overlap query takes
  *   primitives.h  pairwise intersection and distance tests
  *   mesh.h        the immutable triangle mesh, with OBJ faces, lines, names, normals, uvs
  *   obj.h         loading meshes from Wavefront OBJ files or memory
- *   bvh.h         the AABB BVH: raycasts closest / any / all, batches, refit
- *   obbtree.h     the OBB tree: shape overlaps, raycasts, closest point, mesh vs mesh
+ *   bvh.h         the AABB BVH: raycasts closest / any / all, batches, refit; shape overlaps
+ *                 (mq_bvh_overlap / _array / _any) and closest point
+ *   obbtree.h     the OBB tree: shape overlaps (mq_obbtree_overlap / _array / _any), raycasts,
+ *                 closest point, mesh vs mesh, statistics
  *   saved.h       saving a built BVH / OBB tree with its mesh to a file, loading it back in milliseconds
- *   scene.h       instances of hierarchies placed by transforms: every query on the world, batches
+ *   scene.h       instances of hierarchies placed by transforms: every query on the world
+ *                 (shape overlaps: mq_scene_overlap / _array / _any), batches
  *   casts.h       sphere and capsule casts (sweeps), winding number and signed distance, both hierarchies
  */
 #ifndef MESHQUERY_H

@@ -7,14 +7,14 @@
  *   mq_default_obbtree_def()       defaults: DiTO-14 fitting, 4 triangles per leaf
  *   mq_obbtree_build()             build from a mesh (the mesh must outlive the tree)
  *   mq_obbtree_destroy()           free it
- *   mq_obbtree_byte_count(), mq_obbtree_node_count(), mq_obbtree_depth(),
- *   mq_obbtree_triangle_count(), mq_obbtree_total_volume(), mq_obbtree_root(), mq_obbtree_mesh()
+ *   mq_obbtree_get_stats()         triangle, node and leaf counts, depth, total volume, bytes
+ *   mq_obbtree_byte_count(), mq_obbtree_root(), mq_obbtree_mesh()
  *
- *   Shape overlap (every triangle that overlaps the shape; touching counts):
- *     `mq_obbtree_overlap_<shape>()`        callback per triangle, early stop
- *     `mq_obbtree_overlap_<shape>_array()`  ids into a caller array, returns the total
- *     `mq_obbtree_any_overlap_<shape>()`    yes/no, stops at the first
- *     for `<shape>` = sphere, capsule, obb, aabb
+ *   Shape overlap (every triangle that overlaps a tagged shape, mq_shape in
+ *   types.h: sphere, capsule, OBB or AABB; touching counts):
+ *     mq_obbtree_overlap()        callback per triangle, early stop
+ *     mq_obbtree_overlap_array()  ids into a caller array, returns the total
+ *     mq_obbtree_overlap_any()    yes/no, stops at the first
  *   Rays:        mq_obbtree_raycast_closest(), mq_obbtree_raycast_any()
  *   Distance:    mq_obbtree_closest_point()   nearest surface point within a maximum distance
  *   Mesh vs mesh: mq_obbtree_collide(), mq_obbtree_collide_array(), mq_obbtree_any_collide()
@@ -129,14 +129,19 @@ MQ_API void mq_obbtree_destroy(mq_obbtree *tree);
 MQ_API const mq_mesh *mq_obbtree_mesh(const mq_obbtree *tree);
 /** Bytes the tree owns (nodes, triangle copies, ids and the tree itself), excluding the mesh. */
 MQ_API size_t mq_obbtree_byte_count(const mq_obbtree *tree);
-/** Number of nodes (0 for an empty tree). */
-MQ_API size_t mq_obbtree_node_count(const mq_obbtree *tree);
-/** Number of triangles in the tree (the mesh's finite triangles). */
-MQ_API size_t mq_obbtree_triangle_count(const mq_obbtree *tree);
-/** Depth of the deepest leaf (0 when the root is a leaf or the tree is empty). */
-MQ_API uint32_t mq_obbtree_depth(const mq_obbtree *tree);
-/** Sum of the volumes of all node boxes: a tree-quality measure (smaller is tighter). */
-MQ_API double mq_obbtree_total_volume(const mq_obbtree *tree);
+/** Shape and size of a built tree. */
+typedef struct mq_obbtree_stats {
+    uint64_t triangle_count;   /**< triangles in the tree (the mesh's finite triangles) */
+    uint64_t node_count;       /**< nodes, inner and leaves (0 for an empty tree) */
+    uint64_t leaf_count;       /**< leaves */
+    uint32_t max_depth;        /**< depth of the deepest leaf (0 when the root is a leaf or the tree is empty) */
+    double total_volume;       /**< sum of the volumes of all node boxes: a tree-quality measure (smaller is tighter) */
+    double avg_leaf_size;      /**< triangles per leaf (0 for an empty tree) */
+    double bytes_per_triangle; /**< mq_obbtree_byte_count / triangle_count (0 for an empty tree) */
+} mq_obbtree_stats;
+
+/** Fills `out` with the tree's statistics (as mq_bvh_get_stats does for a BVH); O(nodes). */
+MQ_API void mq_obbtree_get_stats(const mq_obbtree *tree, mq_obbtree_stats *out);
 /** The root box (encloses every triangle of the tree). Returns false for an empty tree. */
 MQ_API bool mq_obbtree_root(const mq_obbtree *tree, mq_obb *out);
 
@@ -151,44 +156,28 @@ MQ_API bool mq_obbtree_root(const mq_obbtree *tree, mq_obb *out);
 typedef bool (*mq_overlap_fn)(uint32_t triangle, void *user);
 
 /**
- * Every triangle that overlaps the solid sphere (mq_overlap_sphere_triangle):
- * calls `fn` for each until it returns false.
+ * Every triangle that overlaps the shape: calls `fn` for each until it returns
+ * false. The leaf test is the shape's primitive: mq_overlap_sphere_triangle,
+ * mq_overlap_capsule_triangle, mq_overlap_triangle_obb or
+ * mq_overlap_triangle_aabb. The kind is read once per query; the walk is the
+ * one specialised for that kind.
+ * @param tree the tree to query.
+ * @param shape the shape (types.h: mq_shape_sphere(), ...); an invalid one
+ *        or one of a kind this version does not know matches nothing.
+ * @param fn called with each triangle's mesh id; NULL makes the call a no-op.
+ * @param user passed to `fn`.
  * @return the number of calls made (including the one that returned false).
  */
-MQ_API size_t mq_obbtree_overlap_sphere(const mq_obbtree *tree, const mq_sphere *sphere, mq_overlap_fn fn, void *user);
+MQ_API size_t mq_obbtree_overlap(const mq_obbtree *tree, const mq_shape *shape, mq_overlap_fn fn, void *user);
 /**
- * Writes the ids of the triangles that overlap the sphere into `out` (the first
+ * Writes the ids of the triangles that overlap the shape into `out` (the first
  * `capacity` found, in no particular order) and returns how many there are in
  * total; when that exceeds `capacity`, call again with a larger array.
- * `out` may be NULL when `capacity` is 0.
+ * `out` may be NULL when `capacity` is 0. An invalid shape or an unknown kind: 0.
  */
-MQ_API size_t mq_obbtree_overlap_sphere_array(const mq_obbtree *tree, const mq_sphere *sphere, uint32_t *out,
-                                              size_t capacity);
-/** True when some triangle overlaps the sphere; stops at the first. */
-MQ_API bool mq_obbtree_any_overlap_sphere(const mq_obbtree *tree, const mq_sphere *sphere);
-
-/** As mq_obbtree_overlap_sphere, for a capsule (mq_overlap_capsule_triangle). */
-MQ_API size_t mq_obbtree_overlap_capsule(const mq_obbtree *tree, const mq_capsule *capsule, mq_overlap_fn fn,
-                                         void *user);
-/** As mq_obbtree_overlap_sphere_array, for a capsule. */
-MQ_API size_t mq_obbtree_overlap_capsule_array(const mq_obbtree *tree, const mq_capsule *capsule, uint32_t *out,
-                                               size_t capacity);
-/** True when some triangle overlaps the capsule. */
-MQ_API bool mq_obbtree_any_overlap_capsule(const mq_obbtree *tree, const mq_capsule *capsule);
-
-/** As mq_obbtree_overlap_sphere, for an oriented box (mq_overlap_triangle_obb). */
-MQ_API size_t mq_obbtree_overlap_obb(const mq_obbtree *tree, const mq_obb *box, mq_overlap_fn fn, void *user);
-/** As mq_obbtree_overlap_sphere_array, for an oriented box. */
-MQ_API size_t mq_obbtree_overlap_obb_array(const mq_obbtree *tree, const mq_obb *box, uint32_t *out, size_t capacity);
-/** True when some triangle overlaps the oriented box. */
-MQ_API bool mq_obbtree_any_overlap_obb(const mq_obbtree *tree, const mq_obb *box);
-
-/** As mq_obbtree_overlap_sphere, for an axis-aligned box (mq_overlap_triangle_aabb). */
-MQ_API size_t mq_obbtree_overlap_aabb(const mq_obbtree *tree, const mq_aabb *box, mq_overlap_fn fn, void *user);
-/** As mq_obbtree_overlap_sphere_array, for an axis-aligned box. */
-MQ_API size_t mq_obbtree_overlap_aabb_array(const mq_obbtree *tree, const mq_aabb *box, uint32_t *out, size_t capacity);
-/** True when some triangle overlaps the axis-aligned box. */
-MQ_API bool mq_obbtree_any_overlap_aabb(const mq_obbtree *tree, const mq_aabb *box);
+MQ_API size_t mq_obbtree_overlap_array(const mq_obbtree *tree, const mq_shape *shape, uint32_t *out, size_t capacity);
+/** True when some triangle overlaps the shape; stops at the first. An invalid shape or an unknown kind: false. */
+MQ_API bool mq_obbtree_overlap_any(const mq_obbtree *tree, const mq_shape *shape);
 
 /* ------------------------------------------------------------------------- */
 /* Rays                                                                      */

@@ -10,12 +10,12 @@
  *   mq_xform_identity(), mq_xform_from_trs(), mq_xform_apply_point()
  *
  *   Rays:     mq_scene_raycast_closest / _any / _all / _each
- *   Shapes:   `mq_scene_overlap_<shape>` / `_<shape>_array` / `mq_scene_any_overlap_<shape>`
- *             for `<shape>` = sphere, capsule, obb, aabb
+ *   Shapes:   mq_scene_overlap / _array / _any     any world shape (mq_dshape, types.h:
+ *             sphere, capsule, OBB, AABB; mq_dshape_sphere(), ... build one)
  *   Distance: mq_scene_closest_point
  *   Contacts: mq_scene_collide (instance vs instance), mq_scene_collide_array
  *   Batches:  mq_scene_raycast_closest_batch / _any_batch,
- *             mq_scene_any_overlap_batch, mq_scene_overlap_count_batch,
+ *             mq_scene_overlap_any_batch, mq_scene_overlap_count_batch,
  *             mq_scene_closest_point_batch                 (N threads, a persistent pool)
  *
  * Instances. An instance is a built hierarchy (an AABB BVH or an OBB tree,
@@ -266,45 +266,28 @@ typedef struct mq_instance_triangle {
 typedef bool (*mq_scene_overlap_fn)(uint32_t instance, uint32_t triangle, void *user);
 
 /**
- * Every (instance, triangle) whose mapped triangle overlaps the world sphere
- * (mq_overlap_sphere_triangle semantics: closed sets, touching counts).
+ * Every (instance, triangle) whose mapped triangle overlaps the world shape
+ * (the primitive of its kind: mq_overlap_sphere_triangle,
+ * mq_overlap_capsule_triangle, mq_overlap_triangle_obb or
+ * mq_overlap_triangle_aabb semantics: closed sets, touching counts).
+ * @param scene the committed scene.
+ * @param shape the world shape (types.h: mq_dshape_sphere(), ...); an invalid
+ *        one or one of a kind this version does not know matches nothing.
+ * @param query NULL for the defaults (only its mask applies).
+ * @param fn called per pair; NULL makes the call a no-op.
+ * @param user passed to `fn`.
  * @return the number of calls made (including one that returned false).
  */
-MQ_API size_t mq_scene_overlap_sphere(const mq_scene *scene, const mq_dsphere *sphere, const mq_scene_query *query,
-                                      mq_scene_overlap_fn fn, void *user);
-/** Writes up to `capacity` overlapping pairs, returns the total. `out` may be NULL when capacity is 0. */
-MQ_API size_t mq_scene_overlap_sphere_array(const mq_scene *scene, const mq_dsphere *sphere,
-                                            const mq_scene_query *query, mq_instance_triangle *out, size_t capacity);
-/** True when some triangle overlaps the sphere; stops at the first. */
-MQ_API bool mq_scene_any_overlap_sphere(const mq_scene *scene, const mq_dsphere *sphere, const mq_scene_query *query);
-
-/** As mq_scene_overlap_sphere, for a capsule (mq_overlap_capsule_triangle). */
-MQ_API size_t mq_scene_overlap_capsule(const mq_scene *scene, const mq_dcapsule *capsule, const mq_scene_query *query,
-                                       mq_scene_overlap_fn fn, void *user);
-/** As mq_scene_overlap_sphere_array, for a capsule. */
-MQ_API size_t mq_scene_overlap_capsule_array(const mq_scene *scene, const mq_dcapsule *capsule,
-                                             const mq_scene_query *query, mq_instance_triangle *out, size_t capacity);
-/** True when some triangle overlaps the capsule. */
-MQ_API bool mq_scene_any_overlap_capsule(const mq_scene *scene, const mq_dcapsule *capsule,
-                                         const mq_scene_query *query);
-
-/** As mq_scene_overlap_sphere, for an oriented box (mq_overlap_triangle_obb). */
-MQ_API size_t mq_scene_overlap_obb(const mq_scene *scene, const mq_dobb *box, const mq_scene_query *query,
-                                   mq_scene_overlap_fn fn, void *user);
-/** As mq_scene_overlap_sphere_array, for an oriented box. */
-MQ_API size_t mq_scene_overlap_obb_array(const mq_scene *scene, const mq_dobb *box, const mq_scene_query *query,
-                                         mq_instance_triangle *out, size_t capacity);
-/** True when some triangle overlaps the oriented box. */
-MQ_API bool mq_scene_any_overlap_obb(const mq_scene *scene, const mq_dobb *box, const mq_scene_query *query);
-
-/** As mq_scene_overlap_sphere, for an axis-aligned box (mq_overlap_triangle_aabb). */
-MQ_API size_t mq_scene_overlap_aabb(const mq_scene *scene, const mq_daabb *box, const mq_scene_query *query,
-                                    mq_scene_overlap_fn fn, void *user);
-/** As mq_scene_overlap_sphere_array, for an axis-aligned box. */
-MQ_API size_t mq_scene_overlap_aabb_array(const mq_scene *scene, const mq_daabb *box, const mq_scene_query *query,
-                                          mq_instance_triangle *out, size_t capacity);
-/** True when some triangle overlaps the axis-aligned box. */
-MQ_API bool mq_scene_any_overlap_aabb(const mq_scene *scene, const mq_daabb *box, const mq_scene_query *query);
+MQ_API size_t mq_scene_overlap(const mq_scene *scene, const mq_dshape *shape, const mq_scene_query *query,
+                               mq_scene_overlap_fn fn, void *user);
+/**
+ * Writes up to `capacity` overlapping pairs (in no particular order) and
+ * returns the total. `out` may be NULL when capacity is 0.
+ */
+MQ_API size_t mq_scene_overlap_array(const mq_scene *scene, const mq_dshape *shape, const mq_scene_query *query,
+                                     mq_instance_triangle *out, size_t capacity);
+/** True when some triangle overlaps the shape; stops at the first. */
+MQ_API bool mq_scene_overlap_any(const mq_scene *scene, const mq_dshape *shape, const mq_scene_query *query);
 
 /** The nearest scene point to a query point. */
 typedef struct mq_scene_point_hit {
@@ -379,8 +362,8 @@ MQ_API size_t mq_scene_raycast_closest_batch(const mq_scene *scene, const mq_dra
 MQ_API size_t mq_scene_raycast_any_batch(const mq_scene *scene, const mq_dray *rays, size_t count,
                                          const mq_scene_query *query, uint32_t threads, bool *occluded);
 
-/** out[i] = mq_scene_any_overlap_<kind>(shapes[i]). @return the number of shapes that overlap something. */
-MQ_API size_t mq_scene_any_overlap_batch(const mq_scene *scene, const mq_dshape *shapes, size_t count,
+/** out[i] = mq_scene_overlap_any(shapes + i). @return the number of shapes that overlap something. */
+MQ_API size_t mq_scene_overlap_any_batch(const mq_scene *scene, const mq_dshape *shapes, size_t count,
                                          const mq_scene_query *query, uint32_t threads, bool *out);
 
 /** counts[i] = number of (instance, triangle) overlapping shapes[i]. @return the sum of the counts. */

@@ -1,8 +1,10 @@
 /**
  * @file
  * meshquery/types.h — the plain value types every query speaks: rays, boxes,
- * spheres, capsules, triangles, planes and their 2D cousins. All are
- * transparent structs built on cglm's vec2/vec3/mat3, passed by const pointer.
+ * spheres, capsules, triangles, planes and their 2D cousins, and the tagged
+ * shapes mq_shape / mq_dshape (any of sphere, capsule, OBB, AABB) that the
+ * overlap queries take. All are transparent structs built on cglm's
+ * vec2/vec3/mat3, passed by const pointer.
  *
  * Conventions (they hold everywhere in the library):
  *   - Shapes are CLOSED sets: touching counts as overlap and as a hit.
@@ -104,6 +106,79 @@ typedef struct mq_ray_span {
 } mq_ray_span;
 
 /* ------------------------------------------------------------------------- */
+/* Tagged shapes: one overlap query for every kind of shape                  */
+/* ------------------------------------------------------------------------- */
+
+/**
+ * Which member of an mq_shape (or mq_dshape) is set. The list is OPEN: later
+ * versions add kinds (convex hulls are planned), so code that switches on it
+ * needs a default case. A query given a kind it does not know overlaps
+ * nothing (the callback and _array forms return 0, the _any forms false).
+ */
+typedef enum mq_shape_kind {
+    MQ_SHAPE_SPHERE = 0,  /**< u.sphere */
+    MQ_SHAPE_CAPSULE = 1, /**< u.capsule */
+    MQ_SHAPE_OBB = 2,     /**< u.obb */
+    MQ_SHAPE_AABB = 3     /**< u.aabb */
+} mq_shape_kind;
+
+/**
+ * A query shape of any kind: what mq_bvh_overlap, mq_obbtree_overlap and
+ * their _array / _any forms take. Set `kind` and the matching member of `u`,
+ * or use the constructors below (mq_shape_sphere(), ...). Each kind keeps the
+ * rules of its own type (types.h conventions: closed, an invalid shape
+ * overlaps nothing). The union reserves 64 bytes, so sizeof(mq_shape) stays
+ * the same when kinds are added.
+ */
+typedef struct mq_shape {
+    mq_shape_kind kind; /**< which member of u is set */
+    /** The shape itself. */
+    union {
+        mq_sphere sphere;      /**< kind MQ_SHAPE_SPHERE */
+        mq_capsule capsule;    /**< kind MQ_SHAPE_CAPSULE */
+        mq_obb obb;            /**< kind MQ_SHAPE_OBB */
+        mq_aabb aabb;          /**< kind MQ_SHAPE_AABB */
+        uint64_t reserved_[8]; /**< room for later kinds; keeps sizeof(mq_shape) stable */
+    } u;
+} mq_shape;
+
+/** A sphere as an mq_shape: `mq_shape s = mq_shape_sphere((mq_sphere){{0, 0, 0}, 1});`. */
+static inline mq_shape mq_shape_sphere(mq_sphere s)
+{
+    mq_shape r;
+    r.kind = MQ_SHAPE_SPHERE;
+    r.u.sphere = s;
+    return r;
+}
+
+/** A capsule as an mq_shape. */
+static inline mq_shape mq_shape_capsule(mq_capsule c)
+{
+    mq_shape r;
+    r.kind = MQ_SHAPE_CAPSULE;
+    r.u.capsule = c;
+    return r;
+}
+
+/** An oriented box as an mq_shape. */
+static inline mq_shape mq_shape_obb(mq_obb b)
+{
+    mq_shape r;
+    r.kind = MQ_SHAPE_OBB;
+    r.u.obb = b;
+    return r;
+}
+
+/** An axis-aligned box as an mq_shape. */
+static inline mq_shape mq_shape_aabb(mq_aabb b)
+{
+    mq_shape r;
+    r.kind = MQ_SHAPE_AABB;
+    r.u.aabb = b;
+    return r;
+}
+
+/* ------------------------------------------------------------------------- */
 /* Double-precision shapes: world-space queries of scenes                    */
 /* ------------------------------------------------------------------------- */
 
@@ -144,24 +219,59 @@ typedef struct mq_daabb {
     mq_dvec3 max; /**< largest corner */
 } mq_daabb;
 
-/** Which member of mq_dshape is set. */
-typedef enum mq_shape_kind {
-    MQ_SHAPE_SPHERE = 0,  /**< mq_dshape.u.sphere */
-    MQ_SHAPE_CAPSULE = 1, /**< mq_dshape.u.capsule */
-    MQ_SHAPE_OBB = 2,     /**< mq_dshape.u.obb */
-    MQ_SHAPE_AABB = 3     /**< mq_dshape.u.aabb */
-} mq_shape_kind;
-
-/** One query shape of a batch. */
+/**
+ * A world query shape of any kind, in double precision: what mq_scene_overlap,
+ * mq_scene_overlap_array, mq_scene_overlap_any and the scene's shape batches
+ * take. The double twin of mq_shape, with the same kinds and the same rules
+ * (an unknown kind overlaps nothing). Its size stays the same when kinds are
+ * added (the union reserves 128 bytes).
+ */
 typedef struct mq_dshape {
     mq_shape_kind kind; /**< which member of u is set */
     /** The shape itself. */
     union {
-        mq_dsphere sphere;   /**< kind MQ_SHAPE_SPHERE */
-        mq_dcapsule capsule; /**< kind MQ_SHAPE_CAPSULE */
-        mq_dobb obb;         /**< kind MQ_SHAPE_OBB */
-        mq_daabb aabb;       /**< kind MQ_SHAPE_AABB */
+        mq_dsphere sphere;      /**< kind MQ_SHAPE_SPHERE */
+        mq_dcapsule capsule;    /**< kind MQ_SHAPE_CAPSULE */
+        mq_dobb obb;            /**< kind MQ_SHAPE_OBB */
+        mq_daabb aabb;          /**< kind MQ_SHAPE_AABB */
+        uint64_t reserved_[16]; /**< room for later kinds; keeps sizeof(mq_dshape) stable */
     } u;
 } mq_dshape;
+
+/** A world sphere as an mq_dshape. */
+static inline mq_dshape mq_dshape_sphere(mq_dsphere s)
+{
+    mq_dshape r;
+    r.kind = MQ_SHAPE_SPHERE;
+    r.u.sphere = s;
+    return r;
+}
+
+/** A world capsule as an mq_dshape. */
+static inline mq_dshape mq_dshape_capsule(mq_dcapsule c)
+{
+    mq_dshape r;
+    r.kind = MQ_SHAPE_CAPSULE;
+    r.u.capsule = c;
+    return r;
+}
+
+/** A world oriented box as an mq_dshape. */
+static inline mq_dshape mq_dshape_obb(mq_dobb b)
+{
+    mq_dshape r;
+    r.kind = MQ_SHAPE_OBB;
+    r.u.obb = b;
+    return r;
+}
+
+/** A world axis-aligned box as an mq_dshape. */
+static inline mq_dshape mq_dshape_aabb(mq_daabb b)
+{
+    mq_dshape r;
+    r.kind = MQ_SHAPE_AABB;
+    r.u.aabb = b;
+    return r;
+}
 
 #endif /* MESHQUERY_TYPES_H */

@@ -1,4 +1,4 @@
-/* The OBB tree object: default options, destruction and the read-only accessors. */
+/* The OBB tree object: default options, destruction, statistics and the read-only accessors. */
 #include "obbtree/obbtree_internal.h"
 #include "core/alloc.h"
 
@@ -36,27 +36,20 @@ const mq_mesh *mq_obbtree_mesh(const mq_obbtree *t)
 {
     return t->mesh;
 }
-size_t mq_obbtree_node_count(const mq_obbtree *t)
+void mq_obbtree_get_stats(const mq_obbtree *t, mq_obbtree_stats *out)
 {
-    return t->node_count;
-}
-size_t mq_obbtree_triangle_count(const mq_obbtree *t)
-{
-    return t->tri_count;
-}
-uint32_t mq_obbtree_depth(const mq_obbtree *t)
-{
-    return t->depth;
-}
-
-double mq_obbtree_total_volume(const mq_obbtree *t)
-{
-    double v = 0.0;
+    mq_obbtree_stats st = {0};
+    st.triangle_count = t->tri_count;
+    st.node_count = t->node_count;
+    st.max_depth = t->depth;
     for (uint32_t i = 0; i < t->node_count; i++) {
-        const float *h = t->nodes[i].half;
-        v += 8.0 * (double)h[0] * (double)h[1] * (double)h[2];
+        const mq_obbtree_node *n = &t->nodes[i];
+        st.total_volume += 8.0 * (double)n->half[0] * (double)n->half[1] * (double)n->half[2];
+        st.leaf_count += mq_obbtree_node_is_leaf(n);
     }
-    return v;
+    st.avg_leaf_size = st.leaf_count ? (double)st.triangle_count / (double)st.leaf_count : 0.0;
+    st.bytes_per_triangle = t->tri_count ? (double)mq_obbtree_byte_count(t) / (double)t->tri_count : 0.0;
+    *out = st;
 }
 
 bool mq_obbtree_root(const mq_obbtree *t, mq_obb *out)

@@ -3,6 +3,7 @@
 #include "primitives/shape_checks.h"
 #include "primitives/shape_reduce.h"
 #include "obbtree/obbtree_walk.h"
+#include "obbtree/obbtree_overlap_shapes.h"
 #include "obbtree/obbtree_region.h"
 
 static bool node_test(const mq_obbtree_node *n, const void *q)
@@ -28,19 +29,19 @@ static size_t walk(const mq_obbtree *t, const mq_capsule *c, mq_overlap_fn fn, v
     return mq_obbtree_walk(t, c, node_test, tri_test, fn, user);
 }
 
-size_t mq_obbtree_overlap_capsule(const mq_obbtree *t, const mq_capsule *c, mq_overlap_fn fn, void *user)
+size_t mq_obbtree_capsule_overlap(const mq_obbtree *t, const mq_capsule *c, mq_overlap_fn fn, void *user)
 {
     return fn ? walk(t, c, fn, user) : 0;
 }
 
-size_t mq_obbtree_overlap_capsule_array(const mq_obbtree *t, const mq_capsule *c, uint32_t *out, size_t capacity)
+size_t mq_obbtree_capsule_overlap_array(const mq_obbtree *t, const mq_capsule *c, uint32_t *out, size_t capacity)
 {
     mq_id_sink sink = {out, out ? capacity : 0, 0};
     walk(t, c, mq_id_sink_push, &sink);
     return sink.count;
 }
 
-bool mq_obbtree_any_overlap_capsule(const mq_obbtree *t, const mq_capsule *c)
+bool mq_obbtree_capsule_overlap_any(const mq_obbtree *t, const mq_capsule *c)
 {
     return walk(t, c, mq_stop_at_first, NULL) > 0;
 }

@@ -4,6 +4,7 @@
 #include "primitives/shape_checks.h"
 #include "primitives/shape_reduce.h"
 #include "obbtree/obbtree_walk.h"
+#include "obbtree/obbtree_overlap_shapes.h"
 #include "obbtree/obbtree_region.h"
 
 typedef struct obb_query {
@@ -59,19 +60,19 @@ static size_t walk(const mq_obbtree *t, const mq_obb *box, mq_overlap_fn fn, voi
     return mq_obbtree_walk(t, &q, node_test, tri_test, fn, user);
 }
 
-size_t mq_obbtree_overlap_obb(const mq_obbtree *t, const mq_obb *box, mq_overlap_fn fn, void *user)
+size_t mq_obbtree_obb_overlap(const mq_obbtree *t, const mq_obb *box, mq_overlap_fn fn, void *user)
 {
     return fn ? walk(t, box, fn, user) : 0;
 }
 
-size_t mq_obbtree_overlap_obb_array(const mq_obbtree *t, const mq_obb *box, uint32_t *out, size_t capacity)
+size_t mq_obbtree_obb_overlap_array(const mq_obbtree *t, const mq_obb *box, uint32_t *out, size_t capacity)
 {
     mq_id_sink sink = {out, out ? capacity : 0, 0};
     walk(t, box, mq_id_sink_push, &sink);
     return sink.count;
 }
 
-bool mq_obbtree_any_overlap_obb(const mq_obbtree *t, const mq_obb *box)
+bool mq_obbtree_obb_overlap_any(const mq_obbtree *t, const mq_obb *box)
 {
     return walk(t, box, mq_stop_at_first, NULL) > 0;
 }

@@ -1,7 +1,9 @@
 /*
  * The AABB BVH's shape-overlap queries (bvh.h, "Shape overlap and closest
  * point"): every triangle a sphere, capsule, OBB or AABB overlaps, with the
- * OBB tree's contract (obbtree.h).
+ * OBB tree's contract (obbtree.h). The public entry points take a tagged
+ * mq_shape and switch on its kind once, at the entry, into the walk of that
+ * kind.
  *
  * Walk: query/bvh_walk.h, always inlined with the predicates below as
  * compile-time constants (no per-node dispatch, fixed stack, no allocation).
@@ -277,23 +279,40 @@ static size_t walk_aabb(const mq_bvh *b, const mq_aabb *box, mq_overlap_fn fn, v
 
 /* ---- the public forms ----------------------------------------------------------- */
 
-#define DEFINE_FORMS(shape, type)                                                                                      \
-    size_t mq_bvh_overlap_##shape(const mq_bvh *b, const type *s, mq_overlap_fn fn, void *user)                        \
-    {                                                                                                                  \
-        return fn ? walk_##shape(b, s, fn, user) : 0;                                                                  \
-    }                                                                                                                  \
-    size_t mq_bvh_overlap_##shape##_array(const mq_bvh *b, const type *s, uint32_t *out, size_t capacity)              \
-    {                                                                                                                  \
-        mq_id_sink sink = {out, out ? capacity : 0, 0};                                                                \
-        walk_##shape(b, s, mq_id_sink_push, &sink);                                                                    \
-        return sink.count;                                                                                             \
-    }                                                                                                                  \
-    bool mq_bvh_any_overlap_##shape(const mq_bvh *b, const type *s)                                                    \
-    {                                                                                                                  \
-        return walk_##shape(b, s, mq_stop_at_first, NULL) > 0;                                                         \
+/* The kind is read once, here; each case is the walk specialised for it.
+ * Always inlined, so each entry point below calls the walks with its own
+ * callback as a constant, as the per-shape entry points did. An unknown kind
+ * (a later version's shape) overlaps nothing. */
+MQ_ALWAYS_INLINE size_t walk_shape(const mq_bvh *b, const mq_shape *shape, mq_overlap_fn fn, void *user)
+{
+    if (!shape)
+        return 0;
+    switch (shape->kind) {
+    case MQ_SHAPE_SPHERE:
+        return walk_sphere(b, &shape->u.sphere, fn, user);
+    case MQ_SHAPE_CAPSULE:
+        return walk_capsule(b, &shape->u.capsule, fn, user);
+    case MQ_SHAPE_OBB:
+        return walk_obb(b, &shape->u.obb, fn, user);
+    case MQ_SHAPE_AABB:
+        return walk_aabb(b, &shape->u.aabb, fn, user);
     }
+    return 0;
+}
 
-DEFINE_FORMS(sphere, mq_sphere)
-DEFINE_FORMS(capsule, mq_capsule)
-DEFINE_FORMS(obb, mq_obb)
-DEFINE_FORMS(aabb, mq_aabb)
+size_t mq_bvh_overlap(const mq_bvh *b, const mq_shape *shape, mq_overlap_fn fn, void *user)
+{
+    return fn ? walk_shape(b, shape, fn, user) : 0;
+}
+
+size_t mq_bvh_overlap_array(const mq_bvh *b, const mq_shape *shape, uint32_t *out, size_t capacity)
+{
+    mq_id_sink sink = {out, out ? capacity : 0, 0};
+    walk_shape(b, shape, mq_id_sink_push, &sink);
+    return sink.count;
+}
+
+bool mq_bvh_overlap_any(const mq_bvh *b, const mq_shape *shape)
+{
+    return walk_shape(b, shape, mq_stop_at_first, NULL) > 0;
+}

@@ -123,7 +123,7 @@ static void job_init(batch_job *j, batch_kind kind, const mq_scene *scene, const
     j->found = NULL;
 }
 
-size_t mq_scene_any_overlap_batch(const mq_scene *scene, const mq_dshape *shapes, size_t count,
+size_t mq_scene_overlap_any_batch(const mq_scene *scene, const mq_dshape *shapes, size_t count,
                                   const mq_scene_query *query, uint32_t threads, bool *out)
 {
     if (!scene || !shapes || !out || count == 0)

@@ -79,92 +79,23 @@ static bool overlap_any(const mq_scene *scene, const mq_dshape *shape, const mq_
     return overlap_shape(scene, shape, query, stop_first, NULL) > 0;
 }
 
-/* Entry points: wrap the typed shape, then the shared body. */
-#define MQ_SHAPE_OF(kind_, member_, value_)                                                                            \
-    mq_dshape sh;                                                                                                      \
-    if (!(value_))                                                                                                     \
-        return 0;                                                                                                      \
-    sh.kind = (kind_);                                                                                                 \
-    sh.u.member_ = *(value_)
-
-size_t mq_scene_overlap_sphere(const mq_scene *scene, const mq_dsphere *sphere, const mq_scene_query *query,
-                               mq_scene_overlap_fn fn, void *user)
+/* Entry points. The kind is read by mq_dshape_valid (an unknown kind matches
+ * nothing) and once per instance by mq_instance_overlap. */
+size_t mq_scene_overlap(const mq_scene *scene, const mq_dshape *shape, const mq_scene_query *query,
+                        mq_scene_overlap_fn fn, void *user)
 {
-    MQ_SHAPE_OF(MQ_SHAPE_SPHERE, sphere, sphere);
-    return overlap_shape(scene, &sh, query, fn, user);
+    return overlap_shape(scene, shape, query, fn, user);
 }
 
-size_t mq_scene_overlap_sphere_array(const mq_scene *scene, const mq_dsphere *sphere, const mq_scene_query *query,
-                                     mq_instance_triangle *out, size_t capacity)
+size_t mq_scene_overlap_array(const mq_scene *scene, const mq_dshape *shape, const mq_scene_query *query,
+                              mq_instance_triangle *out, size_t capacity)
 {
-    MQ_SHAPE_OF(MQ_SHAPE_SPHERE, sphere, sphere);
-    return overlap_array(scene, &sh, query, out, capacity);
+    return overlap_array(scene, shape, query, out, capacity);
 }
 
-bool mq_scene_any_overlap_sphere(const mq_scene *scene, const mq_dsphere *sphere, const mq_scene_query *query)
+bool mq_scene_overlap_any(const mq_scene *scene, const mq_dshape *shape, const mq_scene_query *query)
 {
-    MQ_SHAPE_OF(MQ_SHAPE_SPHERE, sphere, sphere);
-    return overlap_any(scene, &sh, query);
-}
-
-size_t mq_scene_overlap_capsule(const mq_scene *scene, const mq_dcapsule *capsule, const mq_scene_query *query,
-                                mq_scene_overlap_fn fn, void *user)
-{
-    MQ_SHAPE_OF(MQ_SHAPE_CAPSULE, capsule, capsule);
-    return overlap_shape(scene, &sh, query, fn, user);
-}
-
-size_t mq_scene_overlap_capsule_array(const mq_scene *scene, const mq_dcapsule *capsule, const mq_scene_query *query,
-                                      mq_instance_triangle *out, size_t capacity)
-{
-    MQ_SHAPE_OF(MQ_SHAPE_CAPSULE, capsule, capsule);
-    return overlap_array(scene, &sh, query, out, capacity);
-}
-
-bool mq_scene_any_overlap_capsule(const mq_scene *scene, const mq_dcapsule *capsule, const mq_scene_query *query)
-{
-    MQ_SHAPE_OF(MQ_SHAPE_CAPSULE, capsule, capsule);
-    return overlap_any(scene, &sh, query);
-}
-
-size_t mq_scene_overlap_obb(const mq_scene *scene, const mq_dobb *box, const mq_scene_query *query,
-                            mq_scene_overlap_fn fn, void *user)
-{
-    MQ_SHAPE_OF(MQ_SHAPE_OBB, obb, box);
-    return overlap_shape(scene, &sh, query, fn, user);
-}
-
-size_t mq_scene_overlap_obb_array(const mq_scene *scene, const mq_dobb *box, const mq_scene_query *query,
-                                  mq_instance_triangle *out, size_t capacity)
-{
-    MQ_SHAPE_OF(MQ_SHAPE_OBB, obb, box);
-    return overlap_array(scene, &sh, query, out, capacity);
-}
-
-bool mq_scene_any_overlap_obb(const mq_scene *scene, const mq_dobb *box, const mq_scene_query *query)
-{
-    MQ_SHAPE_OF(MQ_SHAPE_OBB, obb, box);
-    return overlap_any(scene, &sh, query);
-}
-
-size_t mq_scene_overlap_aabb(const mq_scene *scene, const mq_daabb *box, const mq_scene_query *query,
-                             mq_scene_overlap_fn fn, void *user)
-{
-    MQ_SHAPE_OF(MQ_SHAPE_AABB, aabb, box);
-    return overlap_shape(scene, &sh, query, fn, user);
-}
-
-size_t mq_scene_overlap_aabb_array(const mq_scene *scene, const mq_daabb *box, const mq_scene_query *query,
-                                   mq_instance_triangle *out, size_t capacity)
-{
-    MQ_SHAPE_OF(MQ_SHAPE_AABB, aabb, box);
-    return overlap_array(scene, &sh, query, out, capacity);
-}
-
-bool mq_scene_any_overlap_aabb(const mq_scene *scene, const mq_daabb *box, const mq_scene_query *query)
-{
-    MQ_SHAPE_OF(MQ_SHAPE_AABB, aabb, box);
-    return overlap_any(scene, &sh, query);
+    return overlap_any(scene, shape, query);
 }
 
 size_t mq_scene_shape_overlap(const mq_scene *scene, const mq_dshape *shape, const mq_scene_query *query,

@@ -7,7 +7,8 @@ Usage: check_docs.py [--pending NAME.h,NAME.h] HEADER.h...
 A header is parsed with a small C tokenizer (no preprocessor, no compiler
 needed) and each of these must be documented:
 
-  - every MQ_API function declaration,
+  - every MQ_API function declaration and every static inline function defined
+    in a header,
   - every typedef (struct, union, enum, opaque struct, function pointer, array),
   - every enum constant and every struct / union field (nested ones included),
   - every public macro (#define) except the include guard,
@@ -347,14 +348,18 @@ class Checker:
                 pending = None
                 i += 1
                 continue
-            # a declaration: tokens up to ';' at depth 0
+            # a declaration: tokens up to ';' at depth 0; a `static inline`
+            # function definition ends with its body's closing brace
             j, depth = i, 0
+            is_static = t.kind == "id" and t.text == "static"
             while j < n:
                 if toks[j].kind in ("id", "punct", "num", "str"):
                     if toks[j].text in "({[":
                         depth += 1
                     elif toks[j].text in ")}]":
                         depth -= 1
+                        if is_static and toks[j].text == "}" and depth == 0:
+                            break
                     elif toks[j].text == ";" and depth == 0:
                         break
                 j += 1
@@ -368,6 +373,16 @@ class Checker:
                 continue
             if code[0].text == "MQ_API":
                 functions += 1
+                paren = next(k for k, x in enumerate(code) if x.text == "(")
+                name = code[paren - 1].text
+                self.items += 1
+                if not documented:
+                    self.missing(code[0].line, "function %s" % name)
+                else:
+                    self.check_params(name, code, paren, (pending_doc, after))
+            elif code[0].text == "static" and any(x.text == "inline" for x in code[:3]) \
+                    and any(x.text == "{" for x in code):
+                # a static inline function defined in the header: part of the API
                 paren = next(k for k, x in enumerate(code) if x.text == "(")
                 name = code[paren - 1].text
                 self.items += 1
@@ -477,6 +492,18 @@ MQ_API int mq_bad(const mq_s *s,
 /**   */
 MQ_API void mq_empty_doc(void);
 MQ_API void mq_trailing(void); /**< documented after */
+/** A documented inline function. */
+static inline int mq_inline_good(int x)
+{
+    int y = x;
+    return y;
+}
+static inline int mq_inline_bad(int x)
+{
+    return x;
+}
+/** documented after an inline body */
+MQ_API void mq_after_inline(void);
 #endif
 """
 
@@ -485,6 +512,7 @@ SELF_TEST_EXPECT = {
     "macro MQ_BAD", "enum constant MQ_E_C (in mq_e)", "typedef mq_opaque", "field mq_s.c", "field mq_s.fn",
     "field mq_s.u.u2", "field mq_s.nested.n1", "field mq_s.nested", "typedef mq_cb", "function mq_bad",
     "function mq_empty_doc", "parameters of mq_partial (it uses @param, so all need one): y",
+    "function mq_inline_bad",
 }
 
 

@@ -78,13 +78,13 @@ static size_t bvh_array(const mq_bvh *t, const query *q, uint32_t *out, size_t c
 {
     switch (q->kind) {
     case SHAPE_SPHERE:
-        return mq_bvh_overlap_sphere_array(t, &q->s, out, cap);
+        return mq_bvh_overlap_array(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = q->s}}, out, cap);
     case SHAPE_CAPSULE:
-        return mq_bvh_overlap_capsule_array(t, &q->c, out, cap);
+        return mq_bvh_overlap_array(t, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = q->c}}, out, cap);
     case SHAPE_OBB:
-        return mq_bvh_overlap_obb_array(t, &q->o, out, cap);
+        return mq_bvh_overlap_array(t, &(mq_shape){MQ_SHAPE_OBB, {.obb = q->o}}, out, cap);
     default:
-        return mq_bvh_overlap_aabb_array(t, &q->a, out, cap);
+        return mq_bvh_overlap_array(t, &(mq_shape){MQ_SHAPE_AABB, {.aabb = q->a}}, out, cap);
     }
 }
 
@@ -92,13 +92,13 @@ static bool bvh_any(const mq_bvh *t, const query *q)
 {
     switch (q->kind) {
     case SHAPE_SPHERE:
-        return mq_bvh_any_overlap_sphere(t, &q->s);
+        return mq_bvh_overlap_any(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = q->s}});
     case SHAPE_CAPSULE:
-        return mq_bvh_any_overlap_capsule(t, &q->c);
+        return mq_bvh_overlap_any(t, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = q->c}});
     case SHAPE_OBB:
-        return mq_bvh_any_overlap_obb(t, &q->o);
+        return mq_bvh_overlap_any(t, &(mq_shape){MQ_SHAPE_OBB, {.obb = q->o}});
     default:
-        return mq_bvh_any_overlap_aabb(t, &q->a);
+        return mq_bvh_overlap_any(t, &(mq_shape){MQ_SHAPE_AABB, {.aabb = q->a}});
     }
 }
 
@@ -117,13 +117,13 @@ static size_t bvh_callback(const mq_bvh *t, const query *q, stop_after *s)
 {
     switch (q->kind) {
     case SHAPE_SPHERE:
-        return mq_bvh_overlap_sphere(t, &q->s, count_and_stop, s);
+        return mq_bvh_overlap(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = q->s}}, count_and_stop, s);
     case SHAPE_CAPSULE:
-        return mq_bvh_overlap_capsule(t, &q->c, count_and_stop, s);
+        return mq_bvh_overlap(t, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = q->c}}, count_and_stop, s);
     case SHAPE_OBB:
-        return mq_bvh_overlap_obb(t, &q->o, count_and_stop, s);
+        return mq_bvh_overlap(t, &(mq_shape){MQ_SHAPE_OBB, {.obb = q->o}}, count_and_stop, s);
     default:
-        return mq_bvh_overlap_aabb(t, &q->a, count_and_stop, s);
+        return mq_bvh_overlap(t, &(mq_shape){MQ_SHAPE_AABB, {.aabb = q->a}}, count_and_stop, s);
     }
 }
 
@@ -416,28 +416,40 @@ static void degenerate_inputs(void **state)
     }
     /* every zero-area triangle is found by a zero-radius sphere on its span */
     uint32_t ids[32];
-    size_t n = mq_bvh_overlap_sphere_array(bvhs[0], &(mq_sphere){{3, 0, 0}, 0}, ids, 32);
+    size_t n = mq_bvh_overlap_array(bvhs[0], &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = {{3, 0, 0}, 0}}}, ids, 32);
     assert_true(n == 2); /* 5-6-7 and 5-5-6 */
-    n = mq_bvh_overlap_sphere_array(bvhs[0], &(mq_sphere){{0, 2, 1}, 0}, ids, 32);
+    n = mq_bvh_overlap_array(bvhs[0], &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = {{0, 2, 1}, 0}}}, ids, 32);
     assert_true(n == 1 && ids[0] == 5);
-    n = mq_bvh_overlap_capsule_array(bvhs[0], &(mq_capsule){{2, 2, 2}, {2, 2, 2}, 0}, ids, 32);
+    n = mq_bvh_overlap_array(bvhs[0], &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = {{2, 2, 2}, {2, 2, 2}, 0}}}, ids, 32);
     assert_true(n == 2); /* on the diagonal segment (twice) */
     /* invalid shapes match nothing */
-    assert_int_equal(mq_bvh_overlap_sphere_array(bvhs[0], &(mq_sphere){{0, 0, 0}, -1}, ids, 32), 0);
-    assert_int_equal(mq_bvh_overlap_sphere_array(bvhs[0], &(mq_sphere){{NAN, 0, 0}, 1}, ids, 32), 0);
-    assert_int_equal(mq_bvh_overlap_capsule_array(bvhs[0], &(mq_capsule){{0, 0, 0}, {1, INFINITY, 0}, 1}, ids, 32), 0);
-    assert_int_equal(mq_bvh_overlap_aabb_array(bvhs[0], &(mq_aabb){{NAN, 0, 0}, {1, 1, 1}}, ids, 32), 0);
-    assert_int_equal(mq_bvh_overlap_aabb_array(bvhs[0], &(mq_aabb){{1, 0, 0}, {0, 1, 1}}, ids, 32), 0);
+    assert_int_equal(mq_bvh_overlap_array(bvhs[0], &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = {{0, 0, 0}, -1}}}, ids, 32),
+                     0);
+    assert_int_equal(mq_bvh_overlap_array(bvhs[0], &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = {{NAN, 0, 0}, 1}}}, ids, 32),
+                     0);
+    assert_int_equal(mq_bvh_overlap_array(bvhs[0],
+                                          &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = {{0, 0, 0}, {1, INFINITY, 0}, 1}}},
+                                          ids, 32),
+                     0);
+    assert_int_equal(
+        mq_bvh_overlap_array(bvhs[0], &(mq_shape){MQ_SHAPE_AABB, {.aabb = {{NAN, 0, 0}, {1, 1, 1}}}}, ids, 32), 0);
+    assert_int_equal(
+        mq_bvh_overlap_array(bvhs[0], &(mq_shape){MQ_SHAPE_AABB, {.aabb = {{1, 0, 0}, {0, 1, 1}}}}, ids, 32), 0);
     mq_obb bad_obb;
     mq_obb_from_aabb(&(mq_aabb){{0, 0, 0}, {1, 1, 1}}, &bad_obb);
     bad_obb.axes[0][0] = 2.0f;
-    assert_int_equal(mq_bvh_overlap_obb_array(bvhs[0], &bad_obb, ids, 32), 0);
+    assert_int_equal(mq_bvh_overlap_array(bvhs[0], &(mq_shape){MQ_SHAPE_OBB, {.obb = bad_obb}}, ids, 32), 0);
     bad_obb.axes[0][0] = NAN;
-    assert_false(mq_bvh_any_overlap_obb(bvhs[0], &bad_obb));
-    assert_int_equal(mq_bvh_overlap_sphere(bvhs[0], &(mq_sphere){{0, 0, 0}, 100}, NULL, NULL), 0);
+    assert_false(mq_bvh_overlap_any(bvhs[0], &(mq_shape){MQ_SHAPE_OBB, {.obb = bad_obb}}));
+    assert_int_equal(mq_bvh_overlap(bvhs[0], &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = {{0, 0, 0}, 100}}}, NULL, NULL),
+                     0);
     /* a huge sphere: every finite triangle (not the three with non-finite corners) */
-    assert_int_equal(mq_bvh_overlap_sphere_array(bvhs[0], &(mq_sphere){{0, 0, 0}, 1e30f}, ids, 32), tb.count - 3);
-    assert_int_equal(mq_bvh_overlap_aabb_array(bvhs[0], &(mq_aabb){{-INFINITY, 0, 0}, {1, 1, 1}}, ids, 32), 0);
+    assert_int_equal(
+        mq_bvh_overlap_array(bvhs[0], &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = {{0, 0, 0}, 1e30f}}}, ids, 32),
+        tb.count - 3);
+    assert_int_equal(
+        mq_bvh_overlap_array(bvhs[0], &(mq_shape){MQ_SHAPE_AABB, {.aabb = {{-INFINITY, 0, 0}, {1, 1, 1}}}}, ids, 32),
+        0);
     /* closest point: invalid inputs */
     mq_point_hit h;
     assert_false(mq_bvh_closest_point(bvhs[0], (vec3){NAN, 0, 0}, INFINITY, &h));
@@ -455,7 +467,7 @@ static void degenerate_inputs(void **state)
     mq_bvh *eb;
     assert_int_equal(mq_mesh_create(NULL, 0, NULL, 0, NULL, &empty, NULL), MQ_OK);
     assert_int_equal(mq_bvh_build(empty, NULL, &eb, NULL), MQ_OK);
-    assert_false(mq_bvh_any_overlap_sphere(eb, &(mq_sphere){{0, 0, 0}, 1e30f}));
+    assert_false(mq_bvh_overlap_any(eb, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = {{0, 0, 0}, 1e30f}}}));
     assert_false(mq_bvh_closest_point(eb, (vec3){0, 0, 0}, INFINITY, &h));
     mq_bvh_destroy(eb);
     mq_mesh_destroy(empty);

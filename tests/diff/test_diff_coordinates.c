@@ -501,13 +501,13 @@ static size_t tree_ids(const placed *p, const shape *sh, uint32_t *out, size_t c
 {
     switch (sh->kind) {
     case 0:
-        return mq_obbtree_overlap_sphere_array(p->tree, &sh->s, out, cap);
+        return mq_obbtree_overlap_array(p->tree, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = sh->s}}, out, cap);
     case 1:
-        return mq_obbtree_overlap_capsule_array(p->tree, &sh->c, out, cap);
+        return mq_obbtree_overlap_array(p->tree, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = sh->c}}, out, cap);
     case 2:
-        return mq_obbtree_overlap_obb_array(p->tree, &sh->o, out, cap);
+        return mq_obbtree_overlap_array(p->tree, &(mq_shape){MQ_SHAPE_OBB, {.obb = sh->o}}, out, cap);
     default:
-        return mq_obbtree_overlap_aabb_array(p->tree, &sh->a, out, cap);
+        return mq_obbtree_overlap_array(p->tree, &(mq_shape){MQ_SHAPE_AABB, {.aabb = sh->a}}, out, cap);
     }
 }
 

@@ -353,13 +353,13 @@ static size_t by_bvh(const mq_bvh *b, const shape *s, uint32_t *out, size_t cap)
 {
     switch (s->k) {
     case SPHERE:
-        return mq_bvh_overlap_sphere_array(b, &s->s, out, cap);
+        return mq_bvh_overlap_array(b, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = s->s}}, out, cap);
     case CAPSULE:
-        return mq_bvh_overlap_capsule_array(b, &s->c, out, cap);
+        return mq_bvh_overlap_array(b, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = s->c}}, out, cap);
     case OBB:
-        return mq_bvh_overlap_obb_array(b, &s->o, out, cap);
+        return mq_bvh_overlap_array(b, &(mq_shape){MQ_SHAPE_OBB, {.obb = s->o}}, out, cap);
     default:
-        return mq_bvh_overlap_aabb_array(b, &s->a, out, cap);
+        return mq_bvh_overlap_array(b, &(mq_shape){MQ_SHAPE_AABB, {.aabb = s->a}}, out, cap);
     }
 }
 
@@ -367,13 +367,13 @@ static bool any_bvh(const mq_bvh *b, const shape *s)
 {
     switch (s->k) {
     case SPHERE:
-        return mq_bvh_any_overlap_sphere(b, &s->s);
+        return mq_bvh_overlap_any(b, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = s->s}});
     case CAPSULE:
-        return mq_bvh_any_overlap_capsule(b, &s->c);
+        return mq_bvh_overlap_any(b, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = s->c}});
     case OBB:
-        return mq_bvh_any_overlap_obb(b, &s->o);
+        return mq_bvh_overlap_any(b, &(mq_shape){MQ_SHAPE_OBB, {.obb = s->o}});
     default:
-        return mq_bvh_any_overlap_aabb(b, &s->a);
+        return mq_bvh_overlap_any(b, &(mq_shape){MQ_SHAPE_AABB, {.aabb = s->a}});
     }
 }
 
@@ -381,13 +381,13 @@ static size_t by_tree(const mq_obbtree *t, const shape *s, uint32_t *out, size_t
 {
     switch (s->k) {
     case SPHERE:
-        return mq_obbtree_overlap_sphere_array(t, &s->s, out, cap);
+        return mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = s->s}}, out, cap);
     case CAPSULE:
-        return mq_obbtree_overlap_capsule_array(t, &s->c, out, cap);
+        return mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = s->c}}, out, cap);
     case OBB:
-        return mq_obbtree_overlap_obb_array(t, &s->o, out, cap);
+        return mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_OBB, {.obb = s->o}}, out, cap);
     default:
-        return mq_obbtree_overlap_aabb_array(t, &s->a, out, cap);
+        return mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_AABB, {.aabb = s->a}}, out, cap);
     }
 }
 
@@ -395,13 +395,13 @@ static bool any_tree(const mq_obbtree *t, const shape *s)
 {
     switch (s->k) {
     case SPHERE:
-        return mq_obbtree_any_overlap_sphere(t, &s->s);
+        return mq_obbtree_overlap_any(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = s->s}});
     case CAPSULE:
-        return mq_obbtree_any_overlap_capsule(t, &s->c);
+        return mq_obbtree_overlap_any(t, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = s->c}});
     case OBB:
-        return mq_obbtree_any_overlap_obb(t, &s->o);
+        return mq_obbtree_overlap_any(t, &(mq_shape){MQ_SHAPE_OBB, {.obb = s->o}});
     default:
-        return mq_obbtree_any_overlap_aabb(t, &s->a);
+        return mq_obbtree_overlap_any(t, &(mq_shape){MQ_SHAPE_AABB, {.aabb = s->a}});
     }
 }
 

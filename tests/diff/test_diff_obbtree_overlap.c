@@ -71,13 +71,13 @@ static size_t tree_array(const mq_obbtree *t, const query *q, uint32_t *out, siz
 {
     switch (q->kind) {
     case SHAPE_SPHERE:
-        return mq_obbtree_overlap_sphere_array(t, &q->s, out, cap);
+        return mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = q->s}}, out, cap);
     case SHAPE_CAPSULE:
-        return mq_obbtree_overlap_capsule_array(t, &q->c, out, cap);
+        return mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = q->c}}, out, cap);
     case SHAPE_OBB:
-        return mq_obbtree_overlap_obb_array(t, &q->o, out, cap);
+        return mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_OBB, {.obb = q->o}}, out, cap);
     default:
-        return mq_obbtree_overlap_aabb_array(t, &q->a, out, cap);
+        return mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_AABB, {.aabb = q->a}}, out, cap);
     }
 }
 
@@ -85,13 +85,13 @@ static bool tree_any(const mq_obbtree *t, const query *q)
 {
     switch (q->kind) {
     case SHAPE_SPHERE:
-        return mq_obbtree_any_overlap_sphere(t, &q->s);
+        return mq_obbtree_overlap_any(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = q->s}});
     case SHAPE_CAPSULE:
-        return mq_obbtree_any_overlap_capsule(t, &q->c);
+        return mq_obbtree_overlap_any(t, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = q->c}});
     case SHAPE_OBB:
-        return mq_obbtree_any_overlap_obb(t, &q->o);
+        return mq_obbtree_overlap_any(t, &(mq_shape){MQ_SHAPE_OBB, {.obb = q->o}});
     default:
-        return mq_obbtree_any_overlap_aabb(t, &q->a);
+        return mq_obbtree_overlap_any(t, &(mq_shape){MQ_SHAPE_AABB, {.aabb = q->a}});
     }
 }
 
@@ -110,13 +110,13 @@ static size_t tree_callback(const mq_obbtree *t, const query *q, stop_after *s)
 {
     switch (q->kind) {
     case SHAPE_SPHERE:
-        return mq_obbtree_overlap_sphere(t, &q->s, count_and_stop, s);
+        return mq_obbtree_overlap(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = q->s}}, count_and_stop, s);
     case SHAPE_CAPSULE:
-        return mq_obbtree_overlap_capsule(t, &q->c, count_and_stop, s);
+        return mq_obbtree_overlap(t, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = q->c}}, count_and_stop, s);
     case SHAPE_OBB:
-        return mq_obbtree_overlap_obb(t, &q->o, count_and_stop, s);
+        return mq_obbtree_overlap(t, &(mq_shape){MQ_SHAPE_OBB, {.obb = q->o}}, count_and_stop, s);
     default:
-        return mq_obbtree_overlap_aabb(t, &q->a, count_and_stop, s);
+        return mq_obbtree_overlap(t, &(mq_shape){MQ_SHAPE_AABB, {.aabb = q->a}}, count_and_stop, s);
     }
 }
 

@@ -576,30 +576,12 @@ static const char *const kind_names[] = {"sphere", "capsule", "obb", "aabb"};
 
 static size_t impl_array(const mq_dshape *s, const mq_scene_query *q, mq_instance_triangle *out, size_t cap)
 {
-    switch (s->kind) {
-    case MQ_SHAPE_SPHERE:
-        return mq_scene_overlap_sphere_array(W.scene, &s->u.sphere, q, out, cap);
-    case MQ_SHAPE_CAPSULE:
-        return mq_scene_overlap_capsule_array(W.scene, &s->u.capsule, q, out, cap);
-    case MQ_SHAPE_OBB:
-        return mq_scene_overlap_obb_array(W.scene, &s->u.obb, q, out, cap);
-    default:
-        return mq_scene_overlap_aabb_array(W.scene, &s->u.aabb, q, out, cap);
-    }
+    return mq_scene_overlap_array(W.scene, s, q, out, cap);
 }
 
 static bool impl_any(const mq_scene *scene, const mq_dshape *s, const mq_scene_query *q)
 {
-    switch (s->kind) {
-    case MQ_SHAPE_SPHERE:
-        return mq_scene_any_overlap_sphere(scene, &s->u.sphere, q);
-    case MQ_SHAPE_CAPSULE:
-        return mq_scene_any_overlap_capsule(scene, &s->u.capsule, q);
-    case MQ_SHAPE_OBB:
-        return mq_scene_any_overlap_obb(scene, &s->u.obb, q);
-    default:
-        return mq_scene_any_overlap_aabb(scene, &s->u.aabb, q);
-    }
+    return mq_scene_overlap_any(scene, s, q);
 }
 
 typedef struct stop_after {
@@ -618,16 +600,7 @@ static bool count_stop(uint32_t instance, uint32_t tri, void *user)
 
 static size_t impl_callback(const mq_dshape *s, const mq_scene_query *q, stop_after *st)
 {
-    switch (s->kind) {
-    case MQ_SHAPE_SPHERE:
-        return mq_scene_overlap_sphere(W.scene, &s->u.sphere, q, count_stop, st);
-    case MQ_SHAPE_CAPSULE:
-        return mq_scene_overlap_capsule(W.scene, &s->u.capsule, q, count_stop, st);
-    case MQ_SHAPE_OBB:
-        return mq_scene_overlap_obb(W.scene, &s->u.obb, q, count_stop, st);
-    default:
-        return mq_scene_overlap_aabb(W.scene, &s->u.aabb, q, count_stop, st);
-    }
+    return mq_scene_overlap(W.scene, s, q, count_stop, st);
 }
 
 static void print_shape(const mq_dshape *s)
@@ -784,7 +757,7 @@ static void invalid_shapes_match_nothing(void **state)
     for (int i = 0; i < 8; i++)
         assert_true(i == 4 ? counts[i] > 0 : counts[i] == 0);
     assert_int_equal(sum, counts[4]);
-    mq_scene_any_overlap_batch(W.scene, s, 8, NULL, 2, any);
+    mq_scene_overlap_any_batch(W.scene, s, 8, NULL, 2, any);
     for (int i = 0; i < 8; i++)
         assert_int_equal(any[i], i == 4);
     double p[3] = {NAN, 0, 0}, q[3] = {0, 0, 0};
@@ -1094,7 +1067,7 @@ static void batches_equal_single_queries(void **state)
         mq_scene_query qq = q;
         switch (shapes[i].kind) {
         case MQ_SHAPE_SPHERE:
-            cnt_ref[i] = mq_scene_overlap_sphere(W.scene, &shapes[i].u.sphere, &qq, count_stop, &st);
+            cnt_ref[i] = mq_scene_overlap(W.scene, &shapes[i], &qq, count_stop, &st);
             break;
         default:
             cnt_ref[i] = impl_array(&shapes[i], &qq, NULL, 0);
@@ -1108,7 +1081,7 @@ static void batches_equal_single_queries(void **state)
         memset(any, 0, n);
         memset(found, 0, n);
         memset(hit, 0, n * sizeof *hit);
-        assert_int_equal(mq_scene_any_overlap_batch(W.scene, shapes, n, &q, threads[k], any), any_total);
+        assert_int_equal(mq_scene_overlap_any_batch(W.scene, shapes, n, &q, threads[k], any), any_total);
         assert_int_equal(mq_scene_overlap_count_batch(W.scene, shapes, n, &q, threads[k], cnt), total_ref);
         assert_int_equal(
             mq_scene_closest_point_batch(W.scene, (const mq_dvec3 *)pts, n, 0.5, &q, threads[k], hit, found),

@@ -131,24 +131,25 @@ static void use_tree(const mq_obbtree *t, const void *data, size_t size)
         mq_obbtree_raycast_any(t, &r, NULL);
         mq_sphere s = {{pts[i][0], pts[i][1], pts[i][2]}, 1.0f};
         uint32_t ids[4];
-        mq_obbtree_overlap_sphere_array(t, &s, ids, 4);
+        mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = s}}, ids, 4);
         mq_capsule c = {
             {pts[i][0], pts[i][1], pts[i][2]}, {pts[(i + 1) & 3][0], pts[(i + 1) & 3][1], pts[(i + 1) & 3][2]}, 0.5f};
-        mq_obbtree_overlap_capsule_array(t, &c, ids, 4);
+        mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = c}}, ids, 4);
         mq_aabb box = {{pts[i][0] - 1, pts[i][1] - 1, pts[i][2] - 1}, {pts[i][0] + 1, pts[i][1] + 1, pts[i][2] + 1}};
-        mq_obbtree_overlap_aabb_array(t, &box, ids, 4);
+        mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_AABB, {.aabb = box}}, ids, 4);
         mq_obb ob;
         vec3 half = {1.0f, 0.5f, 0.25f};
         versor rot = {0.1f, 0.2f, 0.3f, 0.9f};
         mq_obb_from_quat(s.center, half, rot, &ob);
-        mq_obbtree_overlap_obb_array(t, &ob, ids, 4);
+        mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_OBB, {.obb = ob}}, ids, 4);
         mq_point_hit ph;
         mq_obbtree_closest_point(t, s.center, INFINITY, &ph);
     }
     mq_rigid xf = {{0.0f, 0.0f, 0.0f, 1.0f}, {0.25f, 0.0f, 0.0f}};
     mq_tri_pair pairs[4];
     mq_obbtree_collide_array(t, t, &xf, pairs, 4);
-    mq_obbtree_total_volume(t);
+    mq_obbtree_stats st;
+    mq_obbtree_get_stats(t, &st);
     mq_obb root;
     mq_obbtree_root(t, &root);
 }

@@ -275,13 +275,13 @@ static size_t shape_each(const fixture *f, const shape *s, collect *c)
 {
     switch (s->kind) {
     case SH_SPHERE:
-        return mq_obbtree_overlap_sphere(f->tree, &s->sphere, collect_fn, c);
+        return mq_obbtree_overlap(f->tree, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = s->sphere}}, collect_fn, c);
     case SH_CAPSULE:
-        return mq_obbtree_overlap_capsule(f->tree, &s->capsule, collect_fn, c);
+        return mq_obbtree_overlap(f->tree, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = s->capsule}}, collect_fn, c);
     case SH_OBB:
-        return mq_obbtree_overlap_obb(f->tree, &s->obb, collect_fn, c);
+        return mq_obbtree_overlap(f->tree, &(mq_shape){MQ_SHAPE_OBB, {.obb = s->obb}}, collect_fn, c);
     default:
-        return mq_obbtree_overlap_aabb(f->tree, &s->aabb, collect_fn, c);
+        return mq_obbtree_overlap(f->tree, &(mq_shape){MQ_SHAPE_AABB, {.aabb = s->aabb}}, collect_fn, c);
     }
 }
 
@@ -289,13 +289,13 @@ static size_t shape_array(const fixture *f, const shape *s, uint32_t *out, size_
 {
     switch (s->kind) {
     case SH_SPHERE:
-        return mq_obbtree_overlap_sphere_array(f->tree, &s->sphere, out, cap);
+        return mq_obbtree_overlap_array(f->tree, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = s->sphere}}, out, cap);
     case SH_CAPSULE:
-        return mq_obbtree_overlap_capsule_array(f->tree, &s->capsule, out, cap);
+        return mq_obbtree_overlap_array(f->tree, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = s->capsule}}, out, cap);
     case SH_OBB:
-        return mq_obbtree_overlap_obb_array(f->tree, &s->obb, out, cap);
+        return mq_obbtree_overlap_array(f->tree, &(mq_shape){MQ_SHAPE_OBB, {.obb = s->obb}}, out, cap);
     default:
-        return mq_obbtree_overlap_aabb_array(f->tree, &s->aabb, out, cap);
+        return mq_obbtree_overlap_array(f->tree, &(mq_shape){MQ_SHAPE_AABB, {.aabb = s->aabb}}, out, cap);
     }
 }
 
@@ -303,13 +303,13 @@ static bool shape_any(const fixture *f, const shape *s)
 {
     switch (s->kind) {
     case SH_SPHERE:
-        return mq_obbtree_any_overlap_sphere(f->tree, &s->sphere);
+        return mq_obbtree_overlap_any(f->tree, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = s->sphere}});
     case SH_CAPSULE:
-        return mq_obbtree_any_overlap_capsule(f->tree, &s->capsule);
+        return mq_obbtree_overlap_any(f->tree, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = s->capsule}});
     case SH_OBB:
-        return mq_obbtree_any_overlap_obb(f->tree, &s->obb);
+        return mq_obbtree_overlap_any(f->tree, &(mq_shape){MQ_SHAPE_OBB, {.obb = s->obb}});
     default:
-        return mq_obbtree_any_overlap_aabb(f->tree, &s->aabb);
+        return mq_obbtree_overlap_any(f->tree, &(mq_shape){MQ_SHAPE_AABB, {.aabb = s->aabb}});
     }
 }
 
@@ -861,7 +861,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     od.max_leaf_size = 1 + (leaf >> 4);
     mq_obbtree *tree = NULL;
     CHECK(mq_obbtree_build(mesh, &od, &tree, &d) == MQ_OK && tree);
-    CHECK(mq_obbtree_triangle_count(tree) == finite);
+    mq_obbtree_stats st;
+    mq_obbtree_get_stats(tree, &st);
+    CHECK(st.triangle_count == finite);
     f.bvh = bvh;
     f.tree = tree;
     g_tris = f.tri;

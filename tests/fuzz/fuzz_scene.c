@@ -390,19 +390,9 @@ static forms shape_forms(const mq_dshape *s, seen_set *set, mq_instance_triangle
     const mq_scene *sc = set->w->scene;
     const mq_scene_query *q = set->q;
     forms f = {0, 0, false};
-#define FORMS(KIND, name)                                                                                              \
-    case KIND:                                                                                                         \
-        f.each = mq_scene_overlap_##name(sc, &s->u.name, q, seen_fn, set);                                             \
-        f.array = mq_scene_overlap_##name##_array(sc, &s->u.name, q, cap ? arr : NULL, cap);                           \
-        f.any = mq_scene_any_overlap_##name(sc, &s->u.name, q);                                                        \
-        break
-    switch (s->kind) {
-        FORMS(MQ_SHAPE_SPHERE, sphere);
-        FORMS(MQ_SHAPE_CAPSULE, capsule);
-        FORMS(MQ_SHAPE_OBB, obb);
-        FORMS(MQ_SHAPE_AABB, aabb);
-    }
-#undef FORMS
+    f.each = mq_scene_overlap(sc, s, q, seen_fn, set);
+    f.array = mq_scene_overlap_array(sc, s, q, cap ? arr : NULL, cap);
+    f.any = mq_scene_overlap_any(sc, s, q);
     return f;
 }
 
@@ -423,7 +413,7 @@ static void check_shape(const world *w, const mq_dshape *s, const mq_scene_query
     CHECK(!set[1].bad && part.each == set[1].calls && part.each == k && part.array == n && part.any == all.any);
     bool bany = !all.any;
     uint64_t cnt = n + 1;
-    CHECK(mq_scene_any_overlap_batch(w->scene, s, 1, q, 1, &bany) == all.any && bany == all.any);
+    CHECK(mq_scene_overlap_any_batch(w->scene, s, 1, q, 1, &bany) == all.any && bany == all.any);
     CHECK(mq_scene_overlap_count_batch(w->scene, s, 1, q, 1, &cnt) == n && cnt == n);
     free(set);
 }

@@ -64,16 +64,16 @@ static void run_query(const mqt_query *q)
 {
     switch (q->kind) {
     case MQT_SPHERE:
-        (void)mq_obbtree_any_overlap_sphere(g_tree, &q->s);
+        (void)mq_obbtree_overlap_any(g_tree, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = q->s}});
         break;
     case MQT_CAPSULE:
-        (void)mq_obbtree_any_overlap_capsule(g_tree, &q->c);
+        (void)mq_obbtree_overlap_any(g_tree, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = q->c}});
         break;
     case MQT_OBB:
-        (void)mq_obbtree_any_overlap_obb(g_tree, &q->o);
+        (void)mq_obbtree_overlap_any(g_tree, &(mq_shape){MQ_SHAPE_OBB, {.obb = q->o}});
         break;
     case MQT_AABB:
-        (void)mq_obbtree_any_overlap_aabb(g_tree, &q->a);
+        (void)mq_obbtree_overlap_any(g_tree, &(mq_shape){MQ_SHAPE_AABB, {.aabb = q->a}});
         break;
     default:
         CHECK(0);

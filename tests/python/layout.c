@@ -128,6 +128,17 @@ int main(void)
     F(mq_bvh_stats, avg_children);
     F(mq_bvh_stats, bytes_per_triangle);
     F(mq_bvh_stats, build_ms);
+    S(mq_obbtree_stats);
+    F(mq_obbtree_stats, triangle_count);
+    F(mq_obbtree_stats, node_count);
+    F(mq_obbtree_stats, leaf_count);
+    F(mq_obbtree_stats, max_depth);
+    F(mq_obbtree_stats, total_volume);
+    F(mq_obbtree_stats, avg_leaf_size);
+    F(mq_obbtree_stats, bytes_per_triangle);
+    S(mq_shape);
+    F(mq_shape, kind);
+    F(mq_shape, u);
     S(mq_obbtree_def);
     F(mq_obbtree_def, fit);
     F(mq_obbtree_def, max_leaf_size);
@@ -137,5 +148,6 @@ int main(void)
     printf("enum mq_build_quality %zu\n", sizeof(mq_build_quality));
     printf("enum mq_obb_fit %zu\n", sizeof(mq_obb_fit));
     printf("enum mq_status %zu\n", sizeof(mq_status));
+    printf("enum mq_shape_kind %zu\n", sizeof(mq_shape_kind));
     return 0;
 }

@@ -201,6 +201,47 @@ class Binding(unittest.TestCase):
         cap = as_list(self.tree.overlap_capsule(c, c, 0.2))
         self.assertEqual(sorted(cap), sorted(as_list(self.tree.overlap_sphere(c, 0.2))))
 
+    def test_bvh_shape_overlaps_match_the_obbtree(self):
+        rng = random.Random(5)
+        lo, hi = self.spot.bounds()
+        for _ in range(4):
+            c = [rng.uniform(lo[k], hi[k]) for k in range(3)]
+            d = [rng.uniform(lo[k], hi[k]) for k in range(3)]
+            r = rng.uniform(0.02, 0.3)
+            half = [rng.uniform(0.01, 0.3) for _ in range(3)]
+            box_lo, box_hi = [c[k] - half[k] for k in range(3)], [c[k] + half[k] for k in range(3)]
+            quat = (0.0, math.sin(0.3), 0.0, math.cos(0.3))
+            for name, args in (("sphere", (c, r)), ("capsule", (c, d, r)), ("aabb", (box_lo, box_hi))):
+                want = sorted(as_list(getattr(self.tree, "overlap_" + name)(*args)))
+                self.assertEqual(sorted(as_list(getattr(self.bvh, "overlap_" + name)(*args))), want, name)
+                self.assertEqual(getattr(self.bvh, "any_overlap_" + name)(*args), bool(want), name)
+                self.assertEqual(getattr(self.tree, "any_overlap_" + name)(*args), bool(want), name)
+            want = sorted(as_list(self.tree.overlap_obb(c, half, quat=quat)))
+            self.assertEqual(sorted(as_list(self.bvh.overlap_obb(c, half, quat=quat))), want)
+            self.assertEqual(self.bvh.any_overlap_obb(c, half, quat=quat), bool(want))
+            p = self.bvh.closest_point(c)
+            self.assertEqual((p.triangle, p.distance), (self.tree.closest_point(c).triangle,
+                                                        self.tree.closest_point(c).distance))
+        self.assertEqual(as_list(self.bvh.overlap_sphere((0, 0, 0), -1.0)), [])  # invalid: overlaps nothing
+        self.assertFalse(self.bvh.any_overlap_capsule((0, 0, 0), (1, 1, 1), math.nan))
+        # a kind this version does not know (a later one's shape) overlaps nothing
+        everything = _capi.shape(_capi.MQ_SHAPE_SPHERE, _capi.MqSphere(_capi.vec3(0, 0, 0), 1e6))
+        self.assertEqual(lib.mq_bvh_overlap_array(self.bvh.handle, ctypes.byref(everything), None, 0),
+                         self.spot.triangle_count)
+        everything.kind = 99
+        for tree in (self.bvh, self.tree):
+            self.assertEqual(getattr(lib, tree._overlap_array_fn)(tree.handle, ctypes.byref(everything), None, 0), 0)
+            self.assertFalse(getattr(lib, tree._overlap_any_fn)(tree.handle, ctypes.byref(everything)))
+
+    def test_obbtree_stats(self):
+        st = self.tree.stats()
+        self.assertEqual(st["triangle_count"], self.spot.triangle_count)
+        self.assertEqual(self.tree.node_count, st["node_count"])
+        self.assertEqual(st["node_count"], 2 * st["leaf_count"] - 1)  # binary tree
+        self.assertGreaterEqual(st["avg_leaf_size"], 1.0)
+        self.assertGreater(st["total_volume"], 0.0)
+        self.assertAlmostEqual(st["bytes_per_triangle"] * st["triangle_count"], self.tree.byte_count, delta=1e-6)
+
     def test_closest_point_is_brute_force(self):
         rng = random.Random(4)
         pts = [(rng.uniform(-1, 1), rng.uniform(-0.5, 1.5), rng.uniform(-1, 1)) for _ in range(3)]

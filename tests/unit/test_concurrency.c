@@ -246,13 +246,13 @@ static size_t shape_ids(const fixture *f, int kind, int i, uint32_t *out, size_t
 {
     switch (kind) {
     case 0:
-        return mq_obbtree_overlap_sphere_array(f->tree, &f->spheres[i], out, cap);
+        return mq_obbtree_overlap_array(f->tree, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = f->spheres[i]}}, out, cap);
     case 1:
-        return mq_obbtree_overlap_capsule_array(f->tree, &f->capsules[i], out, cap);
+        return mq_obbtree_overlap_array(f->tree, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = f->capsules[i]}}, out, cap);
     case 2:
-        return mq_obbtree_overlap_obb_array(f->tree, &f->obbs[i], out, cap);
+        return mq_obbtree_overlap_array(f->tree, &(mq_shape){MQ_SHAPE_OBB, {.obb = f->obbs[i]}}, out, cap);
     default:
-        return mq_obbtree_overlap_aabb_array(f->tree, &f->aabbs[i], out, cap);
+        return mq_obbtree_overlap_array(f->tree, &(mq_shape){MQ_SHAPE_AABB, {.aabb = f->aabbs[i]}}, out, cap);
     }
 }
 
@@ -260,13 +260,13 @@ static bool shape_any(const fixture *f, int kind, int i)
 {
     switch (kind) {
     case 0:
-        return mq_obbtree_any_overlap_sphere(f->tree, &f->spheres[i]);
+        return mq_obbtree_overlap_any(f->tree, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = f->spheres[i]}});
     case 1:
-        return mq_obbtree_any_overlap_capsule(f->tree, &f->capsules[i]);
+        return mq_obbtree_overlap_any(f->tree, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = f->capsules[i]}});
     case 2:
-        return mq_obbtree_any_overlap_obb(f->tree, &f->obbs[i]);
+        return mq_obbtree_overlap_any(f->tree, &(mq_shape){MQ_SHAPE_OBB, {.obb = f->obbs[i]}});
     default:
-        return mq_obbtree_any_overlap_aabb(f->tree, &f->aabbs[i]);
+        return mq_obbtree_overlap_any(f->tree, &(mq_shape){MQ_SHAPE_AABB, {.aabb = f->aabbs[i]}});
     }
 }
 
@@ -831,8 +831,10 @@ static scene_fx *make_scene(const fixture *f)
     for (int i = 0; i < SCENE_SPHERES; i++) {
         s->spheres[i] =
             (mq_dsphere){{drange(&rng, -7, 7), drange(&rng, -7, 7), drange(&rng, -7, 7)}, drange(&rng, 0, 1.5)};
-        s->overlaps[i] = mq_scene_overlap_sphere_array(s->scene, &s->spheres[i], NULL, NULL, 0);
-        s->overlap_any[i] = mq_scene_any_overlap_sphere(s->scene, &s->spheres[i], NULL);
+        s->overlaps[i] =
+            mq_scene_overlap_array(s->scene, &(mq_dshape){MQ_SHAPE_SPHERE, {.sphere = s->spheres[i]}}, NULL, NULL, 0);
+        s->overlap_any[i] =
+            mq_scene_overlap_any(s->scene, &(mq_dshape){MQ_SHAPE_SPHERE, {.sphere = s->spheres[i]}}, NULL);
     }
     for (int i = 0; i < SCENE_POINTS; i++) {
         for (int k = 0; k < 3; k++)
@@ -862,8 +864,10 @@ static void *scene_main(void *p)
             a->errors += got != s->got[r] || (got && !same_scene_hit(&h, &s->hit[r]));
             a->errors += mq_scene_raycast_any(s->scene, &s->rays[r], NULL) != s->any[r];
             int k = (int)(i % SCENE_SPHERES);
-            a->errors += mq_scene_overlap_sphere_array(s->scene, &s->spheres[k], NULL, NULL, 0) != s->overlaps[k];
-            a->errors += mq_scene_any_overlap_sphere(s->scene, &s->spheres[k], NULL) != s->overlap_any[k];
+            a->errors += mq_scene_overlap_array(s->scene, &(mq_dshape){MQ_SHAPE_SPHERE, {.sphere = s->spheres[k]}},
+                                                NULL, NULL, 0) != s->overlaps[k];
+            a->errors += mq_scene_overlap_any(s->scene, &(mq_dshape){MQ_SHAPE_SPHERE, {.sphere = s->spheres[k]}},
+                                              NULL) != s->overlap_any[k];
             int q = (int)(i % SCENE_POINTS);
             mq_scene_point_hit ph;
             got = mq_scene_closest_point(s->scene, s->points[q], q % 3 ? INFINITY : 1.0, NULL, &ph);

@@ -21,6 +21,14 @@
 #include "obbtree/obbtree_internal.h"
 #include "test_support.h"
 
+/* The tree's statistics (mq_obbtree_get_stats) as a value. */
+static mq_obbtree_stats stats_of(const mq_obbtree *t)
+{
+    mq_obbtree_stats st;
+    mq_obbtree_get_stats(t, &st);
+    return st;
+}
+
 /* ------------------------------------------------------------------------- */
 /* Mesh makers                                                               */
 /* ------------------------------------------------------------------------- */
@@ -124,7 +132,7 @@ static void defaults_and_bad_arguments(void **state)
     assert_int_equal(mq_obbtree_build(m, NULL, &tree, &diag), MQ_OK);
     assert_string_equal(diag.message, "");
     assert_ptr_equal(mq_obbtree_mesh(tree), m);
-    assert_int_equal(mq_obbtree_triangle_count(tree), 12);
+    assert_int_equal(stats_of(tree).triangle_count, 12);
     mq_obbtree_destroy(tree);
     mq_mesh_destroy(m);
 }
@@ -323,7 +331,7 @@ static void fits_handle_degenerate_sets(void **state)
             if (!(s == 1 && fit == MQ_OBB_FIT_AABB))    /* a diagonal line's AABB is not flat */
                 assert_true(box_volume(&root) <= 1e-9); /* flat: one extent is (nearly) zero */
             mq_sphere probe = {{sets[s][0], sets[s][1], sets[s][2]}, 0.0f};
-            assert_true(mq_obbtree_any_overlap_sphere(t, &probe));
+            assert_true(mq_obbtree_overlap_any(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = probe}}));
             mq_obbtree_destroy(t);
             mq_mesh_destroy(m);
         }
@@ -344,7 +352,7 @@ static void check_node(const mq_obbtree *t, uint32_t i, uint32_t depth, uint32_t
     memcpy(box.half, n->half, sizeof box.half);
     memcpy(box.axes, n->axes, sizeof box.axes);
     assert_true(mq_obb_is_valid(&box));
-    assert_true(depth <= mq_obbtree_depth(t));
+    assert_true(depth <= stats_of(t).max_depth);
     if (mq_obbtree_node_is_leaf(n)) {
         *first = mq_obbtree_leaf_first(n);
         *end = *first + mq_obbtree_leaf_count(n);
@@ -396,8 +404,13 @@ static void every_node_box_holds_its_triangles(void **state)
         for (uint32_t leaf = 1; leaf <= 16; leaf *= 2) {
             mq_obbtree *t = build(m, (mq_obb_fit)fit, leaf);
             check_tree(t, m);
-            assert_true(mq_obbtree_total_volume(t) > 0);
-            assert_true(mq_obbtree_node_count(t) >= 2 * (mq_obbtree_triangle_count(t) / leaf) - 1);
+            assert_true(stats_of(t).total_volume > 0);
+            mq_obbtree_stats st = stats_of(t);
+            assert_true(st.node_count >= 2 * (st.triangle_count / leaf) - 1);
+            assert_int_equal(st.node_count, 2 * st.leaf_count - 1); /* binary: every inner node has two children */
+            assert_true(st.avg_leaf_size >= 1.0 && st.avg_leaf_size <= (double)leaf);
+            double bytes = (double)mq_obbtree_byte_count(t);
+            assert_true(fabs(st.bytes_per_triangle * (double)st.triangle_count - bytes) <= 1e-9 * bytes);
             mq_obbtree_destroy(t);
         }
     mq_mesh_destroy(m);
@@ -420,12 +433,12 @@ static void depth_stays_bounded_on_skewed_input(void **state)
     }
     mq_mesh *m = make_mesh(pos, 3 * N, idx, N);
     mq_obbtree *t = build(m, MQ_OBB_FIT_DITO, 1);
-    assert_true(mq_obbtree_depth(t) < MQ_OBBTREE_STACK);
+    assert_true(stats_of(t).max_depth < MQ_OBBTREE_STACK);
     check_tree(t, m);
     for (int i = 0; i < N; i += 97) { /* every triangle still found */
         mq_sphere s = {{pos[9 * i], 0.2f, 0.2f}, 0.0f};
         uint32_t out[4];
-        size_t n = mq_obbtree_overlap_sphere_array(t, &s, out, 4);
+        size_t n = mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = s}}, out, 4);
         assert_true(n >= 1);
     }
     mq_obbtree_destroy(t);
@@ -455,14 +468,14 @@ static void empty_and_non_finite_meshes(void **state)
     mq_mesh *meshes[2] = {make_mesh(NULL, 0, NULL, 0), make_mesh(pos, 3, idx, 1)};
     for (int i = 0; i < 2; i++) {
         mq_obbtree *t = build(meshes[i], MQ_OBB_FIT_DITO, 4);
-        assert_int_equal(mq_obbtree_node_count(t), 0);
-        assert_int_equal(mq_obbtree_triangle_count(t), 0);
-        assert_int_equal(mq_obbtree_depth(t), 0);
-        assert_true(mq_obbtree_total_volume(t) == 0.0);
+        assert_int_equal(stats_of(t).node_count, 0);
+        assert_int_equal(stats_of(t).triangle_count, 0);
+        assert_int_equal(stats_of(t).max_depth, 0);
+        assert_true(stats_of(t).total_volume == 0.0);
         mq_obb root;
         assert_false(mq_obbtree_root(t, &root));
         mq_sphere s = {{0, 0, 0}, 100};
-        assert_false(mq_obbtree_any_overlap_sphere(t, &s));
+        assert_false(mq_obbtree_overlap_any(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = s}}));
         mq_ray ray = {{0, 0, -1}, 0, {0, 0, 1}, INFINITY};
         mq_hit h;
         assert_false(mq_obbtree_raycast_closest(t, &ray, NULL, &h));
@@ -489,61 +502,61 @@ static void shape_queries_on_a_square(void **state)
     (void)state;
     mq_mesh *m = make_square();
     mq_obbtree *t = build(m, MQ_OBB_FIT_DITO, 1);
-    assert_int_equal(mq_obbtree_triangle_count(t), 3); /* the NaN triangle is left out */
+    assert_int_equal(stats_of(t).triangle_count, 3); /* the NaN triangle is left out */
     uint32_t mask = 0;
     /* touching from above at exactly the radius */
     mq_sphere touch = {{0.75f, 0.25f, 1.0f}, 1.0f};
-    assert_int_equal(mq_obbtree_overlap_sphere(t, &touch, collect, &mask), 1);
+    assert_int_equal(mq_obbtree_overlap(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = touch}}, collect, &mask), 1);
     assert_int_equal(mask, 1u);
     mq_sphere apart = {{0.75f, 0.25f, 1.0f}, 0.999f};
-    assert_false(mq_obbtree_any_overlap_sphere(t, &apart));
+    assert_false(mq_obbtree_overlap_any(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = apart}}));
     /* zero radius on the shared diagonal touches both */
     mq_sphere diag = {{0.5f, 0.5f, 0.0f}, 0.0f};
     uint32_t out[8];
-    assert_int_equal(mq_obbtree_overlap_sphere_array(t, &diag, out, 8), 2);
+    assert_int_equal(mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = diag}}, out, 8), 2);
     /* capacity smaller than the answer: total returned, capacity respected */
     out[1] = 99;
-    assert_int_equal(mq_obbtree_overlap_sphere_array(t, &diag, out, 1), 2);
+    assert_int_equal(mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = diag}}, out, 1), 2);
     assert_int_equal(out[1], 99);
-    assert_int_equal(mq_obbtree_overlap_sphere_array(t, &diag, NULL, 5), 2);
+    assert_int_equal(mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = diag}}, NULL, 5), 2);
     /* invalid spheres overlap nothing */
     mq_sphere nan_s = {{NAN, 0, 0}, 1}, neg = {{0.5f, 0.5f, 0}, -1};
-    assert_int_equal(mq_obbtree_overlap_sphere_array(t, &nan_s, out, 8), 0);
-    assert_false(mq_obbtree_any_overlap_sphere(t, &neg));
-    assert_int_equal(mq_obbtree_overlap_sphere(t, &diag, NULL, NULL), 0);
+    assert_int_equal(mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = nan_s}}, out, 8), 0);
+    assert_false(mq_obbtree_overlap_any(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = neg}}));
+    assert_int_equal(mq_obbtree_overlap(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = diag}}, NULL, NULL), 0);
     /* capsules: zero length (a sphere), zero radius crossing the square, far away */
     mq_capsule point = {{0.2f, 0.1f, 0.5f}, {0.2f, 0.1f, 0.5f}, 0.5f};
-    assert_int_equal(mq_obbtree_overlap_capsule_array(t, &point, out, 8), 1);
+    assert_int_equal(mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = point}}, out, 8), 1);
     assert_int_equal(out[0], 0);
     mq_capsule stick = {{0.1f, 0.9f, -1}, {0.1f, 0.9f, 1}, 0.0f};
-    assert_int_equal(mq_obbtree_overlap_capsule_array(t, &stick, out, 8), 1);
+    assert_int_equal(mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = stick}}, out, 8), 1);
     assert_int_equal(out[0], 1);
     mq_capsule both = {{10.2f, 10.2f, 10}, {0.5f, 0.5f, 0}, 0.0f};
-    assert_int_equal(mq_obbtree_overlap_capsule_array(t, &both, out, 8), 3);
+    assert_int_equal(mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = both}}, out, 8), 3);
     mq_capsule bad = {{0, 0, 0}, {INFINITY, 0, 0}, 1};
-    assert_false(mq_obbtree_any_overlap_capsule(t, &bad));
+    assert_false(mq_obbtree_overlap_any(t, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = bad}}));
     /* boxes: a flat OBB lying in the square's plane, a rotated one, an empty AABB */
     mq_obb flat;
     vec3 c = {0.5f, 0.5f, 0}, h = {0.1f, 0.1f, 0}, h3 = {0.05f, 0.05f, 0.05f};
     versor qid = {0, 0, 0, 1}, q45 = {0, 0, 0.38268343f, 0.92387953f};
     mq_obb_from_quat(c, h, qid, &flat);
-    assert_int_equal(mq_obbtree_overlap_obb_array(t, &flat, out, 8), 2);
+    assert_int_equal(mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_OBB, {.obb = flat}}, out, 8), 2);
     vec3 c2 = {10.2f, 10.2f, 10.06f};
     mq_obb rot;
     mq_obb_from_quat(c2, h3, q45, &rot);
-    assert_false(mq_obbtree_any_overlap_obb(t, &rot)); /* 0.06 above, half extent 0.05 */
+    assert_false(mq_obbtree_overlap_any(t, &(mq_shape){MQ_SHAPE_OBB, {.obb = rot}})); /* 0.06 above, half extent 0.05 */
     rot.center[2] = 10.04f;
-    assert_true(mq_obbtree_any_overlap_obb(t, &rot));
+    assert_true(mq_obbtree_overlap_any(t, &(mq_shape){MQ_SHAPE_OBB, {.obb = rot}}));
     rot.half[0] = NAN;
-    assert_false(mq_obbtree_any_overlap_obb(t, &rot));
+    assert_false(mq_obbtree_overlap_any(t, &(mq_shape){MQ_SHAPE_OBB, {.obb = rot}}));
     mq_aabb touch_box = {{1, 0.2f, 0}, {2, 0.6f, 1}}; /* touches edge x = 1 of triangle 0 only */
-    assert_int_equal(mq_obbtree_overlap_aabb_array(t, &touch_box, out, 8), 1);
+    assert_int_equal(mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_AABB, {.aabb = touch_box}}, out, 8), 1);
     assert_int_equal(out[0], 0);
     mq_aabb empty = {{1, 1, 1}, {0, 0, 0}};
-    assert_false(mq_obbtree_any_overlap_aabb(t, &empty));
+    assert_false(mq_obbtree_overlap_any(t, &(mq_shape){MQ_SHAPE_AABB, {.aabb = empty}}));
     mq_aabb all = {{-1, -1, -1}, {20, 20, 20}};
     mask = 0;
-    assert_int_equal(mq_obbtree_overlap_aabb(t, &all, collect, &mask), 3);
+    assert_int_equal(mq_obbtree_overlap(t, &(mq_shape){MQ_SHAPE_AABB, {.aabb = all}}, collect, &mask), 3);
     assert_int_equal(mask, 7u);
     mq_obbtree_destroy(t);
     mq_mesh_destroy(m);
@@ -644,11 +657,11 @@ static void degenerate_triangles_act_as_segments(void **state)
         check_tree(t, m);
         mq_sphere on_segment = {{1.5f, 0, 0}, 0}, at_point = {{5, 5, 5}, 0}, off = {{1.5f, 0.01f, 0}, 0.005f};
         uint32_t out[4];
-        assert_int_equal(mq_obbtree_overlap_sphere_array(t, &on_segment, out, 4), 1);
+        assert_int_equal(mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = on_segment}}, out, 4), 1);
         assert_int_equal(out[0], 0);
-        assert_int_equal(mq_obbtree_overlap_sphere_array(t, &at_point, out, 4), 1);
+        assert_int_equal(mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = at_point}}, out, 4), 1);
         assert_int_equal(out[0], 2);
-        assert_false(mq_obbtree_any_overlap_sphere(t, &off));
+        assert_false(mq_obbtree_overlap_any(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = off}}));
         mq_ray ray = {{1.5f, 0, 1}, 0, {0, 0, -1}, INFINITY}; /* rays never hit zero-area triangles */
         assert_false(mq_obbtree_raycast_any(t, &ray, NULL));
         vec3 p = {5, 5, 6};
@@ -676,7 +689,8 @@ static void *thread_run(void *arg)
         mq_sphere s = {{(float)mq_test_rng_range(&r, -3, 3), (float)mq_test_rng_range(&r, -3, 3),
                         (float)mq_test_rng_range(&r, -3, 3)},
                        (float)mq_test_rng_range(&r, 0, 0.5)};
-        j->sum += mq_obbtree_overlap_sphere_array(j->t, &s, NULL, 0) * (size_t)(i + 1);
+        j->sum +=
+            mq_obbtree_overlap_array(j->t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = s}}, NULL, 0) * (size_t)(i + 1);
     }
     return NULL;
 }

@@ -464,8 +464,8 @@ static void same_tree_answers(const mq_obbtree *a, const mq_obbtree *b, size_t q
             s.center[k] = (float)mq_test_rng_range(&rng, lo[k], hi[k]);
         s.radius = (float)mq_test_rng_range(&rng, 0.0, 0.2 * ext);
         uint32_t ca[2] = {0, 0}, cb[2] = {0, 0};
-        mq_obbtree_overlap_sphere(a, &s, collect_id, ca);
-        mq_obbtree_overlap_sphere(b, &s, collect_id, cb);
+        mq_obbtree_overlap(a, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = s}}, collect_id, ca);
+        mq_obbtree_overlap(b, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = s}}, collect_id, cb);
         assert_memory_equal(ca, cb, sizeof ca);
         mq_aabb box;
         for (int k = 0; k < 3; k++) {
@@ -474,8 +474,8 @@ static void same_tree_answers(const mq_obbtree *a, const mq_obbtree *b, size_t q
             box.max[k] = x + w;
         }
         ca[0] = ca[1] = cb[0] = cb[1] = 0;
-        mq_obbtree_overlap_aabb(a, &box, collect_id, ca);
-        mq_obbtree_overlap_aabb(b, &box, collect_id, cb);
+        mq_obbtree_overlap(a, &(mq_shape){MQ_SHAPE_AABB, {.aabb = box}}, collect_id, ca);
+        mq_obbtree_overlap(b, &(mq_shape){MQ_SHAPE_AABB, {.aabb = box}}, collect_id, cb);
         assert_memory_equal(ca, cb, sizeof ca);
         mq_point_hit pa, pb;
         memset(&pa, 0, sizeof pa);
@@ -976,7 +976,7 @@ static void run_queries_tree(const mq_obbtree *t)
         mq_obbtree_raycast_closest(t, &r, NULL, &h);
         mq_sphere s = {{r.origin[0] * 0.1f, r.origin[1] * 0.1f, r.origin[2] * 0.1f}, 1.0f};
         uint32_t ids[8];
-        mq_obbtree_overlap_sphere_array(t, &s, ids, 8);
+        mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = s}}, ids, 8);
         mq_point_hit ph;
         mq_obbtree_closest_point(t, s.center, INFINITY, &ph);
     }

@@ -311,7 +311,7 @@ static void check_masks(const mq_scene *s, const uint32_t *mask, int n)
         mq_scene_raycast_each(s, &ray, &q, record_hit, &all);
         seen over = {0, {0}};
         mq_dsphere sphere = {{0.25, 0.25, -2.0}, 100.0};
-        mq_scene_overlap_sphere(s, &sphere, &q, record_overlap, &over);
+        mq_scene_overlap(s, &(mq_dshape){MQ_SHAPE_SPHERE, {.sphere = sphere}}, &q, record_overlap, &over);
         for (int j = 0; j < all.count; j++)
             assert_true(mask[all.instance[j]] & q.mask);
         for (int j = 0; j < over.count; j++)

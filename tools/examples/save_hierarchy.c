@@ -111,8 +111,9 @@ int main(int argc, char **argv)
         for (int k = 0; k < 3; k++)
             s.center[k] = box.center[k] + rnd(&seed, -box.half[k], box.half[k]);
         s.radius = rnd(&seed, 0.0f, 0.2f * box.half[0]);
-        size_t na = mq_obbtree_overlap_sphere_array(probe, &s, NULL, 0);
-        size_t nb = mq_obbtree_overlap_sphere_array(tree_loaded, &s, NULL, 0);
+        mq_shape shape = mq_shape_sphere(s);
+        size_t na = mq_obbtree_overlap_array(probe, &shape, NULL, 0);
+        size_t nb = mq_obbtree_overlap_array(tree_loaded, &shape, NULL, 0);
         overlaps += na;
         overlap_differ += na != nb;
     }

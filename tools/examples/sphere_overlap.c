@@ -51,12 +51,14 @@ int main(int argc, char **argv)
         sphere.radius = 0.25f * diagonal;
     }
 
-    /* Count first (capacity 0), then fetch exactly that many ids. */
-    size_t count = mq_obbtree_overlap_sphere_array(tree, &sphere, NULL, 0);
+    /* The overlap queries take any kind of shape, tagged (types.h). Count
+     * first (capacity 0), then fetch exactly that many ids. */
+    mq_shape shape = mq_shape_sphere(sphere);
+    size_t count = mq_obbtree_overlap_array(tree, &shape, NULL, 0);
     uint32_t *ids = malloc((count ? count : 1) * sizeof *ids);
     if (!ids)
         return 1;
-    mq_obbtree_overlap_sphere_array(tree, &sphere, ids, count);
+    mq_obbtree_overlap_array(tree, &shape, ids, count);
 
     /* The tree gives exactly the brute-force answer of the leaf primitive. */
     size_t brute = 0;

@@ -459,13 +459,13 @@ static size_t run_obbtree(void *ctx, const query *q, uint32_t *out, size_t capac
     id_buf b = {out, 0, capacity};
     switch (q->kind) {
     case SHAPE_SPHERE:
-        return mq_obbtree_overlap_sphere(t, &q->s, push_id, &b);
+        return mq_obbtree_overlap(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = q->s}}, push_id, &b);
     case SHAPE_CAPSULE:
-        return mq_obbtree_overlap_capsule(t, &q->c, push_id, &b);
+        return mq_obbtree_overlap(t, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = q->c}}, push_id, &b);
     case SHAPE_OBB:
-        return mq_obbtree_overlap_obb(t, &q->o, push_id, &b);
+        return mq_obbtree_overlap(t, &(mq_shape){MQ_SHAPE_OBB, {.obb = q->o}}, push_id, &b);
     default:
-        return mq_obbtree_overlap_aabb(t, &q->a, push_id, &b);
+        return mq_obbtree_overlap(t, &(mq_shape){MQ_SHAPE_AABB, {.aabb = q->a}}, push_id, &b);
     }
 }
 
@@ -476,13 +476,13 @@ static size_t run_bvh(void *ctx, const query *q, uint32_t *out, size_t capacity)
     id_buf b = {out, 0, capacity};
     switch (q->kind) {
     case SHAPE_SPHERE:
-        return mq_bvh_overlap_sphere(t, &q->s, push_id, &b);
+        return mq_bvh_overlap(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = q->s}}, push_id, &b);
     case SHAPE_CAPSULE:
-        return mq_bvh_overlap_capsule(t, &q->c, push_id, &b);
+        return mq_bvh_overlap(t, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = q->c}}, push_id, &b);
     case SHAPE_OBB:
-        return mq_bvh_overlap_obb(t, &q->o, push_id, &b);
+        return mq_bvh_overlap(t, &(mq_shape){MQ_SHAPE_OBB, {.obb = q->o}}, push_id, &b);
     default:
-        return mq_bvh_overlap_aabb(t, &q->a, push_id, &b);
+        return mq_bvh_overlap(t, &(mq_shape){MQ_SHAPE_AABB, {.aabb = q->a}}, push_id, &b);
     }
 }
 
@@ -897,7 +897,11 @@ static void report_sizes(const overlap_opts *o, const mq_mesh *mesh, const built
     size_t bytes = h->tree ? mq_obbtree_byte_count(h->tree) : mq_bvh_byte_count(h->bvh);
     report(o, "meshquery", "-", "bytes_per_triangle", (double)bytes / tris, "B");
     if (h->tree) /* what a faster build must not let grow: the boxes queries descend through */
-        report(o, "meshquery", "-", "total_box_volume", mq_obbtree_total_volume(h->tree), "units^3");
+    {
+        mq_obbtree_stats st;
+        mq_obbtree_get_stats(h->tree, &st);
+        report(o, "meshquery", "-", "total_box_volume", st.total_volume, "units^3");
+    }
 }
 
 /* --reps builds of each hierarchy in turns (meshquery, FCL OBB, FCL OBBRSS), so

@@ -62,31 +62,21 @@ static size_t overlaps(const pick_target *t, const mqt_query *q, mq_instance_tri
 {
     if (t->scene) {
         mq_dshape d = to_dshape(q);
-        switch (d.kind) {
-        case MQ_SHAPE_SPHERE:
-            return mq_scene_overlap_sphere_array(t->scene, &d.u.sphere, NULL, items, cap);
-        case MQ_SHAPE_CAPSULE:
-            return mq_scene_overlap_capsule_array(t->scene, &d.u.capsule, NULL, items, cap);
-        case MQ_SHAPE_OBB:
-            return mq_scene_overlap_obb_array(t->scene, &d.u.obb, NULL, items, cap);
-        case MQ_SHAPE_AABB:
-            return mq_scene_overlap_aabb_array(t->scene, &d.u.aabb, NULL, items, cap);
-        }
-        return 0;
+        return mq_scene_overlap_array(t->scene, &d, NULL, items, cap);
     }
     size_t n = 0;
     switch (q->kind) {
     case MQT_SPHERE:
-        n = mq_obbtree_overlap_sphere_array(t->tree, &q->s, ids, cap);
+        n = mq_obbtree_overlap_array(t->tree, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = q->s}}, ids, cap);
         break;
     case MQT_CAPSULE:
-        n = mq_obbtree_overlap_capsule_array(t->tree, &q->c, ids, cap);
+        n = mq_obbtree_overlap_array(t->tree, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = q->c}}, ids, cap);
         break;
     case MQT_OBB:
-        n = mq_obbtree_overlap_obb_array(t->tree, &q->o, ids, cap);
+        n = mq_obbtree_overlap_array(t->tree, &(mq_shape){MQ_SHAPE_OBB, {.obb = q->o}}, ids, cap);
         break;
     case MQT_AABB:
-        n = mq_obbtree_overlap_aabb_array(t->tree, &q->a, ids, cap);
+        n = mq_obbtree_overlap_array(t->tree, &(mq_shape){MQ_SHAPE_AABB, {.aabb = q->a}}, ids, cap);
         break;
     case MQT_SHAPE_KINDS:
         break;
@@ -357,7 +347,6 @@ int pick_run_collide(const mq_obbtree *a, const mq_obbtree *b, const char *xform
                     fprintf(stderr, "mq-pick: out of memory\n");
                     rc = 1;
                     break;
-    free(pairs);
                 }
                 pairs = more;
                 cap = n;
@@ -368,6 +357,7 @@ int pick_run_collide(const mq_obbtree *a, const mq_obbtree *b, const char *xform
         }
         write_collide(out, i, any, n, pairs, list && !any, format);
     }
+    free(pairs);
     free(xforms);
     return rc;
 }

@@ -303,14 +303,14 @@ static bool flag_sphere_triangles(const mq_mesh *mesh, const render_options *o, 
     bool ok = true;
     *flagged = 0;
     for (size_t i = 0; i < o->sphere_count && ok; i++) {
-        size_t n = mq_obbtree_overlap_sphere_array(tree, &o->spheres[i], NULL, 0);
+        size_t n = mq_obbtree_overlap_array(tree, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = o->spheres[i]}}, NULL, 0);
         uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
         if (!ids) {
             fprintf(stderr, "mq-render: out of memory\n");
             ok = false;
             break;
         }
-        mq_obbtree_overlap_sphere_array(tree, &o->spheres[i], ids, n);
+        mq_obbtree_overlap_array(tree, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = o->spheres[i]}}, ids, n);
         for (size_t k = 0; k < n; k++) {
             *flagged += !flags[ids[k]];
             flags[ids[k]] = 1;

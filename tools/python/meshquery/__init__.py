@@ -389,11 +389,90 @@ def load_obj_text(text, name="<memory>", threads=0, strict=False, allow_non_fini
 _QUALITY = {"low": 0, "medium": 1, "high": 2}
 
 
-class BVH(_Handle):
-    """An 8-wide SAH BVH over a mesh (C: mq_bvh), for raycasts. Keeps the mesh alive.
+class _ShapeQueries:
+    """Shape overlaps shared by BVH and OBBTree: each builds a tagged mq_shape and
+    calls the hierarchy's mq_<tree>_overlap_array / mq_<tree>_overlap_any."""
+    _overlap_array_fn = None  # C function names, set by the subclass
+    _overlap_any_fn = None
+
+    def _ids_of(self, shape):
+        fn = getattr(_c.lib, self._overlap_array_fn)
+        cap = 256
+        while True:
+            buf = (ctypes.c_uint32 * cap)()
+            total = fn(self.handle, ctypes.byref(shape), buf, cap)
+            if total <= cap:
+                return _ids(buf, total)
+            cap = total
+
+    def _any(self, shape):
+        return bool(getattr(_c.lib, self._overlap_any_fn)(self.handle, ctypes.byref(shape)))
+
+    @staticmethod
+    def _sphere(center, radius):
+        return _c.shape(_c.MQ_SHAPE_SPHERE, _c.MqSphere(_vec3(center, "center"), radius))
+
+    @staticmethod
+    def _capsule(a, b, radius):
+        return _c.shape(_c.MQ_SHAPE_CAPSULE, _c.MqCapsule(_vec3(a, "a"), _vec3(b, "b"), radius))
+
+    @staticmethod
+    def _aabb(lo, hi):
+        return _c.shape(_c.MQ_SHAPE_AABB, _c.MqAabb(_vec3(lo, "min"), _vec3(hi, "max")))
+
+    @staticmethod
+    def _obb(center, half, axes, quat):
+        box = _c.MqObb()
+        if quat is not None:
+            _c.lib.mq_obb_from_quat(_vec3(center, "center"), _vec3(half, "half"), _quat(quat), ctypes.byref(box))
+        else:
+            box.center, box.half = _vec3(center, "center"), _vec3(half, "half")
+            for i, a in enumerate(axes if axes is not None else ((1, 0, 0), (0, 1, 0), (0, 0, 1))):
+                box.axes[i] = _vec3(a, "axes[%d]" % i)
+        return _c.shape(_c.MQ_SHAPE_OBB, box)
+
+    def overlap_sphere(self, center, radius):
+        """Ids of the triangles that overlap the solid sphere (touching counts), in no particular order."""
+        return self._ids_of(self._sphere(center, radius))
+
+    def any_overlap_sphere(self, center, radius):
+        """True when some triangle overlaps the sphere."""
+        return self._any(self._sphere(center, radius))
+
+    def overlap_capsule(self, a, b, radius):
+        """Ids of the triangles within `radius` of the segment a-b."""
+        return self._ids_of(self._capsule(a, b, radius))
+
+    def any_overlap_capsule(self, a, b, radius):
+        """True when some triangle lies within `radius` of the segment a-b."""
+        return self._any(self._capsule(a, b, radius))
+
+    def overlap_aabb(self, lo, hi):
+        """Ids of the triangles that overlap the axis-aligned box [lo, hi]."""
+        return self._ids_of(self._aabb(lo, hi))
+
+    def any_overlap_aabb(self, lo, hi):
+        """True when some triangle overlaps the axis-aligned box [lo, hi]."""
+        return self._any(self._aabb(lo, hi))
+
+    def overlap_obb(self, center, half, axes=None, quat=None):
+        """Ids of the triangles that overlap an oriented box: centre, half extents and
+        either `axes` (three orthonormal unit vectors) or `quat` (x, y, z, w, as
+        mq_obb_from_quat takes it)."""
+        return self._ids_of(self._obb(center, half, axes, quat))
+
+    def any_overlap_obb(self, center, half, axes=None, quat=None):
+        """True when some triangle overlaps the oriented box (arguments as overlap_obb)."""
+        return self._any(self._obb(center, half, axes, quat))
+
+
+class BVH(_ShapeQueries, _Handle):
+    """An 8-wide SAH BVH over a mesh (C: mq_bvh): raycasts, shape overlaps, closest point.
+    Keeps the mesh alive.
 
     BVH(mesh, quality='medium', max_leaf_size=4, threads=0)"""
     _destroy = "mq_bvh_destroy"
+    _overlap_array_fn, _overlap_any_fn = "mq_bvh_overlap_array", "mq_bvh_overlap_any"
 
     def __init__(self, mesh, quality="medium", max_leaf_size=4, threads=0, _handle=None):
         if _handle is not None:  # from BVH.load
@@ -419,6 +498,13 @@ class BVH(_Handle):
         s = _c.MqBvhStats()
         _c.lib.mq_bvh_get_stats(self.handle, ctypes.byref(s))
         return {name: getattr(s, name) for name, _ in _c.MqBvhStats._fields_}
+
+    def closest_point(self, point, max_distance=math.inf):
+        """The nearest surface point within max_distance as a PointHit, or None."""
+        h = _c.MqPointHit()
+        if _c.lib.mq_bvh_closest_point(self.handle, _vec3(point), max_distance, ctypes.byref(h)):
+            return PointHit(tuple(h.point), h.distance, h.triangle, h.u, h.v)
+        return None
 
     def raycast(self, origins, directions, tmin=0.0, tmax=math.inf, threads=0, cull_back_faces=False):
         """Closest hits of N rays (mq_bvh_raycast_closest_batch, on `threads` threads,
@@ -498,12 +584,13 @@ def _quat(q):
     return v
 
 
-class OBBTree(_Handle):
+class OBBTree(_ShapeQueries, _Handle):
     """An OBB tree over a mesh (C: mq_obbtree): shape overlaps, closest point,
     raycasts, mesh vs mesh. Keeps the mesh alive.
 
     OBBTree(mesh, fit='dito' | 'pca' | 'aabb', max_leaf_size=4)"""
     _destroy = "mq_obbtree_destroy"
+    _overlap_array_fn, _overlap_any_fn = "mq_obbtree_overlap_array", "mq_obbtree_overlap_any"
 
     def __init__(self, mesh, fit="dito", max_leaf_size=4):
         d = _c.lib.mq_default_obbtree_def()
@@ -516,13 +603,19 @@ class OBBTree(_Handle):
         self._h = out.value
         self.mesh = mesh
 
+    def stats(self):
+        """The tree's shape and size (mq_obbtree_stats) as a dict."""
+        st = _c.MqObbtreeStats()
+        _c.lib.mq_obbtree_get_stats(self.handle, ctypes.byref(st))
+        return {name: getattr(st, name) for name, _ in st._fields_}
+
     @property
     def node_count(self):
-        return _c.lib.mq_obbtree_node_count(self.handle)
+        return self.stats()["node_count"]
 
     @property
     def depth(self):
-        return _c.lib.mq_obbtree_depth(self.handle)
+        return self.stats()["max_depth"]
 
     @property
     def byte_count(self):
@@ -534,47 +627,6 @@ class OBBTree(_Handle):
         if not _c.lib.mq_obbtree_root(self.handle, ctypes.byref(b)):
             return None
         return tuple(b.center), tuple(b.half), tuple(tuple(a) for a in b.axes)
-
-    def _overlap(self, fn, shape):
-        cap = 256
-        while True:
-            buf = (ctypes.c_uint32 * cap)()
-            total = fn(self.handle, ctypes.byref(shape), buf, cap)
-            if total <= cap:
-                return _ids(buf, total)
-            cap = total
-
-    def overlap_sphere(self, center, radius):
-        """Ids of the triangles that overlap the solid sphere (touching counts), in no particular order."""
-        s = _c.MqSphere(_vec3(center, "center"), radius)
-        return self._overlap(_c.lib.mq_obbtree_overlap_sphere_array, s)
-
-    def any_overlap_sphere(self, center, radius):
-        """True when some triangle overlaps the sphere."""
-        s = _c.MqSphere(_vec3(center, "center"), radius)
-        return bool(_c.lib.mq_obbtree_any_overlap_sphere(self.handle, ctypes.byref(s)))
-
-    def overlap_capsule(self, a, b, radius):
-        """Ids of the triangles within `radius` of the segment a-b."""
-        c = _c.MqCapsule(_vec3(a, "a"), _vec3(b, "b"), radius)
-        return self._overlap(_c.lib.mq_obbtree_overlap_capsule_array, c)
-
-    def overlap_aabb(self, lo, hi):
-        """Ids of the triangles that overlap the axis-aligned box [lo, hi]."""
-        box = _c.MqAabb(_vec3(lo, "min"), _vec3(hi, "max"))
-        return self._overlap(_c.lib.mq_obbtree_overlap_aabb_array, box)
-
-    def overlap_obb(self, center, half, axes=None, quat=None):
-        """Ids of the triangles that overlap an oriented box: centre, half extents and
-        either `axes` (three orthonormal unit vectors) or `quat` (x, y, z, w)."""
-        box = _c.MqObb()
-        if quat is not None:
-            _c.lib.mq_obb_from_quat(_vec3(center, "center"), _vec3(half, "half"), _quat(quat), ctypes.byref(box))
-        else:
-            box.center, box.half = _vec3(center, "center"), _vec3(half, "half")
-            for i, a in enumerate(axes if axes is not None else ((1, 0, 0), (0, 1, 0), (0, 0, 1))):
-                box.axes[i] = _vec3(a, "axes[%d]" % i)
-        return self._overlap(_c.lib.mq_obbtree_overlap_obb_array, box)
 
     def closest_point(self, point, max_distance=math.inf):
         """The nearest surface point within max_distance as a PointHit, or None."""

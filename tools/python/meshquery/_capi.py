@@ -136,6 +136,34 @@ class MqObbtreeDef(ctypes.Structure):
                 ("internal_cookie", c_uint32)]
 
 
+class MqObbtreeStats(ctypes.Structure):
+    _fields_ = [("triangle_count", c_uint64), ("node_count", c_uint64), ("leaf_count", c_uint64),
+                ("max_depth", c_uint32), ("total_volume", c_double), ("avg_leaf_size", c_double),
+                ("bytes_per_triangle", c_double)]
+
+
+# mq_shape_kind
+MQ_SHAPE_SPHERE, MQ_SHAPE_CAPSULE, MQ_SHAPE_OBB, MQ_SHAPE_AABB = 0, 1, 2, 3
+
+
+class MqShapeUnion(ctypes.Union):
+    _fields_ = [("sphere", MqSphere), ("capsule", MqCapsule), ("obb", MqObb), ("aabb", MqAabb),
+                ("reserved_", c_uint64 * 8)]
+
+
+class MqShape(ctypes.Structure):
+    """C: mq_shape, a tagged shape (kind + union) for the overlap queries."""
+    _fields_ = [("kind", c_int), ("u", MqShapeUnion)]
+
+
+def shape(kind, value):
+    """An MqShape of `kind` (MQ_SHAPE_*) holding `value` (an MqSphere, MqCapsule, MqObb or MqAabb)."""
+    s = MqShape()
+    s.kind = kind
+    setattr(s.u, ("sphere", "capsule", "obb", "aabb")[kind], value)
+    return s
+
+
 # Every structure the layout test checks, by its C name.
 STRUCTS = {
     "mq_diag": MqDiag, "mq_ray": MqRay, "mq_aabb": MqAabb, "mq_obb": MqObb, "mq_sphere": MqSphere,
@@ -143,6 +171,7 @@ STRUCTS = {
     "mq_ray_query": MqRayQuery, "mq_point_hit": MqPointHit, "mq_rigid": MqRigid, "mq_tri_pair": MqTriPair,
     "mq_triangle_source": MqTriangleSource, "mq_obj_options": MqObjOptions, "mq_obj_stats": MqObjStats,
     "mq_bvh_def": MqBvhDef, "mq_bvh_stats": MqBvhStats, "mq_obbtree_def": MqObbtreeDef,
+    "mq_obbtree_stats": MqObbtreeStats, "mq_shape": MqShape,
 }
 
 
@@ -259,19 +288,18 @@ _fn("mq_bvh_raycast_any", c_bool, c_void_p, P(MqRay), P(MqRayQuery))
 _fn("mq_bvh_raycast_all", c_size_t, c_void_p, P(MqRay), P(MqRayQuery), P(MqHit), c_size_t)
 _fn("mq_bvh_raycast_closest_batch", c_size_t, c_void_p, c_void_p, c_size_t, P(MqRayQuery), c_uint32, c_void_p)
 _fn("mq_bvh_raycast_any_batch", c_size_t, c_void_p, c_void_p, c_size_t, P(MqRayQuery), c_uint32, c_void_p)
+_fn("mq_bvh_overlap_array", c_size_t, c_void_p, P(MqShape), c_void_p, c_size_t)
+_fn("mq_bvh_overlap_any", c_bool, c_void_p, P(MqShape))
+_fn("mq_bvh_closest_point", c_bool, c_void_p, P(c_float), c_float, P(MqPointHit))
 
 _fn("mq_default_obbtree_def", MqObbtreeDef)
 _fn("mq_obbtree_build", c_int, c_void_p, P(MqObbtreeDef), P(c_void_p), P(MqDiag))
 _fn("mq_obbtree_destroy", None, c_void_p)
 _fn("mq_obbtree_byte_count", c_size_t, c_void_p)
-_fn("mq_obbtree_node_count", c_size_t, c_void_p)
-_fn("mq_obbtree_depth", c_uint32, c_void_p)
+_fn("mq_obbtree_get_stats", None, c_void_p, P(MqObbtreeStats))
 _fn("mq_obbtree_root", c_bool, c_void_p, P(MqObb))
-_fn("mq_obbtree_overlap_sphere_array", c_size_t, c_void_p, P(MqSphere), c_void_p, c_size_t)
-_fn("mq_obbtree_overlap_capsule_array", c_size_t, c_void_p, P(MqCapsule), c_void_p, c_size_t)
-_fn("mq_obbtree_overlap_obb_array", c_size_t, c_void_p, P(MqObb), c_void_p, c_size_t)
-_fn("mq_obbtree_overlap_aabb_array", c_size_t, c_void_p, P(MqAabb), c_void_p, c_size_t)
-_fn("mq_obbtree_any_overlap_sphere", c_bool, c_void_p, P(MqSphere))
+_fn("mq_obbtree_overlap_array", c_size_t, c_void_p, P(MqShape), c_void_p, c_size_t)
+_fn("mq_obbtree_overlap_any", c_bool, c_void_p, P(MqShape))
 _fn("mq_obbtree_raycast_closest", c_bool, c_void_p, P(MqRay), P(MqRayQuery), P(MqHit))
 _fn("mq_obbtree_closest_point", c_bool, c_void_p, P(c_float), c_float, P(MqPointHit))
 _fn("mq_obbtree_collide_array", c_size_t, c_void_p, c_void_p, P(MqRigid), c_void_p, c_size_t)
