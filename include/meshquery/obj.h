@@ -3,7 +3,7 @@
  * meshquery/obj.h — loading triangle meshes from Wavefront OBJ text.
  *
  * Synopsis
- *   mq_obj_options  mq_obj_default_options()   allocator, threads, strictness, limits
+ *   mq_obj_options  mq_default_obj_options()   allocator, threads, strictness, limits
  *   mq_obj_load()         read a file by path
  *   mq_obj_load_memory()  read OBJ text already in memory
  *   mq_obj_stats          what the file contained (counts of every kind of statement)
@@ -90,7 +90,7 @@
 /** Default limit on the corners of one face (mq_obj_options.max_face_vertices). */
 #define MQ_OBJ_DEFAULT_MAX_FACE_VERTICES 65536u
 
-/** Options of a load; get defaults from mq_obj_default_options(). A NULL options pointer means the defaults. */
+/** Options of a load; get defaults from mq_default_obj_options(). A NULL options pointer means the defaults. */
 typedef struct mq_obj_options {
     const mq_allocator *allocator; /**< for every allocation of the load and of the mesh; NULL: default */
     uint32_t threads;              /**< 0: automatic (1 below 1 MiB, else one per CPU); N: exactly N (max 64) */
@@ -124,7 +124,7 @@ typedef struct mq_obj_stats {
 } mq_obj_stats;
 
 /** The default options: default allocator, automatic threads, non-finite numbers rejected, not strict. */
-MQ_API mq_obj_options mq_obj_default_options(void);
+MQ_API mq_obj_options mq_default_obj_options(void);
 
 /**
  * Loads an OBJ file.

@@ -24,7 +24,7 @@
  * face lines are kept in 32 bits while they fit. */
 static const obj_limits real_limits = {(uint64_t)UINT32_MAX - 1, UINT32_MAX};
 
-mq_obj_options mq_obj_default_options(void)
+mq_obj_options mq_default_obj_options(void)
 {
     mq_obj_options o;
     memset(&o, 0, sizeof o);
@@ -369,7 +369,7 @@ static mq_status begin(const mq_obj_options **options, mq_obj_options *defaults,
         return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0, "out is NULL");
     *out = NULL;
     if (!*options) {
-        *defaults = mq_obj_default_options();
+        *defaults = mq_default_obj_options();
         *options = defaults;
     }
     return MQ_OK;

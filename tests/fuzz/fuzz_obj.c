@@ -77,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
-    mq_obj_options o = mq_obj_default_options();
+    mq_obj_options o = mq_default_obj_options();
     o.strict = data[0] & 1;
     o.allow_non_finite = data[0] & 2;
     o.max_face_vertices = (data[0] & 4) ? 5 : 0;

@@ -714,7 +714,7 @@ static void *load_main(void *p)
 {
     load_arg *l = p;
     for (int rep = 0; rep < 3; rep++) {
-        mq_obj_options o = mq_obj_default_options();
+        mq_obj_options o = mq_default_obj_options();
         o.threads = l->threads;
         mq_mesh *m = NULL;
         if (mq_obj_load_memory(l->text, l->size, "spot.obj", &o, &m, NULL, NULL) != MQ_OK) {

@@ -76,7 +76,7 @@ static void run_until_success(const char *text, size_t len, uint32_t threads)
 {
     counting c = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, false};
     mq_allocator a = {count_alloc, count_free, &c};
-    mq_obj_options o = mq_obj_default_options();
+    mq_obj_options o = mq_default_obj_options();
     o.allocator = &a;
     o.threads = threads;
     for (long fail_at = 1;; fail_at++) {
@@ -153,7 +153,7 @@ static void reading_a_pipe_uses_the_allocator(void **state)
     assert_true(len < 16384);
     counting c = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, false};
     mq_allocator a = {count_alloc, count_free, &c};
-    mq_obj_options o = mq_obj_default_options();
+    mq_obj_options o = mq_default_obj_options();
     o.allocator = &a;
     for (long fail_at = 1; fail_at >= 0; fail_at--) { /* the first is the read buffer; 0: none fails */
         c.allocs = 0;

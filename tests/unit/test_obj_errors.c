@@ -136,7 +136,7 @@ static void bad_statements_and_bytes(void **state)
     static const char nul_comment[] = "# abc\0def\nv 0 0 0\n";
     check(&(expect){nul_comment, MQ_ERR_PARSE, 1, 6, "NUL byte"}, sizeof nul_comment - 1, NULL);
     /* strict mode: unknown statements are errors */
-    mq_obj_options strict = mq_obj_default_options();
+    mq_obj_options strict = mq_default_obj_options();
     strict.strict = true;
     check(&(expect){TRI "bogus 1 2\n", MQ_ERR_PARSE, 4, 1, "unknown statement 'bogus' (strict mode)"},
           strlen(TRI "bogus 1 2\n"), &strict);
@@ -268,7 +268,7 @@ static void not_an_obj_file(void **state)
 static void limits(void **state)
 {
     (void)state;
-    mq_obj_options o = mq_obj_default_options();
+    mq_obj_options o = mq_default_obj_options();
     o.max_face_vertices = 4;
     check(&(expect){TRI "f 1 2 3 1 2\n", MQ_ERR_LIMIT, 4, 1,
                     "the element has more than 4 corners (mq_obj_options.max_face_vertices)"},
@@ -294,7 +294,7 @@ static void face_lines_beyond_32_bits(void **state)
     const char *text = "\n\n" TRI "f 1 2 3\n\n\nf 3 2 1 1\n";
     obj_limits wide = {UINT32_MAX - 1, 4};
     for (uint32_t threads = 1; threads <= 3; threads += 2) {
-        mq_obj_options o = mq_obj_default_options();
+        mq_obj_options o = mq_default_obj_options();
         o.threads = threads;
         mq_mesh *m = NULL;
         mq_diag d;
@@ -325,7 +325,7 @@ static void the_first_error_wins_on_any_thread_count(void **state)
         n += (size_t)sprintf(text + n, "f 1 2 3\n");
     n += (size_t)sprintf(text + n, "v x\n");
     for (uint32_t threads = 1; threads <= 8; threads *= 2) {
-        mq_obj_options o = mq_obj_default_options();
+        mq_obj_options o = mq_default_obj_options();
         o.threads = threads;
         check(&(expect){text, MQ_ERR_PARSE, first_line, 7, "vertex index 0"}, n, &o);
     }

@@ -152,7 +152,7 @@ static void shared_meshes_have_documented_counts(void **state)
         skip();
     for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++) {
         for (uint32_t threads = 1; threads <= 2; threads++) {
-            mq_obj_options o = mq_obj_default_options();
+            mq_obj_options o = mq_default_obj_options();
             o.threads = threads;
             mq_mesh *m;
             mq_obj_stats s;
@@ -267,7 +267,7 @@ static void check_model(const model *e, uint32_t threads)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", ASSIMP_DIR, e->file);
-    mq_obj_options o = mq_obj_default_options();
+    mq_obj_options o = mq_default_obj_options();
     o.threads = threads;
     mq_mesh *m = NULL;
     mq_obj_stats s;

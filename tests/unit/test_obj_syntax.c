@@ -471,7 +471,7 @@ static void number_syntaxes(void **state)
 static void non_finite_numbers_when_allowed(void **state)
 {
     (void)state;
-    mq_obj_options o = mq_obj_default_options();
+    mq_obj_options o = mq_default_obj_options();
     o.allow_non_finite = true;
     mq_obj_stats s;
     const char *t = "v inf -Infinity NaN\nv nan(0x1) 1e39 -1e39\nv 0 0 0\nf 1 2 3\n";
@@ -560,7 +560,7 @@ static void threads_give_the_same_mesh(void **state)
     (void)state;
     size_t len;
     char *text = mixed_text(1 << 20, &len);
-    mq_obj_options one = mq_obj_default_options(), many = one;
+    mq_obj_options one = mq_default_obj_options(), many = one;
     one.threads = 1;
     mq_obj_stats s1, s4;
     mq_mesh *a = load_opt(text, len, &one, &s1);

@@ -68,7 +68,7 @@ static mq_mesh *rich_mesh(const mq_allocator *a)
 {
     size_t len;
     char *text = rich_text(&len);
-    mq_obj_options o = mq_obj_default_options();
+    mq_obj_options o = mq_default_obj_options();
     o.allocator = a;
     mq_mesh *m = NULL;
     mq_diag d;

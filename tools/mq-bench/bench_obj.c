@@ -48,7 +48,7 @@ typedef struct engine {
 
 static bool load_meshquery(const engine *e, const char *path, size_t *tris, char *err, size_t n)
 {
-    mq_obj_options o = mq_obj_default_options();
+    mq_obj_options o = mq_default_obj_options();
     o.threads = e->threads;
     mq_mesh *m;
     mq_diag d;

@@ -348,7 +348,7 @@ class Mesh(_Handle):
 
 
 def _obj_options(threads, strict, allow_non_finite):
-    o = _c.lib.mq_obj_default_options()
+    o = _c.lib.mq_default_obj_options()
     o.threads = threads
     o.strict = bool(strict)
     o.allow_non_finite = bool(allow_non_finite)

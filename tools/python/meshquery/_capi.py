@@ -261,7 +261,7 @@ P = POINTER
 _fn("mq_version", c_char_p)
 _fn("mq_status_string", c_char_p, c_int)
 
-_fn("mq_obj_default_options", MqObjOptions)
+_fn("mq_default_obj_options", MqObjOptions)
 _fn("mq_obj_load", c_int, c_char_p, P(MqObjOptions), P(c_void_p), P(MqObjStats), P(MqDiag))
 _fn("mq_obj_load_memory", c_int, c_void_p, c_size_t, c_char_p, P(MqObjOptions), P(c_void_p), P(MqObjStats),
     P(MqDiag))
