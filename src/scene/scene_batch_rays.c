@@ -1,8 +1,9 @@
 /*
  * Scene ray batches (meshquery/scene.h): chunks of consecutive rays handed
  * out by an atomic counter to the pool's threads. Each entry is the
- * single-ray query's answer (on AVX2 CPUs they come from the stream of
- * scene_stream_avx2.c, which gives the same answers faster), so the output
+ * single-ray query's answer (from ISA level AVX2 up, core/isa.h, they come
+ * from the stream of scene_stream_avx2.c, which gives the same answers
+ * faster), so the output
  * is the same for any thread count.
  */
 #include <stdatomic.h>
@@ -36,7 +37,7 @@ static void worker(void *arg, uint32_t index)
         if (begin >= b->count)
             break;
         size_t end = begin + CHUNK < b->count ? begin + CHUNK : b->count;
-#if defined(MQ_MAP_AVX2)
+#if defined(MQ_ISA_SIMD)
         if (b->stream) {
             found +=
                 b->hits
@@ -59,9 +60,8 @@ static void worker(void *arg, uint32_t index)
 
 static size_t run(batch *b, uint32_t threads)
 {
-#if defined(MQ_MAP_AVX2) && defined(MQ_HAVE_AVX2_KERNELS)
-    b->stream = b->scene && mq_inst_ray_have_avx2() && mq_kernels_active() == &mq_kernels_avx2 &&
-                b->scene->walk_stack <= MQ_SCENE_STREAM_STACK;
+#if defined(MQ_ISA_SIMD)
+    b->stream = b->scene && mq_isa_active() >= MQ_ISA_AVX2 && b->scene->walk_stack <= MQ_SCENE_STREAM_STACK;
 #endif
     atomic_init(&b->next, 0);
     atomic_init(&b->found, 0);

@@ -30,12 +30,61 @@ static unsigned node_hits_double(const mq_tlas_block *n, unsigned blocks, const 
     return hit;
 }
 
-#if defined(MQ_SCENE_RAY_SSE2)
-typedef struct tlas_vray {
-    __m128 o_near[3], o_far[3], rd_near[3], rd_far[3];
-} tlas_vray;
+/* The float test (tlas_ray.h), one slot at a time: the walk at ISA level
+ * MQ_ISA_SCALAR (core/isa.h), and everywhere in a build without SIMD. */
+typedef struct tlas_vray_scalar {
+    int unused_;
+} tlas_vray_scalar;
 
-static inline void tlas_vray_init(const mq_tlas_ray *r, tlas_vray *v)
+static inline void tlas_vray_init_scalar(const mq_tlas_ray *r, tlas_vray_scalar *v)
+{
+    (void)r;
+    v->unused_ = 0;
+}
+
+static inline unsigned tlas_box_hits_scalar(const mq_tlas_block *n, unsigned blocks, const mq_tlas_ray *r,
+                                            const tlas_vray_scalar *v, float tmin, float tmax, float *dist)
+{
+    (void)v;
+    unsigned hit = 0;
+    for (unsigned i = 0; i < blocks * MQ_TLAS_BLOCK; i++) {
+        const mq_tlas_block *b = &n[i / MQ_TLAS_BLOCK];
+        unsigned j = i % MQ_TLAS_BLOCK;
+        float tn = tmin, tf = tmax;
+        for (int k = 0; k < 3; k++) {
+            float np = mq_tlas_plane(b, r->near_off[k])[j], fp = mq_tlas_plane(b, r->far_off[k])[j];
+            float a = (np - r->o_near[k]) * r->rd_near[k], f = (fp - r->o_far[k]) * r->rd_far[k];
+            tn = a > tn ? a : tn; /* NaN drops out */
+            tf = f < tf ? f : tf;
+        }
+        tn -= FLT_MIN;
+        dist[i] = tn;
+        hit |= tn <= tf ? 1u << i : 0u;
+    }
+    return hit;
+}
+
+#define tlas_vray tlas_vray_scalar
+#define tlas_vray_init tlas_vray_init_scalar
+#define TLAS_WALK_LIVE(n, blocks, mask) mq_tlas_live(n, blocks, mask)
+#define TLAS_WALK_NAME walk_fast_scalar
+#define TLAS_WALK_HITS(n, blocks, r, v, tmin, tmax, live, dist)                                                        \
+    (tlas_box_hits_scalar(n, blocks, r, v, tmin, tmax, dist) & (live))
+#include "scene/tlas/tlas_walk_impl.h"
+#undef TLAS_WALK_NAME
+#undef TLAS_WALK_HITS
+#undef TLAS_WALK_LIVE
+#undef tlas_vray
+#undef tlas_vray_init
+
+#if defined(MQ_ISA_SIMD)
+/* The float test four slots at a time: the walk at ISA level MQ_ISA_SSE2
+ * (the same bits as the scalar one: the same operations per lane). */
+typedef struct tlas_vray_sse2 {
+    __m128 o_near[3], o_far[3], rd_near[3], rd_far[3];
+} tlas_vray_sse2;
+
+static inline void tlas_vray_init_sse2(const mq_tlas_ray *r, tlas_vray_sse2 *v)
 {
     for (int k = 0; k < 3; k++) {
         v->o_near[k] = _mm_set1_ps(r->o_near[k]);
@@ -45,9 +94,8 @@ static inline void tlas_vray_init(const mq_tlas_ray *r, tlas_vray *v)
     }
 }
 
-/* The float test (tlas_ray.h), four slots at a time. */
-static inline unsigned tlas_box_hits(const mq_tlas_block *n, unsigned blocks, const mq_tlas_ray *r, const tlas_vray *v,
-                                     float tmin, float tmax, float *dist)
+static inline unsigned tlas_box_hits_sse2(const mq_tlas_block *n, unsigned blocks, const mq_tlas_ray *r,
+                                          const tlas_vray_sse2 *v, float tmin, float tmax, float *dist)
 {
     unsigned hit = 0;
     for (unsigned h = 0; h < blocks * MQ_TLAS_BLOCK; h += 4) {
@@ -68,43 +116,8 @@ static inline unsigned tlas_box_hits(const mq_tlas_block *n, unsigned blocks, co
     }
     return hit;
 }
-#else
-typedef struct tlas_vray {
-    int unused_;
-} tlas_vray;
 
-static inline void tlas_vray_init(const mq_tlas_ray *r, tlas_vray *v)
-{
-    (void)r;
-    v->unused_ = 0;
-}
-
-/* The float test (tlas_ray.h), one slot at a time. */
-static inline unsigned tlas_box_hits(const mq_tlas_block *n, unsigned blocks, const mq_tlas_ray *r, const tlas_vray *v,
-                                     float tmin, float tmax, float *dist)
-{
-    (void)v;
-    unsigned hit = 0;
-    for (unsigned i = 0; i < blocks * MQ_TLAS_BLOCK; i++) {
-        const mq_tlas_block *b = &n[i / MQ_TLAS_BLOCK];
-        unsigned j = i % MQ_TLAS_BLOCK;
-        float tn = tmin, tf = tmax;
-        for (int k = 0; k < 3; k++) {
-            float np = mq_tlas_plane(b, r->near_off[k])[j], fp = mq_tlas_plane(b, r->far_off[k])[j];
-            float a = (np - r->o_near[k]) * r->rd_near[k], f = (fp - r->o_far[k]) * r->rd_far[k];
-            tn = a > tn ? a : tn; /* NaN drops out */
-            tf = f < tf ? f : tf;
-        }
-        tn -= FLT_MIN;
-        dist[i] = tn;
-        hit |= tn <= tf ? 1u << i : 0u;
-    }
-    return hit;
-}
-#endif
-
-#if defined(MQ_SCENE_RAY_SSE2)
-static inline unsigned tlas_live(const mq_tlas_block *n, unsigned blocks, uint32_t qmask)
+static inline unsigned tlas_live_sse2(const mq_tlas_block *n, unsigned blocks, uint32_t qmask)
 {
     unsigned live = 0;
     __m128i q = _mm_set1_epi32((int)qmask), zero = _mm_setzero_si128();
@@ -115,19 +128,24 @@ static inline unsigned tlas_live(const mq_tlas_block *n, unsigned blocks, uint32
     }
     return live;
 }
-#else
-#define tlas_live mq_tlas_live
-#endif
 
-#define TLAS_WALK_LIVE(n, blocks, mask) tlas_live(n, blocks, mask)
-#define TLAS_WALK_NAME walk_fast
+#define tlas_vray tlas_vray_sse2
+#define tlas_vray_init tlas_vray_init_sse2
+#define TLAS_WALK_LIVE(n, blocks, mask) tlas_live_sse2(n, blocks, mask)
+#define TLAS_WALK_NAME walk_fast_sse2
 #define TLAS_WALK_HITS(n, blocks, r, v, tmin, tmax, live, dist)                                                        \
-    (tlas_box_hits(n, blocks, r, v, tmin, tmax, dist) & (live))
+    (tlas_box_hits_sse2(n, blocks, r, v, tmin, tmax, dist) & (live))
 #include "scene/tlas/tlas_walk_impl.h"
 #undef TLAS_WALK_NAME
 #undef TLAS_WALK_HITS
 #undef TLAS_WALK_LIVE
+#undef tlas_vray
+#undef tlas_vray_init
+#endif
 
+/* The slow walk needs no ray constants. */
+#define tlas_vray tlas_vray_scalar
+#define tlas_vray_init tlas_vray_init_scalar
 #define TLAS_WALK_NAME walk_slow
 #define TLAS_WALK_LIVE(n, blocks, mask) mq_tlas_live(n, blocks, mask)
 #define TLAS_WALK_HITS(n, blocks, r, v, tmin, tmax, live, dist) node_hits_double(n, blocks, r, tmin, tmax, live, dist)
@@ -135,6 +153,8 @@ static inline unsigned tlas_live(const mq_tlas_block *n, unsigned blocks, uint32
 #undef TLAS_WALK_NAME
 #undef TLAS_WALK_HITS
 #undef TLAS_WALK_LIVE
+#undef tlas_vray
+#undef tlas_vray_init
 
 bool mq_tlas_walk(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const double *t_hi, uint32_t mask, bool ordered,
                   bool (*leaf)(const mq_instance_rec *inst, void *user), void *user)
@@ -144,12 +164,18 @@ bool mq_tlas_walk(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const do
     if (!r->fast)
         return ordered ? walk_slow(s, r, t_lo, t_hi, mask, true, leaf, user)
                        : walk_slow(s, r, t_lo, t_hi, mask, false, leaf, user);
-#if defined(MQ_TLAS_HAVE_AVX2)
-    if (mq_inst_ray_have_avx2()) /* the same CPU test (AVX2 and FMA) */
+        /* The fast walk of the active ISA level (core/isa.h); every one visits
+         * the same leaves in the same order. */
+#if defined(MQ_ISA_SIMD)
+    mq_isa isa = mq_isa_active();
+    if (isa >= MQ_ISA_AVX2)
         return mq_tlas_walk_fast_avx2(s, r, t_lo, t_hi, mask, ordered, leaf, user);
+    if (isa >= MQ_ISA_SSE2)
+        return ordered ? walk_fast_sse2(s, r, t_lo, t_hi, mask, true, leaf, user)
+                       : walk_fast_sse2(s, r, t_lo, t_hi, mask, false, leaf, user);
 #endif
-    return ordered ? walk_fast(s, r, t_lo, t_hi, mask, true, leaf, user)
-                   : walk_fast(s, r, t_lo, t_hi, mask, false, leaf, user);
+    return ordered ? walk_fast_scalar(s, r, t_lo, t_hi, mask, true, leaf, user)
+                   : walk_fast_scalar(s, r, t_lo, t_hi, mask, false, leaf, user);
 }
 
 bool mq_tlas_walk_ray(const mq_scene *s, const mq_dray_prep *prep, double t_lo, const double *t_hi, uint32_t mask,
@@ -200,9 +226,6 @@ static bool closest_leaf(const mq_instance_rec *inst, void *user)
     return mq_closest_leaf_traced(c, inst);
 }
 
-/* The closest-hit walk's leaf for this CPU (a benign race: every thread stores the same). */
-static bool (*closest_leaf_fn)(const mq_instance_rec *, void *);
-
 bool mq_scene_raycast_closest(const mq_scene *s, const mq_dray *ray, const mq_scene_query *query, mq_scene_hit *out)
 {
     mq_closest_ctx c;
@@ -216,15 +239,12 @@ bool mq_scene_raycast_closest(const mq_scene *s, const mq_dray *ray, const mq_sc
         c.cull = query ? query->cull_back_faces : false;
         c.best_slot = 0;
         c.t_hi = ray->tmax;
-        bool (*leaf)(const mq_instance_rec *, void *) = __atomic_load_n(&closest_leaf_fn, __ATOMIC_RELAXED);
-        if (!leaf) {
-            leaf = closest_leaf;
-#if defined(MQ_MAP_AVX2)
-            if (mq_inst_ray_have_avx2())
-                leaf = mq_closest_leaf_avx2;
+        /* The leaf with the ISA level's mapping inlined (core/isa.h). */
+        bool (*leaf)(const mq_instance_rec *, void *) = closest_leaf;
+#if defined(MQ_ISA_SIMD)
+        if (mq_isa_active() >= MQ_ISA_AVX2)
+            leaf = mq_closest_leaf_avx2;
 #endif
-            __atomic_store_n(&closest_leaf_fn, leaf, __ATOMIC_RELAXED);
-        }
         mq_tlas_walk(s, &r, ray->tmin, &c.t_hi, query ? query->mask : 0xFFFFFFFFu, true, leaf, &c);
     }
     if (out) {

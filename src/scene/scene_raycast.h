@@ -14,10 +14,12 @@
 
 #include <math.h>
 
-/* The scene's ray code uses SSE2 where the target has it (x86-64 always). */
-#if (defined(__SSE2__) || defined(_M_X64)) && !defined(MQ_FORCE_SCALAR)
+#include "core/isa.h"
+
+/* The x86-64 baseline (SSE2) in the helpers below and in tlas_ray.h; the ISA
+ * switch (core/isa.h) picks the walks and the mapping at run time. */
+#if defined(MQ_ISA_SIMD)
 #include <emmintrin.h>
-#define MQ_SCENE_RAY_SSE2 1
 #endif
 
 #include "core/float_steps.h"
@@ -27,7 +29,7 @@
 /* mq_dray_is_valid: finite origin and direction, a non-zero direction, tmin <= tmax. */
 static inline bool mq_dray_ok(const mq_dray *r)
 {
-#if defined(MQ_SCENE_RAY_SSE2)
+#if defined(MQ_ISA_SIMD)
     /* x * 0 == 0 exactly when x is finite */
     const __m128d z = _mm_setzero_pd();
     __m128d o01 = _mm_loadu_pd(r->origin), d01 = _mm_loadu_pd(r->dir);
@@ -75,26 +77,22 @@ static inline bool mq_ray_key_less(const mq_ray_key *a, const mq_ray_key *b)
  */
 bool mq_inst_ray_init(mq_inst_ray *ir, const mq_instance_rec *inst, const mq_dray *ray);
 
-/* Its two implementations (scene_raycast_map.c picks one per CPU): the
- * reference, and the same operations with AVX2 (scene_raycast_map_avx2.c;
- * the same bits). */
+/* Its two implementations (scene_raycast_map.c picks one by ISA level,
+ * core/isa.h): the reference, and the same operations with AVX2
+ * (scene_raycast_map_avx2.c; the same bits) from MQ_ISA_AVX2 up. */
 bool mq_inst_ray_init_scalar(mq_inst_ray *ir, const mq_instance_rec *inst, const mq_dray *ray);
 /* The walk stack entries the stream keeps per ray in flight: it takes scenes
  * whose tree needs no more (mq_scene.walk_stack; ordinary trees need far
  * fewer, see MQ_TLAS_STACK for the bound of any tree). */
 #define MQ_SCENE_STREAM_STACK 512
-#if (defined(__x86_64__) || defined(_M_X64)) && !defined(MQ_FORCE_SCALAR)
-#define MQ_MAP_AVX2 1
+#if defined(MQ_ISA_SIMD)
 bool mq_inst_ray_init_avx2(mq_inst_ray *ir, const mq_instance_rec *inst, const mq_dray *ray);
-/* True when this CPU has AVX2 and FMA: it then runs the scene's AVX2 paths
- * (this mapping, and the top-level walk of tlas_walk_avx2.c). */
-bool mq_inst_ray_have_avx2(void);
 /* The closest-hit walk's leaf with the AVX2 mapping inlined (user: an mq_closest_ctx). */
 bool mq_closest_leaf_avx2(const mq_instance_rec *inst, void *user);
 /* mq_scene_raycast_closest of rays[0..n) into hits[0..n), several rays
  * interleaved (scene_stream_avx2.c; s not NULL, s->walk_stack at most
- * MQ_SCENE_STREAM_STACK); the same answers. Only on CPUs with AVX2 while the
- * AVX2 traversal kernels are active. @return the number of hits. */
+ * MQ_SCENE_STREAM_STACK); the same answers. Only at ISA level MQ_ISA_AVX2 or
+ * above (core/isa.h). @return the number of hits. */
 size_t mq_scene_stream_closest_avx2(const mq_scene *s, const mq_dray *rays, size_t n, const mq_scene_query *query,
                                     mq_scene_hit *hits);
 /* The same for mq_scene_raycast_any into occluded[0..n); @return the number occluded. */

@@ -5,7 +5,6 @@
 
 #include <meshquery/primitives.h>
 
-#include "core/cpu.h"
 #include "scene/scene_raycast.h"
 
 bool mq_dray_is_valid(const mq_dray *r)
@@ -115,26 +114,10 @@ bool mq_inst_ray_init_scalar(mq_inst_ray *ir, const mq_instance_rec *inst, const
     return fray_is_valid(&ir->local);
 }
 
-#if defined(MQ_MAP_AVX2)
-/* 1: AVX2 and its companions (core/cpu.h), 0: not, -1: not known yet (a benign race: every thread computes the same).
- */
-static int have_avx2 = -1;
-
-bool mq_inst_ray_have_avx2(void)
-{
-    int c = __atomic_load_n(&have_avx2, __ATOMIC_RELAXED);
-    if (c < 0) {
-        c = mq_cpu_has_avx2_set() ? 1 : 0;
-        __atomic_store_n(&have_avx2, c, __ATOMIC_RELAXED);
-    }
-    return c > 0;
-}
-#endif
-
 bool mq_inst_ray_init(mq_inst_ray *ir, const mq_instance_rec *inst, const mq_dray *ray)
 {
-#if defined(MQ_MAP_AVX2)
-    if (mq_inst_ray_have_avx2())
+#if defined(MQ_ISA_SIMD)
+    if (mq_isa_active() >= MQ_ISA_AVX2)
         return mq_inst_ray_init_avx2(ir, inst, ray);
 #endif
     return mq_inst_ray_init_scalar(ir, inst, ray);

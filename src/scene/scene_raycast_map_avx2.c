@@ -1,6 +1,7 @@
 /*
- * mq_inst_ray_init with AVX2 (inst_ray_avx2.h), called on CPUs that have AVX2
- * (scene_raycast_map.c), and the closest-hit walk's leaf with it inlined.
+ * mq_inst_ray_init with AVX2 (inst_ray_avx2.h), called at ISA level AVX2 or
+ * above (scene_raycast_map.c, core/isa.h), and the closest-hit walk's leaf
+ * with it inlined.
  */
 #include "scene/inst_ray_avx2.h"
 

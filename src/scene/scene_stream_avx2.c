@@ -1,6 +1,6 @@
 /*
- * Scene rays (closest or any hit) traced as a stream (scene_batch_rays.c, on CPUs
- * with AVX2 while the AVX2 traversal kernels are active): MQ_SCENE_LANES rays
+ * Scene rays (closest or any hit) traced as a stream (scene_batch_rays.c, at
+ * ISA level AVX2 or above, core/isa.h): MQ_SCENE_LANES rays
  * in flight, each a resumable walk of the top-level hierarchy that, inside
  * an instance, holds a resumable trace of the instance's BVH
  * (bvh/kernels/traverse_lane.h). The loop advances each lane by one step in turn
@@ -10,7 +10,7 @@
  * core waiting.
  *
  * Each ray takes exactly the steps of mq_scene_raycast_closest (or _any) on
- * this CPU (the AVX2 walk with mq_closest_leaf_avx2, or any_leaf): the same
+ * that level (the AVX2 walk with mq_closest_leaf_avx2, or any_leaf): the same
  * instances in the same order with the same bounds, the same traces, the
  * same offers to the best hit, hence the same answer. Rays the walk does not take on its fast path
  * (invalid, or outside the float test's range, tlas_ray.h) and instances

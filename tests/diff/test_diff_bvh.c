@@ -221,7 +221,7 @@ static void diff_mesh(const char *name, uint64_t seed)
         skip();
         return;
     }
-    static const char *const kernel_names[] = {"scalar", "sse2", "avx2"};
+    static const mq_isa isas[] = {MQ_ISA_SCALAR, MQ_ISA_SSE2, MQ_ISA_AVX2};
     const mq_build_quality qualities[] = {MQ_BUILD_LOW, MQ_BUILD_MEDIUM, MQ_BUILD_HIGH};
     const uint32_t leaf_sizes[] = {4, 8};
     answers ref, cur;
@@ -239,21 +239,19 @@ static void diff_mesh(const char *name, uint64_t seed)
             assert_int_equal(mq_bvh_validate(bvh, NULL), MQ_OK);
             bool first = true;
             for (int k = 0; k < 3; k++) {
-                const mq_kernels *kern = mq_kernels_by_name(kernel_names[k]);
-                if (!kern)
-                    continue;
-                mq_kernels_override(kern);
+                if (mq_isa_override(isas[k]) != isas[k])
+                    continue; /* not in this build or on this CPU */
                 int bad = run_and_check(&s, bvh, first ? &ref : &cur);
                 if (!first)
                     bad += same_answers(&ref, &cur, s.n);
                 bad += batch_matches(&s, bvh, first ? &ref : &cur);
                 if (bad)
                     fprintf(stderr, "%s quality %d leaf %u kernel %s: %d differences over %zu rays\n", name, qi,
-                            leaf_sizes[li], kernel_names[k], bad, s.n);
+                            leaf_sizes[li], mq_isa_name(isas[k]), bad, s.n);
                 assert_int_equal(bad, 0);
                 first = false;
             }
-            mq_kernels_override(NULL);
+            mq_isa_override_clear();
             mq_bvh_destroy(bvh);
         }
     printf("[ info ] %s: %zu triangles, %zu rays x 4 builds agree with brute force\n", name,

@@ -200,7 +200,7 @@ static void batch_packets_equal_single_rays(void **state)
     (void)state;
     const float scales[] = {1.0f, 1e-20f, 1e20f};
     const size_t counts[] = {8 * 32 * 32, 8 * 32 * 32 - 5, 133};
-    const char *names[3] = {NULL, "avx2", "scalar"}; /* automatic choice, then forced */
+    const int isas[3] = {-1, MQ_ISA_AVX2, MQ_ISA_SCALAR}; /* automatic choice, then forced */
     for (size_t s = 0; s < sizeof scales / sizeof scales[0]; s++) {
         mq_mesh *m = scaled_spot(scales[s]);
         mq_bvh *b = NULL;
@@ -211,10 +211,9 @@ static void batch_packets_equal_single_rays(void **state)
             mq_ray *rays =
                 mode < 2 ? make_rays(counts[0], scales[s], mode == 1, &g) : make_incoherent(counts[0], scales[s], &g);
             for (int kn = 0; kn < 3; kn++) {
-                const mq_kernels *k = names[kn] ? mq_kernels_by_name(names[kn]) : NULL;
-                if (names[kn] && !k)
-                    continue;
-                mq_kernels_override(k);
+                mq_isa_override_clear();
+                if (isas[kn] >= 0 && mq_isa_override((mq_isa)isas[kn]) != (mq_isa)isas[kn])
+                    continue; /* not in this build or on this CPU */
                 for (int cull = 0; cull < 2; cull++) {
                     mq_ray_query q = mq_default_ray_query();
                     q.cull_back_faces = cull;
@@ -223,7 +222,7 @@ static void batch_packets_equal_single_rays(void **state)
                     check(b, rays, counts[0], &q, 2);
                 }
             }
-            mq_kernels_override(NULL);
+            mq_isa_override_clear();
             free(rays);
         }
         mq_bvh_destroy(b);
@@ -248,8 +247,7 @@ static bool same_preparation(const mq_trace *a, const mq_trace *b)
 static void kernel_preparation_equals_scalar(void **state)
 {
     (void)state;
-    const mq_kernels *avx2 = mq_kernels_by_name("avx2");
-    if (!avx2 || !avx2->prepare_valid)
+    if (mq_isa_best() < MQ_ISA_AVX2)
         skip();
     const float scales[] = {1.0f, 1e-20f, 1e20f};
     const size_t count = 8 * 32 * 32;
@@ -270,15 +268,15 @@ static void kernel_preparation_equals_scalar(void **state)
                     mq_trace one, other;
                     memset(&one, 0, sizeof one);
                     memset(&other, 0, sizeof other);
-                    mq_kernels_override(&mq_kernels_scalar);
+                    mq_isa_override(MQ_ISA_SCALAR);
                     bool ok = mq_trace_prepare(&one, b, &rays[i], &q);
-                    mq_kernels_override(avx2);
+                    mq_isa_override(MQ_ISA_AVX2);
                     assert_int_equal(mq_trace_prepare(&other, b, &rays[i], &q), ok);
                     if (ok)
                         assert_true(same_preparation(&one, &other));
                     compared += ok;
                 }
-            mq_kernels_override(NULL);
+            mq_isa_override_clear();
             free(rays);
         }
         mq_bvh_destroy(b);
@@ -291,9 +289,9 @@ static void kernel_preparation_equals_scalar(void **state)
 static void packet_kernel_leaves_what_it_cannot_take(void **state)
 {
     (void)state;
-    const mq_kernels *k = mq_kernels_by_name("avx2");
-    if (!k || !k->packet8_rays)
+    if (mq_isa_best() < MQ_ISA_AVX2)
         skip();
+    const mq_kernels *k = mq_kernels_table[MQ_ISA_AVX2];
     mq_mesh *m = scaled_spot(1.0f);
     mq_bvh *b = NULL;
     assert_int_equal(mq_bvh_build(m, NULL, &b, NULL), MQ_OK);

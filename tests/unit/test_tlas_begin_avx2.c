@@ -7,7 +7,7 @@
  * of every sign, it takes exactly the rays the reference calls valid and
  * fast, with the same plane offsets and bit-identical constants. Compiled
  * as the library's AVX2 files are (tests/CMakeLists.txt); skipped on CPUs
- * without that instruction set (core/cpu.h).
+ * without that instruction set (core/isa.h: mq_isa_cpu).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/cpu.h"
+#include "core/isa.h"
 #include "scene/tlas/tlas_node_avx2.h"
 #include "test_support.h"
 
@@ -74,7 +74,7 @@ static void check_ray(const mq_dray *ray, size_t *taken)
 static void test_begin_equals_reference(void **state)
 {
     (void)state;
-    if (!mq_cpu_has_avx2_set()) {
+    if (mq_isa_cpu() < MQ_ISA_AVX2) {
         skip();
         return;
     }

@@ -21,9 +21,9 @@ void mq_hit_fill(const mq_bvh *bvh, const mq_ray *ray, const mq_best *b, float t
                  const float normal[3], mq_hit *out);
 
 /*
- * Hit records written four at a time where the kernel set can (its hits4:
- * the same bits as mq_hit_from_lane, for about half the instructions per
- * record), else one by one (its hit1, or mq_hit_from_lane). A record is
+ * Hit records written four at a time by the kernel set's hits4 (the same
+ * bits as mq_hit_from_lane; AVX2's takes about half the instructions per
+ * record), one by one (its hit1) for a single pending one. A record is
  * written when four are pending or at mq_hit_queue_flush, which the caller
  * runs before it reads or returns any.
  */
@@ -45,14 +45,11 @@ static inline void mq_hit_queue_start(mq_hit_queue *hq, const mq_bvh *bvh, const
     hq->n = 0;
 }
 
-/* mq_hit_from_lane with kernel set k's hit1 where it has one (the same bits). */
+/* mq_hit_from_lane with kernel set k's hit1 (the same bits). */
 static inline void mq_hit_from_lane_with(const mq_kernels *k, const mq_bvh *bvh, const mq_ray *ray, int t_shift,
                                          const mq_best *b, mq_hit *out)
 {
-    if (k->hit1)
-        k->hit1(bvh, ray, t_shift, b, out);
-    else
-        mq_hit_from_lane(bvh, ray, t_shift, b, out);
+    k->hit1(bvh, ray, t_shift, b, out);
 }
 
 /* Writes the pending records. */
@@ -76,7 +73,7 @@ static inline void mq_hit_queue_flush(mq_hit_queue *hq)
  * (hits4 takes t_shift 0 only). */
 static inline void mq_hit_queue_push(mq_hit_queue *hq, const mq_ray *ray, int t_shift, const mq_best *b, mq_hit *out)
 {
-    if (!hq->k->hits4 || t_shift) {
+    if (t_shift) {
         mq_hit_from_lane_with(hq->k, hq->bvh, ray, t_shift, b, out);
         return;
     }

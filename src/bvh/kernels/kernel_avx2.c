@@ -1,6 +1,7 @@
 /*
- * AVX2 kernels, chosen at run time on CPUs that have AVX2 and FMA (CMake
- * compiles *_avx2.c with -mavx2 -mfma on x86-64 only). One 8-wide slab test
+ * AVX2 kernels: the row of ISA levels AVX2 and AVX-512 (dispatch.c; core/isa.h
+ * checks the CPU for AVX2, FMA, BMI1 and BMI2; CMake compiles *_avx2.c with
+ * -mavx2 -mfma on x86-64 only). One 8-wide slab test
  * per node; leaves with the SSE block test in VEX encoding. No FMA in either:
  * the slab test's error bound (Ize 2013) assumes (b - o) * (1/d) with two
  * roundings, and the leaf test must match mq_woop_lane bit for bit.
@@ -34,4 +35,4 @@ const mq_kernels mq_kernels_avx2 = {.closest = kernel_closest,
                                     .closest_valid = kernel_closest_valid,
                                     .hits4 = mq_hits4_avx2,
                                     .hit1 = mq_hit_from_lane_avx2,
-                                    .name = "avx2"};
+                                    .isa = MQ_ISA_AVX2};

@@ -3,6 +3,7 @@
  * block's 4 lanes. The reference for the SIMD kernels, and what builds with
  * MQ_FORCE_SCALAR or on architectures without SSE2.
  */
+#include "bvh/kernels/hit_record.h"
 #include "bvh/kernels/traverse_common.h"
 #include "bvh/kernels/woop_lane.h"
 
@@ -55,5 +56,15 @@ static inline unsigned kernel_leaf_hits(const mq_tri_block *blk, const kernel_ra
 
 #include "bvh/kernels/traverse_loop.h"
 
-const mq_kernels mq_kernels_scalar = {
-    .closest = kernel_closest, .any = kernel_any, .stream = kernel_stream, .name = "scalar"}; /* no packets */
+/* No packet kernel nor own preparation or hit records: the portable slots. */
+const mq_kernels mq_kernels_scalar = {.closest = kernel_closest,
+                                      .any = kernel_any,
+                                      .stream = kernel_stream,
+                                      .packet8 = kernel_packet8_portable,
+                                      .packet8_rays = mq_packet8_rays_none,
+                                      .prepare8 = mq_trace_prepare8_each,
+                                      .prepare_valid = mq_trace_prepare_valid,
+                                      .closest_valid = kernel_closest_valid_portable,
+                                      .hits4 = mq_hits4_each,
+                                      .hit1 = mq_hit_from_lane,
+                                      .isa = MQ_ISA_SCALAR};

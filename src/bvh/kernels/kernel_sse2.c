@@ -2,8 +2,10 @@
  * SSE2 kernels (the x86-64 baseline): an 8-wide node as two 4-wide slab
  * tests, 4-triangle blocks with leaf4_sse.h.
  */
-#if (defined(__x86_64__) || defined(_M_X64)) && !defined(MQ_FORCE_SCALAR)
+#include "core/isa.h"
+#if defined(MQ_ISA_SIMD)
 
+#include "bvh/kernels/hit_record.h"
 #include "bvh/kernels/leaf4_sse.h"
 #include "bvh/kernels/traverse_common.h"
 
@@ -78,8 +80,18 @@ static inline unsigned kernel_leaf_hits(const mq_tri_block *blk, const kernel_ra
 
 #include "bvh/kernels/traverse_loop.h"
 
-const mq_kernels mq_kernels_sse2 = {
-    .closest = kernel_closest, .any = kernel_any, .stream = kernel_stream, .name = "sse2"}; /* no packets */
+/* No packet kernel nor own preparation or hit records: the portable slots. */
+const mq_kernels mq_kernels_sse2 = {.closest = kernel_closest,
+                                    .any = kernel_any,
+                                    .stream = kernel_stream,
+                                    .packet8 = kernel_packet8_portable,
+                                    .packet8_rays = mq_packet8_rays_none,
+                                    .prepare8 = mq_trace_prepare8_each,
+                                    .prepare_valid = mq_trace_prepare_valid,
+                                    .closest_valid = kernel_closest_valid_portable,
+                                    .hits4 = mq_hits4_each,
+                                    .hit1 = mq_hit_from_lane,
+                                    .isa = MQ_ISA_SSE2};
 
 #else
 typedef int mq_kernel_sse2_unused; /* ISO C forbids an empty translation unit */

@@ -182,22 +182,17 @@ bool mq_trace_prepare(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *res
     static const mq_ray_query defaults = {false, NULL, NULL, NULL};
     if (!ray)
         return false;
-    uint32_t ob[3], db[3], ab[3];
+    uint32_t ob[3], db[3];
     for (int k = 0; k < 3; k++) {
         ob[k] = bits_of(ray->origin[k]);
         db[k] = bits_of(ray->dir[k]);
-        ab[k] = db[k] & MQ_ABS_MASK; /* the bits of |d_k| */
     }
     if (!ray_ok(ray, ob, db))
         return false;
-    /* The kernel set's own preparation where it has one (the same fields, bit
-     * for bit; AVX2: the axes in one register, one vector division; single
-     * rays on small meshes measured 3-4% faster with it). */
-    const mq_kernels *k = mq_kernels_active();
-    if (k->prepare_valid)
-        k->prepare_valid(q, bvh, ray, false);
-    else
-        prepare_valid(q, bvh, ray, ab);
+    /* The kernel set's preparation (the same fields, bit for bit; AVX2: the
+     * axes in one register, one vector division; single rays on small meshes
+     * measured 3-4% faster with it; the others: mq_trace_prepare_valid). */
+    mq_kernels_active()->prepare_valid(q, bvh, ray, false);
     q->query = query ? query : &defaults;
     q->cull = q->query->cull_back_faces;
     return true;

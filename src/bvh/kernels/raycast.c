@@ -50,19 +50,8 @@ bool mq_bvh_closest_valid(const mq_bvh *bvh, const mq_ray *ray, bool cull, mq_hi
     const mq_kernels *k = mq_kernels_active();
     mq_trace q;
     mq_best best;
-    if (k->closest_valid) {
-        if (!k->closest_valid(bvh, ray, cull, &q, &best))
-            return false;
-    } else {
-        if (k->prepare_valid)
-            k->prepare_valid(&q, bvh, ray, cull);
-        else
-            mq_trace_prepare_valid(&q, bvh, ray, cull);
-        best = mq_best_init(q.ray.tmax);
-        mq_trace_counts counts = {0, 0, 0};
-        if (!k->closest(&q, &best, &counts))
-            return false;
-    }
+    if (!k->closest_valid(bvh, ray, cull, &q, &best))
+        return false;
     mq_hit_from_best(&q, &best, out);
     return true;
 }
@@ -71,10 +60,7 @@ bool mq_bvh_any_valid(const mq_bvh *bvh, const mq_ray *ray, bool cull)
 {
     const mq_kernels *k = mq_kernels_active();
     mq_trace q;
-    if (k->prepare_valid)
-        k->prepare_valid(&q, bvh, ray, cull);
-    else
-        mq_trace_prepare_valid(&q, bvh, ray, cull);
+    k->prepare_valid(&q, bvh, ray, cull);
     mq_trace_counts counts = {0, 0, 0};
     return k->any(&q, &counts);
 }

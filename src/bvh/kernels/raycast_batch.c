@@ -30,8 +30,6 @@
 #include "bvh/kernels/trace.h"
 
 #define MQ_BATCH_CHUNK 128
-/* Trees with an arena at least this big are traced as streams. */
-#define MQ_STREAM_MIN_BYTES (2u << 20)
 /* Coherent packets are interleaved only over trees beyond the last-level
  * cache: packets share their nodes, so over smaller trees they mostly hit the
  * caches already (measured on camera rays: 1.7M triangles, 117 MB: +26%;
@@ -96,7 +94,7 @@ static inline __attribute__((always_inline)) size_t finish_ray(batch *b, chunk_w
  * returns how many queries remain, compacted to the front for the stream. */
 static size_t trace_packets(const mq_kernels *k, batch *b, chunk_work *w, size_t n, bool interleave, size_t *hits)
 {
-    if (!k->packet8 || b->occluded || (b->query && b->query->filter))
+    if (b->occluded || (b->query && b->query->filter))
         return n;
     size_t rest = 0, packed = 0;
     for (size_t j = 0; j < n; j += 8) {
@@ -153,7 +151,7 @@ static size_t run_chunk(batch *b, chunk_work *w, size_t begin, size_t end)
     size_t pf_end = end + MQ_BATCH_CHUNK < b->count ? end + MQ_BATCH_CHUNK : b->count;
     for (size_t i = end; i < pf_end; i += 64 / sizeof(mq_ray))
         __builtin_prefetch(&b->rays[i]);
-    if (!any && k->packet8_rays && b->bvh->root != MQ_REF_EMPTY && !(b->query && b->query->filter)) {
+    if (!any && b->bvh->root != MQ_REF_EMPTY && !(b->query && b->query->filter)) {
         size_t groups = (end - begin) / 8;
         bool left[MQ_BATCH_CHUNK / 8];
         bool cull = b->query && b->query->cull_back_faces;
@@ -173,7 +171,7 @@ static size_t run_chunk(batch *b, chunk_work *w, size_t begin, size_t end)
          * common path (then its queries are mq_trace_prepare's). */
         size_t first = n;
         bool group = false;
-        if (k->prepare8 && todo - r >= 8 && b->bvh->root != MQ_REF_EMPTY) {
+        if (todo - r >= 8 && b->bvh->root != MQ_REF_EMPTY) {
             const mq_ray *rp[8];
             mq_trace *qp[8];
             for (size_t l = 0; l < 8; l++) {

@@ -1,6 +1,6 @@
 /*
  * The internal interface between the public raycast API and the traversal
- * kernels (one per ISA: scalar, SSE2, AVX2).
+ * kernels (one set per ISA level, core/isa.h: scalar, SSE2, AVX2).
  *
  * A query is prepared once (mq_trace_prepare): validity check, direction
  * rescaling, the slab test's reciprocals and near/far planes, and the
@@ -13,6 +13,7 @@
 
 #include <meshquery/bvh.h>
 
+#include "core/isa.h"
 #include "bvh/bvh_internal.h"
 
 /* How mq_trace_prepare treats directions (ray_prep.c; prep8_avx2.h checks
@@ -121,47 +122,62 @@ bool mq_bvh_closest_valid(const mq_bvh *bvh, const mq_ray *ray, bool cull, mq_hi
  * query or its culling twin; the same answer. */
 bool mq_bvh_any_valid(const mq_bvh *bvh, const mq_ray *ray, bool cull);
 
-/* A kernel set: closest hit (fills *best, initialised by the caller with
- * mq_best_init; true on a hit), any hit, and a stream of prepared queries
- * (all with tmin >= 0, on a non-empty tree) traced interleaved: closest hits
- * into best[i] (initialised), or, when `hit` is not NULL, any-hit answers
- * into hit[i]. */
+/* A kernel set: one const row per ISA level (dispatch.c), every slot
+ * filled: where a level has no specialised version of a slot, it holds a
+ * portable one giving the same answers (the "else" noted per slot), so no
+ * caller tests for NULL.
+ *
+ * closest hit (fills *best, initialised by the caller with mq_best_init; true
+ * on a hit), any hit, and a stream of prepared queries (all with tmin >= 0,
+ * on a non-empty tree) traced interleaved: closest hits into best[i]
+ * (initialised), or, when `hit` is not NULL, any-hit answers into hit[i]. */
 typedef struct mq_kernels {
     bool (*closest)(const mq_trace *q, mq_best *best, mq_trace_counts *counts);
     bool (*any)(const mq_trace *q, mq_trace_counts *counts);
     void (*stream)(const mq_trace *q, mq_best *best, bool *hit, size_t n, mq_trace_counts *counts);
     /* Closest hits of `packets` coherent packets of 8 queries each (q[8*i..8*i+7],
-     * see mq_packet8_coherent), several in flight when `interleave`; NULL when
-     * the ISA has none. */
+     * see mq_packet8_coherent, tmin >= 0, a non-empty tree), several in flight
+     * when `interleave`. Else (kernel_packet8_portable, traverse_loop.h): the
+     * level's stream on trees of MQ_STREAM_MIN_BYTES or more, its closest-hit
+     * loop on smaller ones, as the batch traces queries it does not pack. */
     void (*packet8)(const mq_trace *const *q, mq_best **best, size_t packets, bool interleave, mq_trace_counts *counts);
     /* Closest hits straight from the caller's rays (no filter, no lower
-     * bound): each group g of 8 consecutive rays, rays[8g..8g+7], that can be
-     * traced as a packet with its rays prepared exactly as mq_trace_prepare
-     * would is traced (several in flight when `interleave`) and its hit
-     * records written to hits[8g..8g+7], left[g] = false; other groups get
-     * left[g] = true and nothing written. Returns the number of hits written.
-     * NULL when the ISA has none. */
+     * bound): each group g of 8 consecutive rays, rays[8g..8g+7], that the
+     * kernel set takes as a packet (one it can trace with its rays prepared
+     * exactly as mq_trace_prepare would) is traced (several in flight when
+     * `interleave`) and its hit records written to hits[8g..8g+7], left[g] =
+     * false; other groups get left[g] = true and nothing written. Returns the
+     * number of hits written. Else (mq_packet8_rays_none): takes no group; the
+     * batch then prepares them and hands coherent ones to packet8, which is
+     * what a level without a packet kernel would do with them anyway. */
     size_t (*packet8_rays)(const mq_bvh *bvh, const mq_ray *rays, size_t groups, bool cull, bool interleave,
                            mq_hit *hits, bool *left, mq_trace_counts *counts);
     /* mq_trace_prepare of rays[l] into *q[l] for 8 rays at once, for the lanes
-     * it returns (bit l): those valid and on the common path (no direction
-     * rescaling); the others are not written. NULL when the ISA has none. */
+     * it returns (bit l; at least those valid and on the common path, no
+     * direction rescaling); the others are not written. Else
+     * (mq_trace_prepare8_each): mq_trace_prepare lane by lane, returning the
+     * valid lanes. */
     unsigned (*prepare8)(mq_trace *const q[8], const mq_bvh *bvh, const mq_ray *const rays[8],
                          const mq_ray_query *query);
-    /* mq_trace_prepare_valid in this ISA's registers (the same fields, bit
-     * for bit); NULL when the ISA has none (then mq_trace_prepare_valid). */
+    /* mq_trace_prepare_valid in this level's registers (the same fields, bit
+     * for bit). Else mq_trace_prepare_valid. */
     void (*prepare_valid)(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *restrict ray, bool cull);
     /* prepare_valid into *q, then closest into *best (initialised here), in
-     * one call; NULL when the ISA has none. */
+     * one call. Else kernel_closest_valid_portable (traverse_loop.h). */
     bool (*closest_valid)(const mq_bvh *bvh, const mq_ray *ray, bool cull, mq_trace *q, mq_best *best);
-    /* mq_hit_from_lane (t_shift 0) of 4 hits at once, the same bits; NULL
-     * when the ISA has none. Used through mq_hit_queue (hit_record.h). */
+    /* mq_hit_from_lane (t_shift 0) of 4 hits at once, the same bits. Used
+     * through mq_hit_queue (hit_record.h). Else mq_hits4_each (4 x
+     * mq_hit_from_lane). */
     void (*hits4)(const mq_bvh *bvh, const mq_ray *const ray[4], const mq_best best[4], mq_hit *const out[4]);
-    /* mq_hit_from_lane in this ISA's registers (the same bits); NULL when the
-     * ISA has none. mq_hit_from_best takes it. */
+    /* mq_hit_from_lane in this level's registers (the same bits); mq_hit_from_best
+     * takes it. Else mq_hit_from_lane. */
     void (*hit1)(const mq_bvh *bvh, const mq_ray *ray, int t_shift, const mq_best *b, mq_hit *out);
-    const char *name;
+    mq_isa isa; /* the level whose kernels these are (mq_isa_name spells it) */
 } mq_kernels;
+
+/* Trees from this size up trace several prepared queries at once (a stream):
+ * below it they mostly sit in cache, and single-ray loops are as fast. */
+#define MQ_STREAM_MIN_BYTES (2u << 20)
 
 /* True when 8 prepared queries (tmin >= 0, no filter, no lower bound) may be
  * traced as one packet: same direction octant and watertight permutation. */
@@ -177,22 +193,20 @@ static inline bool mq_packet8_coherent(const mq_trace *const q[8])
     return true;
 }
 
-/* The kernels this CPU runs best (AVX2 when present, else SSE2, else scalar). */
-const mq_kernels *mq_kernels_active(void);
+/* The kernel sets per ISA level (dispatch.c): the one table; index it with
+ * mq_isa_active() (core/isa.h), which is what mq_kernels_active does. */
+extern const mq_kernels *const mq_kernels_table[MQ_ISA_COUNT];
 
-/* For tests: the kernels of one ISA ("scalar", "sse2", "avx2"); NULL when this
- * build or CPU lacks it. */
-const mq_kernels *mq_kernels_by_name(const char *name);
-
-/* For tests: force every query of this process onto `k` (NULL: back to automatic).
- * Not thread-safe with concurrent queries. */
-void mq_kernels_override(const mq_kernels *k);
+/* The kernels of the active level (core/isa.h: the CPU's best, MQ_ISA, or a
+ * test's mq_isa_override). */
+static inline const mq_kernels *mq_kernels_active(void)
+{
+    return mq_kernels_table[mq_isa_active()];
+}
 
 /* Kernel sets (defined in their own files). */
 extern const mq_kernels mq_kernels_scalar;
-#if (defined(__x86_64__) || defined(_M_X64)) && !defined(MQ_FORCE_SCALAR)
-#define MQ_HAVE_SSE2_KERNELS 1
-#define MQ_HAVE_AVX2_KERNELS 1
+#if defined(MQ_ISA_SIMD)
 extern const mq_kernels mq_kernels_sse2;
 extern const mq_kernels mq_kernels_avx2;
 void mq_packet8_closest_avx2(const mq_trace *const *q, mq_best **best, size_t packets, bool interleave,
@@ -205,6 +219,13 @@ size_t mq_packet8_rays_avx2(const mq_bvh *bvh, const mq_ray *rays, size_t groups
 void mq_hits4_avx2(const mq_bvh *bvh, const mq_ray *const ray[4], const mq_best best[4], mq_hit *const out[4]);
 void mq_hit_from_lane_avx2(const mq_bvh *bvh, const mq_ray *ray, int t_shift, const mq_best *b, mq_hit *out);
 #endif
+
+/* The portable slot fillers (dispatch.c; see mq_kernels). */
+unsigned mq_trace_prepare8_each(mq_trace *const q[8], const mq_bvh *bvh, const mq_ray *const rays[8],
+                                const mq_ray_query *query);
+size_t mq_packet8_rays_none(const mq_bvh *bvh, const mq_ray *rays, size_t groups, bool cull, bool interleave,
+                            mq_hit *hits, bool *left, mq_trace_counts *counts);
+void mq_hits4_each(const mq_bvh *bvh, const mq_ray *const ray[4], const mq_best best[4], mq_hit *const out[4]);
 
 /* Called for a candidate when the query has a filter: builds the hit and asks it. */
 bool mq_trace_filter_accepts(const mq_trace *q, const mq_best *candidate);

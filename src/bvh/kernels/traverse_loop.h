@@ -199,3 +199,45 @@ static void kernel_stream(const mq_trace *q, mq_best *best, bool *hit, size_t n,
     else
         stream_impl(q, best, NULL, n, counts, false);
 }
+
+/* The packet8 slot for a level without a packet kernel (trace.h): the
+ * packets' queries traced as the batch traces queries it does not pack, a
+ * stream on trees of MQ_STREAM_MIN_BYTES or more (copied into place in
+ * chunks: the stream takes consecutive queries), else one by one. */
+static inline void kernel_packet8_portable(const mq_trace *const *q, mq_best **best, size_t packets, bool interleave,
+                                           mq_trace_counts *counts)
+{
+    (void)interleave;
+    size_t n = packets * 8;
+    if (n == 0)
+        return;
+    if (q[0]->bvh->arena_bytes < MQ_STREAM_MIN_BYTES) {
+        for (size_t i = 0; i < n; i++)
+            kernel_closest(q[i], best[i], counts);
+        return;
+    }
+    enum { CHUNK = 64 };
+    mq_trace tq[CHUNK];
+    mq_best tb[CHUNK];
+    for (size_t i = 0; i < n; i += CHUNK) {
+        size_t m = n - i < CHUNK ? n - i : CHUNK;
+        for (size_t j = 0; j < m; j++) {
+            tq[j] = *q[i + j];
+            tb[j] = *best[i + j];
+        }
+        kernel_stream(tq, tb, NULL, m, counts);
+        for (size_t j = 0; j < m; j++)
+            *best[i + j] = tb[j];
+    }
+}
+
+/* The closest_valid slot for a level without its own preparation:
+ * mq_trace_prepare_valid, then this level's closest-hit loop. */
+static inline bool kernel_closest_valid_portable(const mq_bvh *bvh, const mq_ray *ray, bool cull, mq_trace *q,
+                                                 mq_best *best)
+{
+    mq_trace_prepare_valid(q, bvh, ray, cull);
+    *best = mq_best_init(q->ray.tmax);
+    mq_trace_counts counts = {0, 0, 0};
+    return kernel_closest(q, best, &counts);
+}

@@ -72,7 +72,7 @@ static inline void mq_tlas_ray_init_scalar(mq_tlas_ray *r, const mq_dray_prep *p
     r->fast = fast;
 }
 
-#if defined(MQ_SCENE_RAY_SSE2)
+#if defined(MQ_ISA_SIMD)
 /* The bits of the next float above each lane (mq_float_next_up_bits). */
 static inline __m128i mq_tlas_next_up_bits4(__m128i b)
 {
@@ -268,11 +268,6 @@ static inline uint32_t mq_tlas_push_any(const mq_scene *s, const mq_tlas_block *
     return first;
 }
 
-/* CMake compiles *_avx2.c (with -mavx2) exactly on x86-64 builds without MQ_FORCE_SCALAR. */
-#if (defined(__x86_64__) || defined(_M_X64)) && !defined(MQ_FORCE_SCALAR)
-#define MQ_TLAS_HAVE_AVX2 1
-#endif
-
 /* mq_tlas_walk_ray (scene_raycast.h) of a ray prepared with the same t_lo;
  * unordered (`ordered` false, for a walk that stops at any hit), the leaves
  * come in no particular order. */
@@ -280,7 +275,8 @@ bool mq_tlas_walk(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const do
                   bool (*leaf)(const mq_instance_rec *inst, void *user), void *user);
 
 /* The AVX2 walk (tlas_walk_avx2.c) of a `fast` ray: visits the leaves as
- * mq_tlas_walk says. Only on CPUs with AVX2. */
+ * mq_tlas_walk says. Only at ISA level MQ_ISA_AVX2 or above (core/isa.h;
+ * CMake compiles *_avx2.c exactly when MQ_ISA_SIMD is defined). */
 bool mq_tlas_walk_fast_avx2(const mq_scene *s, const mq_tlas_ray *r, double t_lo, const double *t_hi, uint32_t mask,
                             bool ordered, bool (*leaf)(const mq_instance_rec *inst, void *user), void *user);
 

@@ -1,7 +1,8 @@
 /*
  * The ray walk of the top-level hierarchy with AVX2: one 8-wide float slab
  * test per node (tlas_ray.h). Compiled with -mavx2 -mfma (CMake, *_avx2.c)
- * and called only on CPUs that have AVX2 (scene_raycast.c); the node test
+ * and called only at ISA level AVX2 or above (scene_raycast.c, core/isa.h,
+ * which checks the CPU); the node test
  * is tlas_node_avx2.h's.
  */
 #include "scene/tlas/tlas_node_avx2.h"
