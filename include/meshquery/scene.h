@@ -105,9 +105,13 @@ MQ_API mq_xform mq_xform_identity(void);
 
 /**
  * world = T * R * S * local: scale (may be negative: a mirror), then rotate by
- * the quaternion (x, y, z, w; normalised first), then translate.
- * A zero or non-finite quaternion gives a transform with NaN entries, which
- * mq_scene_add rejects.
+ * the quaternion, then translate.
+ * @param translation T.
+ * @param rotation R as a quaternion in the order w, x, y, z (the scalar part
+ *        first, as in the .xforms files and the tools' --place); normalised
+ *        first. A zero or non-finite quaternion gives a transform with NaN
+ *        entries, which mq_scene_add rejects.
+ * @param scale S, per axis.
  */
 MQ_API mq_xform mq_xform_from_trs(const mq_dvec3 translation, const double rotation[4], const mq_dvec3 scale);
 

@@ -12,7 +12,7 @@ mq_xform mq_xform_identity(void)
 mq_xform mq_xform_from_trs(const mq_dvec3 translation, const double rotation[4], const mq_dvec3 scale)
 {
     mq_xform out;
-    double x = rotation[0], y = rotation[1], z = rotation[2], w = rotation[3];
+    double w = rotation[0], x = rotation[1], y = rotation[2], z = rotation[3]; /* w, x, y, z */
     double n = sqrt(x * x + y * y + z * z + w * w);
     if (!(n > 0.0) || !isfinite(n)) {
         /* A zero or non-finite quaternion: NaN entries, which mq_scene_add rejects. */

@@ -96,7 +96,8 @@ static void test_defaults(void **state)
 static void test_xform(void **state)
 {
     (void)state;
-    const double t[3] = {1, 2, 3}, s[3] = {2, -1, 0.5}, q[4] = {0, 0, 2, 2}; /* 90 degrees about z, unnormalised */
+    /* q: w, x, y, z; 90 degrees about z, unnormalised */
+    const double t[3] = {1, 2, 3}, s[3] = {2, -1, 0.5}, q[4] = {2, 0, 0, 2};
     mq_xform x = mq_xform_from_trs(t, q, s);
     const double p[3] = {1, 1, 1};
     double w[3];

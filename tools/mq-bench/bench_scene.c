@@ -159,7 +159,9 @@ static void make_transforms(const scene_opts *o, const mq_aabb *box, double *xf,
                 sc[k] = exp(log(0.5) + rnd(&s) * log(4.0));
         for (int k = 0; k < 3; k++)
             t[k] = (rnd(&s) * 2 - 1) * *half;
-        mq_xform x = mq_xform_from_trs(t, q, sc);
+        /* q was drawn as (x, y, z, w): the scene stays the one earlier versions measured */
+        const double wxyz[4] = {q[3], q[0], q[1], q[2]};
+        mq_xform x = mq_xform_from_trs(t, wxyz, sc);
         double *m = xf + 12 * i;
         for (int r = 0; r < 3; r++) {
             for (int k = 0; k < 3; k++)

@@ -65,8 +65,7 @@ static bool build_scene(scene_run *r, bool rays)
             def.bvh = m->bvh;
         else
             def.obbtree = m->obbtree;
-        double rotation[4] = {a->rotation[1], a->rotation[2], a->rotation[3], a->rotation[0]}; /* x, y, z, w */
-        def.transform = mq_xform_from_trs(a->translation, rotation, a->scale);
+        def.transform = mq_xform_from_trs(a->translation, a->rotation, a->scale); /* w, x, y, z */
         def.user_id = i;
         uint32_t id = 0;
         st = mq_scene_add(r->scene, &def, &id, &diag);
