@@ -31,22 +31,6 @@ static const char *const bvh_meshes[] = {"suzanne.obj", "woody.obj",   "spot.obj
                                          "teapot.obj",  "fandisk.obj", "stanford-bunny.obj"};
 #define BVH_MESH_COUNT (sizeof bvh_meshes / sizeof bvh_meshes[0])
 
-/* The mesh, or NULL when the shared data is missing (the test is then skipped). */
-static mq_mesh *bvh_load(const char *name)
-{
-    const char *path = mq_test_shared_mesh(name);
-    if (!mq_test_file_exists(path))
-        return NULL;
-    mq_mesh *m = NULL;
-    mq_diag d;
-    mq_status st = mq_obj_load(path, NULL, &m, NULL, &d);
-    if (st != MQ_OK) {
-        fprintf(stderr, "cannot load %s: %s\n", path, d.message);
-        return NULL;
-    }
-    return m;
-}
-
 typedef struct bvh_box {
     double lo[3], hi[3], c[3], diag;
 } bvh_box;

@@ -108,11 +108,7 @@ static void check_closed(const mq_mesh *m, double (*pts)[3], int npts, const cha
 static void spot_is_watertight(void **state)
 {
     (void)state;
-    mq_mesh *m = bvh_load("spot.obj");
-    if (!m) {
-        skip();
-        return;
-    }
+    mq_mesh *m = mq_test_load_mesh("spot.obj");
     bvh_box b = bvh_mesh_box(m);
     mq_test_rng g;
     mq_test_rng_seed(&g, 3);
@@ -164,11 +160,7 @@ static mq_mesh *make_sphere(int rings, int segs)
 static void far_spot_is_watertight(void **state)
 {
     (void)state;
-    mq_mesh *src = bvh_load("spot.obj");
-    if (!src) {
-        skip();
-        return;
-    }
+    mq_mesh *src = mq_test_load_mesh("spot.obj");
     size_t nv = mq_mesh_vertex_count(src), nt = mq_mesh_triangle_count(src);
     float *p = malloc(nv * 3 * sizeof *p);
     assert_non_null(p);
@@ -228,11 +220,7 @@ static void tessellated_sphere_is_watertight(void **state)
 static void refit_against_brute_force(void **state)
 {
     (void)state;
-    mq_mesh *m = bvh_load("cow.obj");
-    if (!m) {
-        skip();
-        return;
-    }
+    mq_mesh *m = mq_test_load_mesh("cow.obj");
     bvh_box b = bvh_mesh_box(m);
     mq_bvh *bvh = NULL;
     assert_int_equal(mq_bvh_build(m, NULL, &bvh, NULL), MQ_OK);

@@ -1,5 +1,5 @@
 /*
- * Huge and tiny coordinates: a shared mesh (suzanne) scaled by 1e-20 ... 1e+18
+ * Huge and tiny coordinates: a test mesh (suzanne) scaled by 1e-20 ... 1e+18
  * and translated by 1e6 times its size, sliver and zero-area triangles, rays
  * grazing the shared edges of a closed mesh (spot), rays lying in a triangle's
  * plane, and shapes of zero extent. The BVH and the OBB tree (raycasts,
@@ -142,14 +142,10 @@ typedef struct src_mesh {
     size_t nv, nt;
 } src_mesh;
 
-static bool load_src(const char *name, src_mesh *out)
+/* data/<name>, normalised; a missing file fails the test. */
+static void load_src(const char *name, src_mesh *out)
 {
-    const char *path = mq_test_shared_mesh(name);
-    if (!mq_test_file_exists(path))
-        path = mq_test_data_file(name);
-    mq_mesh *m = NULL;
-    if (!mq_test_file_exists(path) || mq_obj_load(path, NULL, &m, NULL, NULL) != MQ_OK)
-        return false;
+    mq_mesh *m = mq_test_load_mesh(name);
     out->nv = mq_mesh_vertex_count(m);
     out->nt = mq_mesh_triangle_count(m);
     out->pos = malloc(3 * out->nv * sizeof(double));
@@ -165,7 +161,6 @@ static bool load_src(const char *name, src_mesh *out)
             out->pos[3 * i + k] = (p[3 * i + k] - 0.5 * (lo[k] + hi[k])) / ext;
     memcpy(out->idx, mq_mesh_indices(m), 3 * out->nt * sizeof(uint32_t));
     mq_mesh_destroy(m);
-    return true;
 }
 
 static void free_src(src_mesh *s)
@@ -677,8 +672,7 @@ static void scaled_and_translated_mesh(void **state)
 {
     (void)state;
     src_mesh src;
-    if (!load_src("suzanne.obj", &src))
-        skip();
+    load_src("suzanne.obj", &src);
     mq_test_rng rng;
     mq_test_rng_seed(&rng, mq_test_seed(0xC00D));
     checks c = new_checks();
@@ -708,8 +702,7 @@ static void rays_through_shared_edges(void **state)
 {
     (void)state;
     src_mesh src;
-    if (!load_src("spot.obj", &src))
-        skip();
+    load_src("spot.obj", &src);
     mq_test_rng rng;
     mq_test_rng_seed(&rng, mq_test_seed(0xED6E));
     failures f = {"edge rays hit (bvh, obbtree)", 0, 0, 0, 0};
@@ -923,8 +916,7 @@ static void beyond_the_limit(void **state)
 {
     (void)state;
     src_mesh src;
-    if (!load_src("suzanne.obj", &src))
-        skip();
+    load_src("suzanne.obj", &src);
     mq_test_rng rng;
     mq_test_rng_seed(&rng, mq_test_seed(0xB10D));
     checks c = new_checks();
@@ -971,8 +963,7 @@ static void bvh_wide_range(void **state)
 {
     (void)state;
     src_mesh src;
-    if (!load_src("suzanne.obj", &src))
-        skip();
+    load_src("suzanne.obj", &src);
     mq_test_rng rng;
     mq_test_rng_seed(&rng, mq_test_seed(0xB1D3));
     checks c = new_checks();

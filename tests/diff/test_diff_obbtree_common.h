@@ -1,6 +1,6 @@
 /*
  * Helpers shared by the OBB tree's differential tests (header-only: each test
- * is its own executable): loading the shared meshes, the shape-query generator
+ * is its own executable): the test meshes, the shape-query generator
  * of docs/formats.md, triangle bounds for brute-force prefilters.
  */
 #ifndef MQ_TEST_DIFF_OBBTREE_COMMON_H
@@ -29,20 +29,6 @@
 static const char *const obt_meshes[] = {"suzanne.obj", "woody.obj",   "spot.obj",          "cow.obj",
                                          "teapot.obj",  "fandisk.obj", "stanford-bunny.obj"};
 #define OBT_MESH_COUNT (sizeof obt_meshes / sizeof obt_meshes[0])
-
-/* Loads a shared mesh with the library's OBJ loader; NULL when the file is missing. */
-static inline mq_mesh *obt_load(const char *name)
-{
-    const char *path = mq_test_shared_mesh(name);
-    if (!mq_test_file_exists(path))
-        return NULL;
-    mq_mesh *mesh = NULL;
-    mq_diag diag;
-    mq_status st = mq_obj_load(path, NULL, &mesh, NULL, &diag);
-    if (st != MQ_OK)
-        fprintf(stderr, "  %s: %s\n", path, diag.message);
-    return st == MQ_OK ? mesh : NULL;
-}
 
 /* Bounding box of the mesh's vertices, its diagonal length D. */
 static inline double obt_bounds(const mq_mesh *m, mq_aabb *box)

@@ -1,6 +1,6 @@
 /*
  * OBB tree raycasts and closest-point queries vs brute force over all
- * triangles, on every shared mesh. Rays: incoherent (docs/formats.md generator),
+ * triangles, on every test mesh. Rays: incoherent (docs/formats.md generator),
  * short segments from inside the bounds, and rays aimed exactly at vertices
  * (ties between the triangles sharing them). Closest points: random points
  * with log-uniform maximum distances, unbounded ones, and points exactly on
@@ -184,9 +184,7 @@ static void raycasts_match_brute_force(void **state)
     static const char *const kinds[3] = {"incoherent", "short", "at-vertex"};
     ray_stats total = {0, 0, 0, 0};
     for (size_t mi = 0; mi < OBT_MESH_COUNT; mi++) {
-        mq_mesh *mesh = obt_load(obt_meshes[mi]);
-        if (!mesh)
-            continue;
+        mq_mesh *mesh = mq_test_load_mesh(obt_meshes[mi]);
         mq_aabb box;
         double D = obt_bounds(mesh, &box);
         obt_tri_boxes tb = obt_tri_boxes_make(mesh);
@@ -258,9 +256,7 @@ static void closest_points_match_brute_force(void **state)
     mq_test_rng_seed(&rng, mq_test_seed(0x0BB70003));
     size_t mismatches = 0;
     for (size_t mi = 0; mi < OBT_MESH_COUNT; mi++) {
-        mq_mesh *mesh = obt_load(obt_meshes[mi]);
-        if (!mesh)
-            continue;
+        mq_mesh *mesh = mq_test_load_mesh(obt_meshes[mi]);
         mq_aabb box, wide;
         double D = obt_bounds(mesh, &box);
         for (int k = 0; k < 3; k++) {

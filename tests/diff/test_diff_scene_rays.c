@@ -3,7 +3,7 @@
  * triangle of every instance mapped to the world by its transform (in double)
  * and intersected with the world ray in double (oracle_ray_triangle).
  *
- * Scenes: 36 instances of three shared meshes (BVH and OBB-tree instances)
+ * Scenes: 36 instances of three test meshes (BVH and OBB-tree instances)
  * under rigid, uniformly scaled, non-uniformly scaled, mirrored and sheared
  * transforms, random masks; rays incoherent, aimed at triangles (direction
  * not unit length), starting inside instances, and with finite [tmin, tmax];
@@ -59,16 +59,11 @@ typedef struct tmesh {
     double center[3], diag;
 } tmesh;
 
-static bool load_mesh(const char *path, tmesh *m)
+/* data/<name>; a missing file fails the test. */
+static void load_mesh(const char *name, tmesh *m)
 {
     memset(m, 0, sizeof *m);
-    if (!mq_test_file_exists(path))
-        return false;
-    mq_diag d;
-    if (mq_obj_load(path, NULL, &m->mesh, NULL, &d) != MQ_OK) {
-        fprintf(stderr, "cannot load %s: %s\n", path, d.message);
-        return false;
-    }
+    m->mesh = mq_test_load_mesh(name);
     assert_int_equal(mq_bvh_build(m->mesh, NULL, &m->bvh, NULL), MQ_OK);
     assert_int_equal(mq_obbtree_build(m->mesh, NULL, &m->obb, NULL), MQ_OK);
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -84,7 +79,6 @@ static bool load_mesh(const char *path, tmesh *m)
         d2 += (hi[k] - lo[k]) * (hi[k] - lo[k]);
     }
     m->diag = sqrt(d2);
-    return true;
 }
 
 static void free_mesh(tmesh *m)
@@ -168,18 +162,12 @@ static void random_linear(mq_test_rng *g, int kind, double a[3][3])
             a[i][j] = r.m[i][0] * shear[0][j] + r.m[i][1] * shear[1][j] + r.m[i][2] * shear[2][j];
 }
 
-static bool build_world(world *w, uint64_t seed, bool with_bunny)
+static void build_world(world *w, uint64_t seed, bool with_bunny)
 {
     memset(w, 0, sizeof *w);
-    const char *paths[MESHES] = {mq_test_data_file("spot.obj"), mq_test_shared_mesh("suzanne.obj"),
-                                 mq_test_shared_mesh(with_bunny ? "stanford-bunny.obj" : "woody.obj")};
-    for (int i = 0; i < MESHES; i++) {
-        if (!load_mesh(paths[i], &w->meshes[i])) {
-            for (int j = 0; j < i; j++)
-                free_mesh(&w->meshes[j]);
-            return false;
-        }
-    }
+    const char *names[MESHES] = {"spot.obj", "suzanne.obj", with_bunny ? "stanford-bunny.obj" : "woody.obj"};
+    for (int i = 0; i < MESHES; i++)
+        load_mesh(names[i], &w->meshes[i]);
     mq_test_rng g;
     mq_test_rng_seed(&g, seed);
     assert_int_equal(mq_scene_create(NULL, &w->scene, NULL), MQ_OK);
@@ -226,7 +214,6 @@ static bool build_world(world *w, uint64_t seed, bool with_bunny)
     w->extent = 0;
     for (int k = 0; k < 3; k++)
         w->extent = fmax(w->extent, fmax(fabs(w->lo[k]), fabs(w->hi[k])));
-    return true;
 }
 
 static void free_world(world *w)
@@ -621,10 +608,7 @@ static void check_batches(const world *w, mq_test_rng *g, const mq_dray *random_
 static void run_world(bool with_bunny, uint64_t seed)
 {
     world w;
-    if (!build_world(&w, mq_test_seed(seed), with_bunny)) {
-        skip();
-        return;
-    }
+    build_world(&w, mq_test_seed(seed), with_bunny);
     mq_test_rng g;
     mq_test_rng_seed(&g, mq_test_seed(seed) + 1);
     size_t n = RAYS_PER_SCENE;
@@ -697,10 +681,7 @@ static void test_each_stop_and_capacity(void **state)
 {
     (void)state;
     world w;
-    if (!build_world(&w, mq_test_seed(77), false)) {
-        skip();
-        return;
-    }
+    build_world(&w, mq_test_seed(77), false);
     mq_test_rng g;
     mq_test_rng_seed(&g, 78);
     mq_scene_hit full[512], part[3];
@@ -730,10 +711,7 @@ static void test_large_world(void **state)
 {
     (void)state;
     tmesh m;
-    if (!load_mesh(mq_test_data_file("spot.obj"), &m)) {
-        skip();
-        return;
-    }
+    load_mesh("spot.obj", &m);
     mq_test_rng g;
     mq_test_rng_seed(&g, mq_test_seed(0x1E7));
     const double far[3] = {1e7, -3e7, 2e7};

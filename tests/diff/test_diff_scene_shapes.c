@@ -2,7 +2,7 @@
  * Scene shape queries, closest point and instance-vs-instance collision vs a
  * double-precision brute force (scene.h "Answers").
  *
- * The scene: ~36 instances of the shared meshes (and data/spot.obj), half on
+ * The scene: ~36 instances of the test meshes (data/), half on
  * BVHs and half on OBB trees, with rigid, uniformly and non-uniformly scaled,
  * mirrored and sheared transforms, and random masks. The oracle maps every
  * triangle of every instance to the world in double (w = A v + t) and decides
@@ -85,16 +85,8 @@ static struct world {
     mq_test_rng rng;
 } W;
 
-static const char *const shared_names[] = {"suzanne.obj", "woody.obj",   "cow.obj",
-                                           "teapot.obj",  "fandisk.obj", "stanford-bunny.obj"};
-
-static mq_mesh *load(const char *path)
-{
-    if (!mq_test_file_exists(path))
-        return NULL;
-    mq_mesh *m = NULL;
-    return mq_obj_load(path, NULL, &m, NULL, NULL) == MQ_OK ? m : NULL;
-}
+static const char *const mesh_names[] = {"spot.obj",   "suzanne.obj", "woody.obj",         "cow.obj",
+                                         "teapot.obj", "fandisk.obj", "stanford-bunny.obj"};
 
 static void add_mesh(mq_mesh *m, const char *name)
 {
@@ -216,16 +208,8 @@ static int setup(void **state)
 {
     (void)state;
     mq_test_rng_seed(&W.rng, mq_test_seed(0x5CE2E));
-    mq_mesh *spot = load(mq_test_data_file("spot.obj"));
-    assert_non_null(spot);
-    add_mesh(spot, "spot.obj");
-    for (size_t i = 0; i < sizeof shared_names / sizeof *shared_names; i++) {
-        mq_mesh *m = load(mq_test_shared_mesh(shared_names[i]));
-        if (m)
-            add_mesh(m, shared_names[i]);
-        else
-            fprintf(stderr, "  (skipping %s: not found)\n", shared_names[i]);
-    }
+    for (size_t i = 0; i < sizeof mesh_names / sizeof *mesh_names; i++)
+        add_mesh(mq_test_load_mesh(mesh_names[i]), mesh_names[i]);
     assert_int_equal(mq_scene_create(NULL, &W.scene, NULL), MQ_OK);
     size_t bunnies = 0;
     for (size_t i = 0; i < 36; i++) {

@@ -3,9 +3,9 @@
 on the same rays. Not a test: run by hand, figures go in the README ("Python").
 
   MESHQUERY_LIBRARY=build/libmeshquery.so PYTHONPATH=tools/python \\
-      python3 tests/python/bench_raycast.py ../shared/data/stanford-bunny.obj --tools build [--count 1000000]
+      python3 tests/python/bench_raycast.py data/stanford-bunny.obj --tools build [--count 1000000]
 
-Writes the rays to a .rays file (FORMATS.md), times BVH.raycast on 1 thread and
+Writes the rays to a .rays file (docs/formats.md), times BVH.raycast on 1 thread and
 on all cores (packing the N x 3 inputs and unpacking the hits included), then
 runs `mq-bench rays --rays FILE` and `mq-pick --rays FILE --out x.hits --timing`
 on that file, and trimesh's ray API when trimesh is importable.

@@ -1,4 +1,11 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
 #include "test_support.h"
+
+#include <meshquery/obj.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -58,13 +65,27 @@ static const char *path_in(const char *dir, const char *name)
     return buf;
 }
 
-const char *mq_test_shared_mesh(const char *name)
-{
-    return path_in(MQ_SHARED_DATA_DIR, name);
-}
 const char *mq_test_data_file(const char *name)
 {
     return path_in(MQ_DATA_DIR, name);
+}
+
+const char *mq_test_data_mesh(const char *name)
+{
+    const char *path = mq_test_data_file(name);
+    if (!mq_test_file_exists(path))
+        fail_msg("test mesh %s is missing (it belongs in the repository's data/ folder)", path);
+    return path;
+}
+
+mq_mesh *mq_test_load_mesh(const char *name)
+{
+    const char *path = mq_test_data_mesh(name);
+    mq_mesh *mesh = NULL;
+    mq_diag d;
+    if (mq_obj_load(path, NULL, &mesh, NULL, &d) != MQ_OK)
+        fail_msg("cannot load test mesh %s:%llu:%u: %s", path, (unsigned long long)d.line, d.column, d.message);
+    return mesh;
 }
 
 bool mq_test_file_exists(const char *path)

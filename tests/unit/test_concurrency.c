@@ -656,11 +656,8 @@ static void builds_from_several_user_threads(void **state)
     (void)state;
     const fixture *f = g_fx;
     /* A bigger mesh, so the build really spreads subtrees over threads. */
-    mq_mesh *mesh = NULL;
-    const char *bunny = mq_test_shared_mesh("stanford-bunny.obj");
-    if (!mq_test_file_exists(bunny) || mq_obj_load(bunny, NULL, &mesh, NULL, NULL) != MQ_OK)
-        mesh = NULL;
-    const mq_mesh *use = mesh ? mesh : f->mesh;
+    mq_mesh *mesh = mq_test_load_mesh("stanford-bunny.obj");
+    const mq_mesh *use = mesh;
     mq_bvh_def d = mq_default_bvh_def();
     d.threads = 1;
     mq_bvh *ref = NULL;

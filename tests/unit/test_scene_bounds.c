@@ -2,7 +2,7 @@
  * Instance world boxes (src/scene/instance_bounds.c) and slots of mask 0 in
  * the top-level hierarchy (tlas_build.c):
  *   - every vertex used by a triangle, mapped in double, lies inside its
- *     instance's world box, for BVH and OBB-tree instances of shared meshes
+ *     instance's world box, for BVH and OBB-tree instances of the test meshes
  *     under rotations, non-uniform scales, mirrors, shears and translations
  *     up to 1e7; and the box is never wider than the box of the mapped root
  *     box's corners (the one it replaces); the same after the BVH is refit,
@@ -105,10 +105,9 @@ static void check_world_box(const mq_instance_rec *r, const mq_instance_def *d, 
     }
 }
 
-static void check_mesh(const char *path, mq_test_rng *g)
+static void check_mesh(const char *name, mq_test_rng *g)
 {
-    mq_mesh *mesh = NULL;
-    assert_int_equal(mq_obj_load(path, NULL, &mesh, NULL, NULL), MQ_OK);
+    mq_mesh *mesh = mq_test_load_mesh(name);
     mq_bvh *bvh = NULL;
     mq_obbtree *obb = NULL;
     for (int leaf = 1; leaf <= 16; leaf *= 4) {
@@ -129,7 +128,7 @@ static void check_mesh(const char *path, mq_test_rng *g)
             mq_instance_rec r;
             assert_true(mq_instance_rec_init(&r, &d, 0));
             char what[512];
-            snprintf(what, sizeof what, "%s (trial %d, leaf %d)", path, trial, leaf);
+            snprintf(what, sizeof what, "%s (trial %d, leaf %d)", name, trial, leaf);
             check_world_box(&r, &d, pos, idx, tris, what);
         }
         mq_bvh_destroy(bvh);
@@ -144,16 +143,8 @@ static void test_world_boxes_contain_mesh(void **state)
     mq_test_rng g;
     mq_test_rng_seed(&g, mq_test_seed(0xB0C5));
     const char *names[] = {"suzanne.obj", "teapot.obj", "fandisk.obj", "spot.obj"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        const char *path = mq_test_shared_mesh(names[i]);
-        if (!mq_test_file_exists(path))
-            path = mq_test_data_file(names[i]);
-        if (!mq_test_file_exists(path)) {
-            printf("skipping %s: not found\n", names[i]);
-            continue;
-        }
-        check_mesh(path, &g);
-    }
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        check_mesh(names[i], &g);
 }
 
 /*
@@ -165,15 +156,9 @@ static void test_world_boxes_contain_mesh(void **state)
 static void test_world_boxes_follow_refit_and_load(void **state)
 {
     (void)state;
-    const char *path = mq_test_shared_mesh("spot.obj");
-    if (!mq_test_file_exists(path))
-        path = mq_test_data_file("spot.obj");
-    if (!mq_test_file_exists(path))
-        skip();
     mq_test_rng g;
     mq_test_rng_seed(&g, mq_test_seed(0xB0C6));
-    mq_mesh *mesh = NULL;
-    assert_int_equal(mq_obj_load(path, NULL, &mesh, NULL, NULL), MQ_OK);
+    mq_mesh *mesh = mq_test_load_mesh("spot.obj");
     const float *pos = mq_mesh_positions(mesh);
     const uint32_t *idx = mq_mesh_indices(mesh);
     size_t nv = mq_mesh_vertex_count(mesh), tris = mq_mesh_triangle_count(mesh);
