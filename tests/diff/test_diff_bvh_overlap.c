@@ -20,177 +20,22 @@
 
 #include "test_diff_obbtree_common.h"
 
-typedef enum shape_kind { SHAPE_SPHERE, SHAPE_CAPSULE, SHAPE_OBB, SHAPE_AABB, SHAPE_KINDS } shape_kind;
-static const char *const shape_names[SHAPE_KINDS] = {"sphere", "capsule", "obb", "aabb"};
-
-typedef struct query {
-    shape_kind kind;
-    union {
-        mq_sphere s;
-        mq_capsule c;
-        mq_obb o;
-        mq_aabb a;
-    };
-} query;
-
-static bool prim_overlaps(const query *q, const mq_triangle *t)
+static size_t bvh_array(const void *t, const mq_shape *q, uint32_t *out, size_t cap)
 {
-    switch (q->kind) {
-    case SHAPE_SPHERE:
-        return mq_overlap_sphere_triangle(&q->s, t);
-    case SHAPE_CAPSULE:
-        return mq_overlap_capsule_triangle(&q->c, t);
-    case SHAPE_OBB:
-        return mq_overlap_triangle_obb(t, &q->o);
-    default:
-        return mq_overlap_triangle_aabb(t, &q->a);
-    }
+    return mq_bvh_overlap_array(t, q, out, cap);
 }
 
-static void query_bounds(const query *q, mq_aabb *b)
+static bool bvh_any(const void *t, const mq_shape *q)
 {
-    for (int k = 0; k < 3; k++) {
-        switch (q->kind) {
-        case SHAPE_SPHERE:
-            b->min[k] = q->s.center[k] - q->s.radius;
-            b->max[k] = q->s.center[k] + q->s.radius;
-            break;
-        case SHAPE_CAPSULE:
-            b->min[k] = fminf(q->c.a[k], q->c.b[k]) - q->c.radius;
-            b->max[k] = fmaxf(q->c.a[k], q->c.b[k]) + q->c.radius;
-            break;
-        case SHAPE_OBB: {
-            float e = 0.0f;
-            for (int i = 0; i < 3; i++)
-                e += fabsf(q->o.axes[i][k]) * q->o.half[i];
-            b->min[k] = q->o.center[k] - e;
-            b->max[k] = q->o.center[k] + e;
-            break;
-        }
-        default:
-            b->min[k] = q->a.min[k];
-            b->max[k] = q->a.max[k];
-        }
-    }
+    return mq_bvh_overlap_any(t, q);
 }
 
-static size_t bvh_array(const mq_bvh *t, const query *q, uint32_t *out, size_t cap)
+static size_t bvh_each(const void *t, const mq_shape *q, mq_overlap_fn fn, void *user)
 {
-    switch (q->kind) {
-    case SHAPE_SPHERE:
-        return mq_bvh_overlap_array(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = q->s}}, out, cap);
-    case SHAPE_CAPSULE:
-        return mq_bvh_overlap_array(t, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = q->c}}, out, cap);
-    case SHAPE_OBB:
-        return mq_bvh_overlap_array(t, &(mq_shape){MQ_SHAPE_OBB, {.obb = q->o}}, out, cap);
-    default:
-        return mq_bvh_overlap_array(t, &(mq_shape){MQ_SHAPE_AABB, {.aabb = q->a}}, out, cap);
-    }
+    return mq_bvh_overlap(t, q, fn, user);
 }
 
-static bool bvh_any(const mq_bvh *t, const query *q)
-{
-    switch (q->kind) {
-    case SHAPE_SPHERE:
-        return mq_bvh_overlap_any(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = q->s}});
-    case SHAPE_CAPSULE:
-        return mq_bvh_overlap_any(t, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = q->c}});
-    case SHAPE_OBB:
-        return mq_bvh_overlap_any(t, &(mq_shape){MQ_SHAPE_OBB, {.obb = q->o}});
-    default:
-        return mq_bvh_overlap_any(t, &(mq_shape){MQ_SHAPE_AABB, {.aabb = q->a}});
-    }
-}
-
-typedef struct stop_after {
-    size_t calls, limit;
-} stop_after;
-
-static bool count_and_stop(uint32_t tri, void *user)
-{
-    (void)tri;
-    stop_after *s = user;
-    return ++s->calls < s->limit;
-}
-
-static size_t bvh_callback(const mq_bvh *t, const query *q, stop_after *s)
-{
-    switch (q->kind) {
-    case SHAPE_SPHERE:
-        return mq_bvh_overlap(t, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = q->s}}, count_and_stop, s);
-    case SHAPE_CAPSULE:
-        return mq_bvh_overlap(t, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = q->c}}, count_and_stop, s);
-    case SHAPE_OBB:
-        return mq_bvh_overlap(t, &(mq_shape){MQ_SHAPE_OBB, {.obb = q->o}}, count_and_stop, s);
-    default:
-        return mq_bvh_overlap(t, &(mq_shape){MQ_SHAPE_AABB, {.aabb = q->a}}, count_and_stop, s);
-    }
-}
-
-/* Brute force: every triangle near the query's bounds, by the primitive
- * (margin < 0: no prefilter at all). */
-static size_t brute(const obt_tri_boxes *tb, const query *q, float margin, uint32_t *out)
-{
-    mq_aabb qb;
-    query_bounds(q, &qb);
-    size_t n = 0;
-    for (size_t i = 0; i < tb->count; i++)
-        if ((margin < 0.0f || !obt_far_apart(&tb->boxes[i], &qb, margin)) && prim_overlaps(q, &tb->tris[i]))
-            out[n++] = (uint32_t)i;
-    return n;
-}
-
-static void random_query(mq_test_rng *r, shape_kind kind, const mq_aabb *box, double D, query *q)
-{
-    q->kind = kind;
-    switch (kind) {
-    case SHAPE_SPHERE:
-        obt_random_sphere(r, box, D, &q->s);
-        break;
-    case SHAPE_CAPSULE:
-        obt_random_capsule(r, box, D, &q->c);
-        break;
-    case SHAPE_OBB:
-        obt_random_obb(r, box, D, &q->o);
-        break;
-    default:
-        obt_random_aabb(r, box, D, &q->a);
-    }
-}
-
-/* A zero-size shape exactly on a vertex (capsules: along an edge; boxes: flat
- * ones through it): it touches the triangles there. */
-static void touching_query(mq_test_rng *r, shape_kind kind, const obt_tri_boxes *tb, double D, query *q)
-{
-    const mq_triangle *t = &tb->tris[mq_test_rng_u64(r) % tb->count];
-    int k = (int)(mq_test_rng_u64(r) % 3);
-    const float *v = t->v[k], *w = t->v[(k + 1) % 3];
-    vec3 half = {0, 0, 0};
-    if (mq_test_rng_u64(r) & 1) /* flat box: one zero extent */
-        for (int i = 0; i < 3; i++)
-            half[i] = i == k ? 0.0f : (float)(0.01 * D * mq_test_rng_unit(r));
-    q->kind = kind;
-    switch (kind) {
-    case SHAPE_SPHERE:
-        q->s = (mq_sphere){{v[0], v[1], v[2]}, 0.0f};
-        break;
-    case SHAPE_CAPSULE:
-        q->c = (mq_capsule){{v[0], v[1], v[2]}, {w[0], w[1], w[2]}, 0.0f};
-        if (mq_test_rng_u64(r) & 1) /* zero length */
-            memcpy(q->c.b, q->c.a, sizeof q->c.b);
-        break;
-    case SHAPE_OBB: {
-        double qd[4];
-        mq_test_rng_quat(r, qd);
-        versor qf = {(float)qd[0], (float)qd[1], (float)qd[2], (float)qd[3]};
-        mq_obb_from_quat(v, half, qf, &q->o);
-        break;
-    }
-    default:
-        q->a = (mq_aabb){{v[0] - half[0], v[1] - half[1], v[2] - half[2]},
-                         {v[0] + half[0], v[1] + half[1], v[2] + half[2]}};
-    }
-}
+static const gen_index_ops bvh_ops = {"bvh", bvh_array, bvh_any, bvh_each};
 
 typedef struct bvh_variant {
     mq_build_quality quality;
@@ -205,42 +50,17 @@ static const bvh_variant variants[] = {
 };
 #define VARIANTS (sizeof variants / sizeof variants[0])
 
-typedef struct check_state {
-    uint32_t *expect, *got;
-    size_t cap;
-    size_t mismatches, total_hits, nonempty, queries;
-} check_state;
-
-static void print_query(const query *q)
+/* One shape on every BVH, against brute force (margin < 0: no prefilter). */
+static void check_query(gen_check *cs, const gen_tri_boxes *tb, mq_bvh *const *bvhs, const mq_shape *q, float margin,
+                        const char *mesh)
 {
-    const float *f = (const float *)&q->s;
-    size_t n = q->kind == SHAPE_SPHERE ? 4 : q->kind == SHAPE_CAPSULE ? 7 : q->kind == SHAPE_OBB ? 15 : 6;
-    fprintf(stderr, "    %s", shape_names[q->kind]);
-    for (size_t i = 0; i < n; i++)
-        fprintf(stderr, " %.9g", (double)f[i]);
-    fprintf(stderr, "\n");
-}
-
-static void check_query(check_state *cs, const obt_tri_boxes *tb, mq_bvh *const *bvhs, size_t nbvh, const query *q,
-                        float margin, const char *mesh)
-{
-    size_t n = brute(tb, q, margin, cs->expect);
-    cs->queries++;
-    cs->total_hits += n;
-    cs->nonempty += n > 0;
-    for (size_t v = 0; v < nbvh; v++) {
-        size_t m = bvh_array(bvhs[v], q, cs->got, cs->cap);
-        qsort(cs->got, m < cs->cap ? m : cs->cap, sizeof *cs->got, obt_cmp_u32);
-        bool same = m == n && memcmp(cs->got, cs->expect, n * sizeof *cs->got) == 0;
-        same = same && bvh_any(bvhs[v], q) == (n > 0);
-        stop_after s = {0, 1 + n / 2};
-        same = same && bvh_callback(bvhs[v], q, &s) == (n ? 1 + n / 2 : 0);
-        if (!same && cs->mismatches++ < 10) {
-            fprintf(stderr, "  MISMATCH %s %s bvh %s: brute %zu, bvh %zu\n", mesh, shape_names[q->kind],
-                    variants[v].name, n, m);
-            print_query(q);
-        }
+    const void *indexes[VARIANTS];
+    const char *names[VARIANTS];
+    for (size_t v = 0; v < VARIANTS; v++) {
+        indexes[v] = bvhs[v];
+        names[v] = variants[v].name;
     }
+    gen_check_query(cs, tb, &bvh_ops, indexes, names, VARIANTS, q, margin, mesh);
 }
 
 static size_t queries_per_shape(void)
@@ -261,7 +81,7 @@ static void build_variants(const mq_mesh *mesh, mq_bvh **bvhs)
 }
 
 /* Brute-force closest point with the documented rule (smallest float d2, then smallest id). */
-static bool brute_closest(const obt_tri_boxes *tb, const float p[3], float max_d, float *d2_out, uint32_t *id_out)
+static bool brute_closest(const gen_tri_boxes *tb, const float p[3], float max_d, float *d2_out, uint32_t *id_out)
 {
     float best = max_d * max_d;
     uint32_t id = UINT32_MAX;
@@ -277,7 +97,7 @@ static bool brute_closest(const obt_tri_boxes *tb, const float p[3], float max_d
     return id != UINT32_MAX;
 }
 
-static size_t check_closest(const obt_tri_boxes *tb, mq_bvh *const *bvhs, size_t nbvh, const mq_obbtree *tree,
+static size_t check_closest(const gen_tri_boxes *tb, mq_bvh *const *bvhs, size_t nbvh, const mq_obbtree *tree,
                             const float p[3], float max_d, const char *mesh)
 {
     float d2;
@@ -307,26 +127,27 @@ static void overlap_matches_brute_force(void **state)
     for (size_t mi = 0; mi < OBT_MESH_COUNT; mi++) {
         mq_mesh *mesh = mq_test_load_mesh(obt_meshes[mi]);
         mq_aabb box;
-        double D = obt_bounds(mesh, &box);
-        obt_tri_boxes tb = obt_tri_boxes_make(mesh);
+        double D = gen_bounds(mesh, &box);
+        gen_tri_boxes tb = gen_tri_boxes_make(mesh);
         mq_bvh *bvhs[VARIANTS];
         build_variants(mesh, bvhs);
         assert_int_equal(mq_bvh_validate(bvhs[0], NULL), MQ_OK);
-        check_state cs = {malloc(tb.count * 4 + 4), malloc(tb.count * 4 + 4), tb.count, 0, 0, 0, 0};
-        for (int kind = 0; kind < SHAPE_KINDS; kind++) {
+        gen_check cs;
+        gen_check_init(&cs, tb.count);
+        for (int kind = 0; kind < GEN_SHAPE_KINDS; kind++) {
             size_t hits0 = cs.total_hits, nonempty0 = cs.nonempty;
             for (size_t i = 0; i < per_shape; i++) {
-                query q;
-                random_query(&rng, (shape_kind)kind, &box, D, &q);
-                check_query(&cs, &tb, bvhs, VARIANTS, &q, (float)(1e-3 * D), obt_meshes[mi]);
+                mq_shape q;
+                gen_shape_random(&rng, (mq_shape_kind)kind, &box, D, &q);
+                check_query(&cs, &tb, bvhs, &q, (float)(1e-3 * D), obt_meshes[mi]);
             }
             for (size_t i = 0; i < per_shape / 5; i++) {
-                query q;
-                touching_query(&rng, (shape_kind)kind, &tb, D, &q);
-                check_query(&cs, &tb, bvhs, VARIANTS, &q, (float)(1e-3 * D), obt_meshes[mi]);
+                mq_shape q;
+                gen_shape_touching(&rng, (mq_shape_kind)kind, &tb, D, &q);
+                check_query(&cs, &tb, bvhs, &q, (float)(1e-3 * D), obt_meshes[mi]);
             }
             fprintf(stderr, "  %-18s %-7s %zu queries: %zu non-empty, %zu overlaps\n", obt_meshes[mi],
-                    shape_names[kind], per_shape + per_shape / 5, cs.nonempty - nonempty0, cs.total_hits - hits0);
+                    gen_shape_names[kind], per_shape + per_shape / 5, cs.nonempty - nonempty0, cs.total_hits - hits0);
         }
         /* closest point: points in the box grown by D/2, half with a search radius */
         mq_obbtree *tree;
@@ -345,11 +166,10 @@ static void overlap_matches_brute_force(void **state)
         closest_bad += bad;
         mq_obbtree_destroy(tree);
         mismatches += cs.mismatches;
-        free(cs.expect);
-        free(cs.got);
+        gen_check_free(&cs);
         for (size_t v = 0; v < VARIANTS; v++)
             mq_bvh_destroy(bvhs[v]);
-        obt_tri_boxes_free(&tb);
+        gen_tri_boxes_free(&tb);
         mq_mesh_destroy(mesh);
     }
     assert_int_equal(mismatches, 0);
@@ -388,21 +208,22 @@ static void degenerate_inputs(void **state)
     mq_mesh *mesh = degenerate_mesh();
     mq_bvh *bvhs[VARIANTS];
     build_variants(mesh, bvhs);
-    obt_tri_boxes tb = obt_tri_boxes_make(mesh);
+    gen_tri_boxes tb = gen_tri_boxes_make(mesh);
     mq_obbtree *tree;
     assert_int_equal(mq_obbtree_build(mesh, NULL, &tree, NULL), MQ_OK);
-    check_state cs = {malloc(tb.count * 4 + 4), malloc(tb.count * 4 + 4), tb.count, 0, 0, 0, 0};
+    gen_check cs;
+    gen_check_init(&cs, tb.count);
     mq_aabb box = {{-1.5f, -1.5f, -1.5f}, {5.5f, 5.5f, 5.5f}};
     mq_test_rng rng;
     mq_test_rng_seed(&rng, mq_test_seed(0xB7B0A002));
     size_t cp_bad = 0;
     for (size_t i = 0; i < 4000; i++) {
-        query q;
-        shape_kind kind = (shape_kind)(i % SHAPE_KINDS);
-        random_query(&rng, kind, &box, 8.0 * (1.0 + (double)(i % 7)), &q);
+        mq_shape q;
+        mq_shape_kind kind = (mq_shape_kind)(i % GEN_SHAPE_KINDS);
+        gen_shape_random(&rng, kind, &box, 8.0 * (1.0 + (double)(i % 7)), &q);
         if (i % 3 == 0)
-            touching_query(&rng, kind, &tb, 8.0, &q);
-        check_query(&cs, &tb, bvhs, VARIANTS, &q, -1.0f, "degenerate");
+            gen_shape_touching(&rng, kind, &tb, 8.0, &q);
+        check_query(&cs, &tb, bvhs, &q, -1.0f, "degenerate");
         float p[3];
         for (int k = 0; k < 3; k++)
             p[k] = (float)mq_test_rng_range(&rng, -2.0, 6.0);
@@ -465,9 +286,8 @@ static void degenerate_inputs(void **state)
     assert_false(mq_bvh_closest_point(eb, (vec3){0, 0, 0}, INFINITY, &h));
     mq_bvh_destroy(eb);
     mq_mesh_destroy(empty);
-    free(cs.expect);
-    free(cs.got);
-    obt_tri_boxes_free(&tb);
+    gen_check_free(&cs);
+    gen_tri_boxes_free(&tb);
     mq_obbtree_destroy(tree);
     for (size_t v = 0; v < VARIANTS; v++)
         mq_bvh_destroy(bvhs[v]);

@@ -108,7 +108,7 @@ static bool may_touch(const cast *c, const mq_aabb *tb, double rho, double w)
 }
 
 /* The oracle's time of impact for radius rho over [0, w]. */
-static double oracle_toi(const obt_tri_boxes *tb, const oracle_tri *otris, const cast *c, bool sphere, double rho,
+static double oracle_toi(const gen_tri_boxes *tb, const oracle_tri *otris, const cast *c, bool sphere, double rho,
                          double w)
 {
     double best = INFINITY;
@@ -126,7 +126,7 @@ typedef struct tally {
     size_t casts, hits, initial, bad;
 } tally;
 
-static void check_cast(tally *ty, const obt_tri_boxes *tb, const oracle_tri *otris, const mq_bvh *bvh,
+static void check_cast(tally *ty, const gen_tri_boxes *tb, const oracle_tri *otris, const mq_bvh *bvh,
                        const mq_obbtree *tree, bool sphere, const mq_capsule *shape, const vec3 dir, float tmax,
                        double S, const char *mesh)
 {
@@ -193,12 +193,12 @@ static void casts_match_oracle(void **state)
     for (size_t mi = 0; mi < OBT_MESH_COUNT; mi++) {
         mq_mesh *mesh = mq_test_load_mesh(obt_meshes[mi]);
         mq_aabb box;
-        double D = obt_bounds(mesh, &box);
+        double D = gen_bounds(mesh, &box);
         double S = 0.0;
         for (int k = 0; k < 3; k++)
             S = fmax(S, fmax(fabs(box.min[k]), fabs(box.max[k])));
         S += D;
-        obt_tri_boxes tb = obt_tri_boxes_make(mesh);
+        gen_tri_boxes tb = gen_tri_boxes_make(mesh);
         oracle_tri *otris = malloc(tb.count * sizeof *otris + 1);
         for (size_t i = 0; i < tb.count; i++)
             otris[i] = oracle_tri_from_mq(&tb.tris[i]);
@@ -218,7 +218,7 @@ static void casts_match_oracle(void **state)
             }
             for (size_t i = 0; i < n; i++) {
                 mq_capsule c;
-                obt_random_capsule(&rng, &grown, D, &c);
+                gen_random_capsule(&rng, &grown, D, &c);
                 if (sphere || i % 8 == 0)
                     memcpy(c.b, c.a, sizeof c.b); /* spheres; and zero-length capsules */
                 if (i % 16 == 1)
@@ -245,7 +245,7 @@ static void casts_match_oracle(void **state)
         mq_bvh_destroy(bvh);
         mq_obbtree_destroy(tree);
         free(otris);
-        obt_tri_boxes_free(&tb);
+        gen_tri_boxes_free(&tb);
         mq_mesh_destroy(mesh);
     }
     assert_int_equal(bad, 0);
@@ -341,8 +341,8 @@ static void winding_matches_gwn(void **state)
     for (size_t mi = 0; mi < 3; mi++) {
         mq_mesh *mesh = mq_test_load_mesh(closed[mi]);
         mq_aabb box;
-        double D = obt_bounds(mesh, &box);
-        obt_tri_boxes tb = obt_tri_boxes_make(mesh);
+        double D = gen_bounds(mesh, &box);
+        gen_tri_boxes tb = gen_tri_boxes_make(mesh);
         oracle_tri *otris = malloc(tb.count * sizeof *otris + 1);
         for (size_t i = 0; i < tb.count; i++)
             otris[i] = oracle_tri_from_mq(&tb.tris[i]);
@@ -390,7 +390,7 @@ static void winding_matches_gwn(void **state)
         mq_bvh_destroy(bvh);
         mq_obbtree_destroy(tree);
         free(otris);
-        obt_tri_boxes_free(&tb);
+        gen_tri_boxes_free(&tb);
         mq_mesh_destroy(mesh);
     }
     assert_int_equal(bad, 0);

@@ -72,7 +72,7 @@ typedef struct mesh_case {
     mq_mesh *mesh;
     mq_bvh *bvh;
     mq_obbtree *tree;
-    obt_tri_boxes tb;
+    gen_tri_boxes tb;
     oracle_tri *ot;
     mq_aabb box;
     double D;
@@ -94,8 +94,8 @@ static void mesh_case_load(const char *name, mesh_case *m)
     m->mesh = mq_test_load_mesh(name);
     assert_int_equal(mq_bvh_build(m->mesh, NULL, &m->bvh, NULL), MQ_OK);
     assert_int_equal(mq_obbtree_build(m->mesh, NULL, &m->tree, NULL), MQ_OK);
-    m->D = obt_bounds(m->mesh, &m->box);
-    m->tb = obt_tri_boxes_make(m->mesh);
+    m->D = gen_bounds(m->mesh, &m->box);
+    m->tb = gen_tri_boxes_make(m->mesh);
     m->ot = malloc(m->tb.count * sizeof *m->ot + 1);
     for (size_t i = 0; i < m->tb.count; i++)
         m->ot[i] = oracle_tri_from_mq(&m->tb.tris[i]);
@@ -104,7 +104,7 @@ static void mesh_case_load(const char *name, mesh_case *m)
 static void mesh_case_free(mesh_case *m)
 {
     free(m->ot);
-    obt_tri_boxes_free(&m->tb);
+    gen_tri_boxes_free(&m->tb);
     mq_obbtree_destroy(m->tree);
     mq_bvh_destroy(m->bvh);
     mq_mesh_destroy(m->mesh);
@@ -130,7 +130,7 @@ static void point_on_mesh(mq_test_rng *r, const mesh_case *m, float out[3])
 /* Half the time 0 (a line, a plane), else the sizes of docs/formats.md. */
 static float thin_size(mq_test_rng *r, double D)
 {
-    return mq_test_rng_unit(r) < 0.2 ? 0.0f : obt_size(r, D);
+    return mq_test_rng_unit(r) < 0.2 ? 0.0f : gen_size(r, D);
 }
 
 static oracle_v3 v3d(const float v[3])
@@ -411,12 +411,12 @@ static bool implementation(const mesh_case *m, const shape *s, int method, uint3
     case BY_BVH:
         *n = by_bvh(m->bvh, s, out, cap);
         assert_true(*n <= cap);
-        qsort(out, *n, sizeof *out, obt_cmp_u32);
+        qsort(out, *n, sizeof *out, gen_cmp_u32);
         return any_bvh(m->bvh, s) == (*n > 0);
     case BY_TREE:
         *n = by_tree(m->tree, s, out, cap);
         assert_true(*n <= cap);
-        qsort(out, *n, sizeof *out, obt_cmp_u32);
+        qsort(out, *n, sizeof *out, gen_cmp_u32);
         return any_tree(m->tree, s) == (*n > 0);
     default:
         *n = 0;

@@ -38,7 +38,7 @@ static void pair_push(pair_buf *b, uint32_t ta, uint32_t tb)
 }
 
 /* All pairs, in (a, b) order; triangle boxes that are far apart are skipped. */
-static void brute_pairs(const obt_tri_boxes *ta, const obt_tri_boxes *tb, const mq_rigid *xf, float margin,
+static void brute_pairs(const gen_tri_boxes *ta, const gen_tri_boxes *tb, const mq_rigid *xf, float margin,
                         pair_buf *out)
 {
     out->count = 0;
@@ -54,7 +54,7 @@ static void brute_pairs(const obt_tri_boxes *ta, const obt_tri_boxes *tb, const 
     }
     for (size_t i = 0; i < ta->count; i++)
         for (size_t j = 0; j < tb->count; j++)
-            if (!obt_far_apart(&ta->boxes[i], &boxes[j], margin) &&
+            if (!gen_far_apart(&ta->boxes[i], &boxes[j], margin) &&
                 mq_overlap_triangle_triangle(&ta->tris[i], &moved[j]))
                 pair_push(out, (uint32_t)i, (uint32_t)j);
     free(moved);
@@ -101,7 +101,7 @@ typedef struct run_state {
     size_t got_cap, mismatches, nonempty, total;
 } run_state;
 
-static void check_transform(run_state *rs, const obt_tri_boxes *ta, const obt_tri_boxes *tb, const mq_obbtree *a,
+static void check_transform(run_state *rs, const gen_tri_boxes *ta, const gen_tri_boxes *tb, const mq_obbtree *a,
                             const mq_obbtree *b, const mq_rigid *xf, float margin, const char *what)
 {
     brute_pairs(ta, tb, xf, margin, &rs->expect);
@@ -128,8 +128,8 @@ static void run_pair(const mesh_pair *mp, mq_test_rng *rng, run_state *rs)
 {
     mq_mesh *ma = mq_test_load_mesh(mp->a), *mb = mq_test_load_mesh(mp->b);
     mq_aabb ba, bb;
-    double Da = obt_bounds(ma, &ba), Db = obt_bounds(mb, &bb), D = Da > Db ? Da : Db;
-    obt_tri_boxes ta = obt_tri_boxes_make(ma), tb = obt_tri_boxes_make(mb);
+    double Da = gen_bounds(ma, &ba), Db = gen_bounds(mb, &bb), D = Da > Db ? Da : Db;
+    gen_tri_boxes ta = gen_tri_boxes_make(ma), tb = gen_tri_boxes_make(mb);
     mq_obbtree_def da = mq_default_obbtree_def(), db = mq_default_obbtree_def();
     da.fit = mp->fit_a;
     db.fit = mp->fit_b;
@@ -166,8 +166,8 @@ static void run_pair(const mesh_pair *mp, mq_test_rng *rng, run_state *rs)
             rs->total - total0);
     mq_obbtree_destroy(a);
     mq_obbtree_destroy(b);
-    obt_tri_boxes_free(&ta);
-    obt_tri_boxes_free(&tb);
+    gen_tri_boxes_free(&ta);
+    gen_tri_boxes_free(&tb);
     mq_mesh_destroy(ma);
     mq_mesh_destroy(mb);
 }

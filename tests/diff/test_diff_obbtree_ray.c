@@ -32,7 +32,7 @@ static bool ray_filter_odd(const mq_hit *h, void *user)
 }
 
 /* Brute force closest hit; `mode` 0 plain, 1 back faces culled, 2 odd ids only. */
-static brute_hit brute_ray(const obt_tri_boxes *tb, const mq_ray *ray, int mode)
+static brute_hit brute_ray(const gen_tri_boxes *tb, const mq_ray *ray, int mode)
 {
     brute_hit best = {false, 0, {0}};
     for (size_t i = 0; i < tb->count; i++) {
@@ -103,7 +103,7 @@ static bvh_verdict compare_with_bvh(const mq_obbtree *t, const mq_bvh *bvh, cons
     return near_an_end(ray, &a) || near_an_end(ray, &b) ? BVH_BOUNDARY : BVH_DISAGREES;
 }
 
-static void check_ray(const obt_tri_boxes *tb, const mq_obbtree *t, const mq_bvh *bvh, const mq_ray *ray, ray_stats *st,
+static void check_ray(const gen_tri_boxes *tb, const mq_obbtree *t, const mq_bvh *bvh, const mq_ray *ray, ray_stats *st,
                       const char *mesh, const char *kind)
 {
     st->rays++;
@@ -132,7 +132,7 @@ static void check_ray(const obt_tri_boxes *tb, const mq_obbtree *t, const mq_bvh
     }
 }
 
-static void random_ray(mq_test_rng *r, const mq_aabb *box, double D, int kind, const obt_tri_boxes *tb, mq_ray *ray)
+static void random_ray(mq_test_rng *r, const mq_aabb *box, double D, int kind, const gen_tri_boxes *tb, mq_ray *ray)
 {
     double c[3], u[3];
     vec3 target;
@@ -140,7 +140,7 @@ static void random_ray(mq_test_rng *r, const mq_aabb *box, double D, int kind, c
         c[k] = 0.5 * ((double)box->min[k] + box->max[k]);
     if (kind == 0) { /* incoherent: from the sphere of radius 1.5 D to a point of the box */
         mq_test_rng_unit_vector(r, u);
-        obt_point_in(r, box, target);
+        gen_point_in(r, box, target);
         for (int k = 0; k < 3; k++) {
             ray->origin[k] = (float)(c[k] + 1.5 * D * u[k]);
             ray->dir[k] = target[k] - ray->origin[k];
@@ -148,7 +148,7 @@ static void random_ray(mq_test_rng *r, const mq_aabb *box, double D, int kind, c
         ray->tmin = 0.0f;
         ray->tmax = INFINITY;
     } else if (kind == 1) { /* short segments inside the bounds */
-        obt_point_in(r, box, ray->origin);
+        gen_point_in(r, box, ray->origin);
         mq_test_rng_unit_vector(r, u);
         for (int k = 0; k < 3; k++)
             ray->dir[k] = (float)u[k];
@@ -186,8 +186,8 @@ static void raycasts_match_brute_force(void **state)
     for (size_t mi = 0; mi < OBT_MESH_COUNT; mi++) {
         mq_mesh *mesh = mq_test_load_mesh(obt_meshes[mi]);
         mq_aabb box;
-        double D = obt_bounds(mesh, &box);
-        obt_tri_boxes tb = obt_tri_boxes_make(mesh);
+        double D = gen_bounds(mesh, &box);
+        gen_tri_boxes tb = gen_tri_boxes_make(mesh);
         mq_obbtree_def def = mq_default_obbtree_def();
         def.fit = mi % 2 ? MQ_OBB_FIT_PCA : MQ_OBB_FIT_DITO;
         mq_obbtree *t;
@@ -210,7 +210,7 @@ static void raycasts_match_brute_force(void **state)
         }
         mq_obbtree_destroy(t);
         mq_bvh_destroy(bvh);
-        obt_tri_boxes_free(&tb);
+        gen_tri_boxes_free(&tb);
         mq_mesh_destroy(mesh);
     }
     assert_int_equal(total.mismatches, 0);
@@ -224,12 +224,12 @@ typedef struct brute_point {
     vec2 uv;
 } brute_point;
 
-static brute_point brute_closest(const obt_tri_boxes *tb, const vec3 p, float maxd)
+static brute_point brute_closest(const gen_tri_boxes *tb, const vec3 p, float maxd)
 {
     brute_point best = {false, 0, maxd * maxd, {0, 0, 0}, {0, 0}};
     mq_aabb reach = {{p[0] - maxd, p[1] - maxd, p[2] - maxd}, {p[0] + maxd, p[1] + maxd, p[2] + maxd}};
     for (size_t i = 0; i < tb->count; i++) {
-        if (isfinite(maxd) && obt_far_apart(&tb->boxes[i], &reach, 1e-3f * maxd + 1e-6f))
+        if (isfinite(maxd) && gen_far_apart(&tb->boxes[i], &reach, 1e-3f * maxd + 1e-6f))
             continue;
         vec3 q;
         vec2 uv;
@@ -258,13 +258,13 @@ static void closest_points_match_brute_force(void **state)
     for (size_t mi = 0; mi < OBT_MESH_COUNT; mi++) {
         mq_mesh *mesh = mq_test_load_mesh(obt_meshes[mi]);
         mq_aabb box, wide;
-        double D = obt_bounds(mesh, &box);
+        double D = gen_bounds(mesh, &box);
         for (int k = 0; k < 3; k++) {
             float m = 0.2f * (box.max[k] - box.min[k]);
             wide.min[k] = box.min[k] - m;
             wide.max[k] = box.max[k] + m;
         }
-        obt_tri_boxes tb = obt_tri_boxes_make(mesh);
+        gen_tri_boxes tb = gen_tri_boxes_make(mesh);
         mq_obbtree_def def = mq_default_obbtree_def();
         def.fit = mi % 2 ? MQ_OBB_FIT_DITO : MQ_OBB_FIT_PCA;
         mq_obbtree *t;
@@ -279,8 +279,8 @@ static void closest_points_match_brute_force(void **state)
                 memcpy(p, tri->v[mq_test_rng_u64(&rng) % 3], sizeof p);
                 maxd = 0.0f;
             } else {
-                obt_point_in(&rng, &wide, p);
-                maxd = kind == 2 && i % 16 == 2 ? INFINITY : obt_size(&rng, D);
+                gen_point_in(&rng, &wide, p);
+                maxd = kind == 2 && i % 16 == 2 ? INFINITY : gen_size(&rng, D);
             }
             brute_point b = brute_closest(&tb, p, maxd);
             mq_point_hit h;
@@ -294,7 +294,7 @@ static void closest_points_match_brute_force(void **state)
         }
         fprintf(stderr, "  %-18s %zu closest-point queries, %zu found\n", obt_meshes[mi], n, found);
         mq_obbtree_destroy(t);
-        obt_tri_boxes_free(&tb);
+        gen_tri_boxes_free(&tb);
         mq_mesh_destroy(mesh);
     }
     assert_int_equal(mismatches, 0);
