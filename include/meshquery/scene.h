@@ -353,8 +353,8 @@ MQ_API size_t mq_scene_collide_array(const mq_scene *scene, uint32_t a, uint32_t
  *
  * Prefer the ray batches to a loop of single rays: on CPUs with AVX2 each
  * thread keeps several rays in flight and steps them in turn, so one ray's
- * cache misses overlap another's work (1.5x the single-ray loop on 100,000
- * instances); the answers stay those of the single queries, bit for bit.
+ * cache misses overlap another's work (faster than single rays on large
+ * scenes: docs/performance.md); the answers stay those of the single queries, bit for bit.
  * A batch call uses about 80 KB of the calling thread's stack.
  */
 

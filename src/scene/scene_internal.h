@@ -98,12 +98,9 @@ const mq_instance_rec *mq_scene_record(const mq_scene *s, uint32_t id);
  * SSE2 ones), and a walk tests only the node's blocks (their count is in the
  * reference). Wide nodes because a ray's cost in this tree is in its node
  * steps (the data-dependent branches of pushing the hit children and popping
- * the next), not in the box tests: 32 slots instead of 8 took 1,000 bunny
- * instances from 9.4 node steps per ray to 4.9 (of 3.9 blocks each) and the
- * scene's rays from 0.97x to 1.09x Embree's (mq-bench scene, single thread),
- * with more instructions per ray (2,626 against 2,286). 16 or 24 slots gained
- * less, 64 lost 5-6% at 1,000 and 10,000 instances. The reference's two low
- * bits hold the block count, so MQ_TLAS_MAX_BLOCKS is at most 4; masks of a
+ * the next), not in the box tests: wider nodes halve the steps per ray for a
+ * few more instructions (32 slots measured best: docs/performance.md). The
+ * reference's two low bits hold the block count, so MQ_TLAS_MAX_BLOCKS is at most 4; masks of a
  * node's slots fit an unsigned.
  *
  * Blocks are stored in preorder (a node's blocks before its children's), so a

@@ -22,8 +22,7 @@ void mq_hit_fill(const mq_bvh *bvh, const mq_ray *ray, const mq_best *b, float t
 
 /*
  * Hit records written four at a time by the kernel set's hits4 (the same
- * bits as mq_hit_from_lane; AVX2's takes about half the instructions per
- * record), one by one (its hit1) for a single pending one. A record is
+ * bits as mq_hit_from_lane, fewer instructions per record), one by one (its hit1) for a single pending one. A record is
  * written when four are pending or at mq_hit_queue_flush, which the caller
  * runs before it reads or returns any.
  */

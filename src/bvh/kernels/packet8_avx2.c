@@ -23,7 +23,7 @@
  * so the interval test misses only boxes every lane misses): on camera rays
  * most children fail it, and only the survivors get the 8-lane test. Its
  * entry bound also orders the children and culls them when popped (it is a
- * lower bound of every lane's entry). Camera rays on the bunny: +19%, +2.5%.
+ * lower bound of every lane's entry).
  *
  * Two ways in: prepared queries (mq_trace, from mq_trace_prepare), or, for the
  * batch, the caller's rays themselves (mq_packet8_rays_avx2): 8 consecutive
@@ -506,8 +506,8 @@ void mq_hits4_avx2(const mq_bvh *bvh, const mq_ray *const ray[4], const mq_best 
 
 /* Writes the lanes' answers as hit records of the caller's rays (t_shift 0);
  * returns how many hit. Groups its hits itself rather than through
- * mq_hit_queue (hit_record.h): the queue's copies and indirect call cost
- * camera rays 10% (measured). */
+ * mq_hit_queue (hit_record.h): the queue's copies and indirect call would
+ * cost camera rays more than the grouping. */
 static size_t packet_hits(const packet_best *b, const mq_bvh *bvh, const mq_ray *rays, mq_hit *hits)
 {
     float t[8], u[8], v[8], back[8];
@@ -624,8 +624,8 @@ static bool packet_step(packet_state *s, const void *arena, mq_trace_counts *cou
 }
 
 /* Packets in flight when interleaving (as the single-ray stream, for trees
- * beyond the caches). Measured on camera rays over 1.7M triangles, Mrays/s:
- * 1 packet 9.3, 2: 11.6, 4: 12.2, 8: 12.4; 4 keeps the stack at 22 KiB. */
+ * beyond the caches): 4 gets nearly all of the overlap of cache misses that
+ * 8 would and keeps the stacks at 22 KiB. */
 #define MQ_PACKET_LANES 4
 
 void mq_packet8_closest_avx2(const mq_trace *const *q, mq_best **best, size_t packets, bool interleave,

@@ -4,9 +4,8 @@
  * directions, the slab test's reciprocals and near planes,
  * and the watertight test's permutation and shear (Woop et al. 2013, sec. 3).
  *
- * It runs once per query and used to cost a sixth of a whole closest-hit
- * query (190 instructions, measured with callgrind), so it works on the
- * floats' bit patterns where it can: |x| of finite floats orders like its
+ * It runs once per query, a large share of a short closest-hit query, so
+ * it works on the floats' bit patterns where it can: |x| of finite floats orders like its
  * bits, and integer tests compile to far fewer instructions than isfinite and
  * signbit. Branches are replaced by tables (random directions would mispredict
  * them); the rare cases (extreme directions) take a separate path.
@@ -190,8 +189,7 @@ bool mq_trace_prepare(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *res
     if (!ray_ok(ray, ob, db))
         return false;
     /* The kernel set's preparation (the same fields, bit for bit; AVX2: the
-     * axes in one register, one vector division; single rays on small meshes
-     * measured 3-4% faster with it; the others: mq_trace_prepare_valid). */
+     * axes in one register, one vector division). */
     mq_kernels_active()->prepare_valid(q, bvh, ray, false);
     q->query = query ? query : &defaults;
     q->cull = q->query->cull_back_faces;

@@ -4,9 +4,7 @@
  * cache, a chunk is traced as a stream (eight interleaved traversals,
  * traverse_loop.h), which overlaps their cache misses; over smaller trees the
  * misses are few and the interleaving costs more in mispredicted branches than
- * it saves (measured, ns per ray single / stream: 854 / 330 on 1.7M
- * triangles, 305 / 227 on the 69k bunny; 176 / 187 on fandisk's 13k and
- * 195 / 222 on the teapot's 6k), so rays go one by one there. Each ray's answer is its single-ray
+ * it saves, so rays go one by one there. Each ray's answer is its single-ray
  * answer either way, so the output depends neither on the thread count nor on
  * the schedule.
  *
@@ -16,8 +14,8 @@
  * prepared in vector registers, traced as one packet and its hit records
  * written there. The groups it leaves, and any-hit batches, are prepared 8
  * at a time (ray_prep_avx2.c) where all 8 are on mq_trace_prepare's common
- * path, else one by one, and traced as above. Camera rays on the bunny, one
- * thread: 18.1 -> 38 Mrays/s; answers unchanged, bit for bit. The other
+ * path, else one by one, and traced as above; the answers are those of
+ * single rays, bit for bit. The other
  * rays' hit records are written four at a time where the kernel set can
  * (mq_hit_queue: the packets' double refinement, the same bits), as four are
  * pending and the rest at the chunk's end.
@@ -32,9 +30,7 @@
 #define MQ_BATCH_CHUNK 128
 /* Coherent packets are interleaved only over trees beyond the last-level
  * cache: packets share their nodes, so over smaller trees they mostly hit the
- * caches already (measured on camera rays: 1.7M triangles, 117 MB: +26%;
- * the 69k bunny, 4.4 MB: -16%; again with the packets from rays: 2.5M
- * triangles +8%, the bunny -10%). */
+ * caches already and interleaving only adds work. */
 #define MQ_PACKET_INTERLEAVE_MIN_BYTES (32u << 20)
 /* Rays per thread below which starting another thread is not worth it. */
 #define MQ_BATCH_MIN_PER_THREAD 1024

@@ -158,8 +158,8 @@ static inline bool lane_next(stream_lane *l, const mq_trace *q, mq_best *best, b
     return true;
 }
 
-/* Queries in flight: 8 measured best on 1.7M triangles (2.3x the single-ray
- * loop there; 2 lanes: 1.3x, 4: 1.8x, 12 or 16: no better than 8). */
+/* Queries in flight: enough to overlap the cache misses of large trees; more
+ * than 8 measured no better. */
 #define MQ_STREAM_LANES 8
 
 static inline __attribute__((always_inline)) void stream_impl(const mq_trace *q, mq_best *best, bool *hit, size_t n,
