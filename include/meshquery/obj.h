@@ -24,8 +24,10 @@
  *                         the triangle mesh
  *   mtllib, s, and the free-form geometry statements of the OBJ specification
  *   (vp, cstype, deg, curv, surf, parm, trim, hole, ...): accepted, counted, ignored.
- *   Any other statement is counted in mq_obj_stats.unknown_statements and skipped,
- *   or is an error when mq_obj_options.strict is set.
+ *   Any other statement (an unknown keyword) is an error when mq_obj_options.strict
+ *   is set. Otherwise it is skipped and counted in mq_obj_stats.unknown_statements,
+ *   unless the text makes no triangle at all: then it is no OBJ file (an STL or PLY
+ *   file, prose) and the load fails (see Errors) rather than giving an empty mesh.
  *   # comments, also after the last number of a v/vt/vn/f/l/p statement. A comment
  *   ends at its line's end: a trailing `\` does not continue it.
  *   `\` at the very end of a line joins the next line to it (line continuation).
@@ -64,14 +66,24 @@
  *   MQ_ERR_PARSE        malformed number, unknown index form, index 0, index out of
  *                       range, a face with fewer than 3 corners, a statement cut short
  *                       at the end of the file ("truncated?"), binary data (NUL bytes),
- *                       a file with no data at all (0 bytes or only blanks)
+ *                       a file with no data at all (0 bytes or only blanks),
+ *                       an unknown statement with mq_obj_options.strict ("unknown
+ *                       statement 'k' (strict mode)"), and text that has at least one
+ *                       unknown statement and makes 0 triangles: the error is at the
+ *                       first unknown statement in file order, "unknown statement 'k'
+ *                       and no faces: not an OBJ file?". Text of only comments, v/vt/vn,
+ *                       l/p or known ignored statements (0 triangles, no unknown
+ *                       statement) loads as an empty mesh, and so does text with
+ *                       unknown statements beside at least one triangle. Any other
+ *                       error in the text is reported instead, wherever it is.
  *   MQ_ERR_UNSUPPORTED  UTF-16 or UTF-32 text (with or without a byte order mark)
  *   MQ_ERR_LIMIT        more than 4294967294 vertices, normals, texture coordinates,
  *                       faces or triangles (32-bit indices), a face with more corners
  *                       than max_face_vertices, a file larger than the address space
  *   MQ_ERR_OUT_OF_MEMORY  nothing is leaked
  *   Files larger than 4 GiB are read correctly (64-bit offsets and line numbers).
- *   The first error in file order is reported; no mesh is returned on error.
+ *   The first error in file order is reported (the "not an OBJ file?" error only
+ *   when there is no other); no mesh is returned on error.
  *
  * Threads: files of 1 MiB and more are parsed on several threads by default (one
  * per online CPU, at most 16), in line-aligned chunks; the result is identical to a
@@ -95,7 +107,7 @@ typedef struct mq_obj_options {
     const mq_allocator *allocator; /**< for every allocation of the load and of the mesh; NULL: default */
     uint32_t threads;              /**< 0: automatic (1 below 1 MiB, else one per CPU); N: exactly N (max 64) */
     bool allow_non_finite;         /**< store inf/nan/out-of-range numbers instead of failing */
-    bool strict;                   /**< unknown statements are errors instead of being skipped */
+    bool strict;                   /**< every unknown statement is an error (not only in text making no triangle) */
     uint32_t max_face_vertices;    /**< faces with more corners fail with MQ_ERR_LIMIT; 0: the default */
 } mq_obj_options;
 
@@ -115,7 +127,7 @@ typedef struct mq_obj_stats {
     uint64_t colored_vertices;   /**< v statements with a colour */
     uint64_t non_finite_values;  /**< inf/nan/out-of-range numbers stored (allow_non_finite) */
     uint64_t ignored_statements; /**< known statements that carry nothing for the mesh (s, mtllib, vp, ...) */
-    uint64_t unknown_statements; /**< statements with an unknown keyword, skipped */
+    uint64_t unknown_statements; /**< statements with an unknown keyword, skipped (the load fails if no triangle) */
     uint64_t first_unknown_line; /**< line of the first unknown statement, 0 if none */
     uint32_t groups;             /**< distinct group names (without the empty one) */
     uint32_t objects;            /**< distinct object names */
