@@ -14,6 +14,11 @@ typedef struct mqt_place {
     double scale[3];    /* non-zero */
 } mqt_place;
 
+/* The tools' usage errors for --place (printf formats of the bad text). */
+#define MQT_PLACE_FORM_ERROR                                                                                           \
+    "--place needs TX,TY,TZ[,QW,QX,QY,QZ[,SX,SY,SZ | ,S]] (a non-zero quaternion, non-zero scales), got '%s'"
+#define MQT_PLACE_ORDER_ERROR "--place '%s' must follow the mesh it places (one --place per mesh)"
+
 /* The identity placement. */
 mqt_place mqt_place_identity(void);
 

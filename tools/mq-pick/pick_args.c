@@ -1,6 +1,7 @@
 #include "pick_args.h"
 
 #include "meshload.h"
+#include "place.h"
 
 #include <errno.h>
 #include <math.h>
@@ -126,26 +127,6 @@ static void *grow(void *p, size_t count, size_t size)
     return q;
 }
 
-/* Up to `max` comma-separated finite numbers; returns how many, or -1 when malformed. */
-static int parse_list(const char *text, double *v, int max)
-{
-    int n = 0;
-    const char *p = text;
-    for (;;) {
-        char *end;
-        errno = 0;
-        double d = strtod(p, &end);
-        if (end == p || errno == ERANGE || !isfinite(d) || n == max)
-            return -1;
-        v[n++] = d;
-        if (*end == '\0')
-            return n;
-        if (*end != ',')
-            return -1;
-        p = end + 1;
-    }
-}
-
 /* "ox,oy,oz,dx,dy,dz[,tmin,tmax]" -> ray (tmax may be inf). */
 static bool parse_ray_arg(const char *text, mq_ray *out)
 {
@@ -187,28 +168,15 @@ static bool parse_size(const char *text, uint32_t *w, uint32_t *h)
     return true;
 }
 
-/* --place TX,TY,TZ[,QW,QX,QY,QZ[,SX,SY,SZ | ,S]] */
+/* --place, read by the tools' one parser (place.h). */
 static bool parse_place(const char *text, pick_mesh_arg *m)
 {
-    double v[10];
-    int n = parse_list(text, v, 10);
-    if (n != 3 && n != 7 && n != 8 && n != 10)
+    mqt_place p;
+    if (!mqt_parse_place(text, &p))
         return false;
-    double q[4] = {1, 0, 0, 0}, s[3] = {1, 1, 1};
-    if (n >= 7)
-        memcpy(q, v + 3, sizeof q);
-    if (n == 8)
-        s[0] = s[1] = s[2] = v[7];
-    if (n == 10)
-        memcpy(s, v + 7, sizeof s);
-    if (q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 0)
-        return false;
-    for (int k = 0; k < 3; k++)
-        if (s[k] == 0)
-            return false;
-    memcpy(m->translation, v, sizeof m->translation);
-    memcpy(m->rotation, q, sizeof q);
-    memcpy(m->scale, s, sizeof s);
+    memcpy(m->translation, p.translation, sizeof m->translation);
+    memcpy(m->rotation, p.rotation, sizeof m->rotation);
+    memcpy(m->scale, p.scale, sizeof m->scale);
     m->placed = true;
     return true;
 }
@@ -229,7 +197,7 @@ static int parse_shape(pick_options *o, const char *opt, const char *text)
     while (strcmp(shapes[k].opt, opt))
         k++;
     double v[10] = {0};
-    int n = parse_list(text, v, 10);
+    int n = mqt_parse_numbers(text, v, 10);
     bool ok = n == shapes[k].n || n == shapes[k].n2;
     if (ok && k == 0)
         ok = v[3] >= 0;
@@ -268,7 +236,7 @@ static int parse_valued(pick_options *o, const char *a, const char *v)
         o->cli_rays = grow(o->cli_rays, o->cli_ray_count, sizeof r);
         o->cli_rays[o->cli_ray_count++] = r;
     } else if (!strcmp(a, "--pixel")) {
-        if (parse_list(v, f, 2) != 2 || f[0] < 0 || f[1] < 0 || f[0] != floor(f[0]) || f[1] != floor(f[1]) ||
+        if (mqt_parse_numbers(v, f, 2) != 2 || f[0] < 0 || f[1] < 0 || f[0] != floor(f[0]) || f[1] != floor(f[1]) ||
             f[0] > 1e9 || f[1] > 1e9)
             return pick_usage_error("--pixel needs X,Y (whole, non-negative pixel numbers), got '%s'", v);
         o->pixels = grow(o->pixels, 2 * o->pixel_count + 1, sizeof *o->pixels);
@@ -279,27 +247,25 @@ static int parse_valued(pick_options *o, const char *a, const char *v)
         if (!parse_size(v, &o->width, &o->height))
             return pick_usage_error("--size needs WxH (e.g. 1024x768), got '%s'", v);
     } else if (!strcmp(a, "--camera")) {
-        if (parse_list(v, o->camera, 6) != 6)
+        if (mqt_parse_numbers(v, o->camera, 6) != 6)
             return pick_usage_error("--camera needs EX,EY,EZ,TX,TY,TZ, got '%s'", v);
         o->has_camera = true;
     } else if (!strcmp(a, "--up")) {
-        if (parse_list(v, o->up, 3) != 3)
+        if (mqt_parse_numbers(v, o->up, 3) != 3)
             return pick_usage_error("--up needs X,Y,Z, got '%s'", v);
         o->has_up = true;
     } else if (!strcmp(a, "--fov")) {
-        if (parse_list(v, f, 1) != 1 || !(f[0] > 0.0 && f[0] < 180.0))
+        if (mqt_parse_numbers(v, f, 1) != 1 || !(f[0] > 0.0 && f[0] < 180.0))
             return pick_usage_error("--fov needs degrees between 0 and 180, got '%s'", v);
         o->fov = f[0];
     } else if (!strcmp(a, "--place")) {
         if (o->mesh_count == 0 || o->meshes[o->mesh_count - 1].placed)
-            return pick_usage_error("--place '%s' must follow the mesh it places (one --place per mesh)", v);
+            return pick_usage_error(MQT_PLACE_ORDER_ERROR, v);
         if (!parse_place(v, &o->meshes[o->mesh_count - 1]))
-            return pick_usage_error("--place needs TX,TY,TZ[,QW,QX,QY,QZ[,SX,SY,SZ | ,S]] (a non-zero quaternion, "
-                                    "non-zero scales), got '%s'",
-                                    v);
+            return pick_usage_error(MQT_PLACE_FORM_ERROR, v);
     } else if (!strcmp(a, "--closest")) {
         double p[4];
-        int n = parse_list(v, p, 4);
+        int n = mqt_parse_numbers(v, p, 4);
         if ((n != 3 && n != 4) || (n == 4 && p[3] < 0))
             return pick_usage_error("--closest needs X,Y,Z[,MAXDIST] (MAXDIST >= 0), got '%s'", v);
         o->points = grow(o->points, o->point_count, sizeof *o->points);

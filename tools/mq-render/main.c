@@ -200,11 +200,9 @@ static int parse_args(int argc, char **argv, render_options *o)
             double f[1];
             if (!strcmp(a, "--place")) {
                 if (o->mesh_count == 0 || o->meshes[o->mesh_count - 1].placed)
-                    return usage_error("--place '%s' must follow the mesh it places (one --place per mesh)", v);
+                    return usage_error(MQT_PLACE_ORDER_ERROR, v);
                 if (!mqt_parse_place(v, &o->meshes[o->mesh_count - 1].place))
-                    return usage_error("--place needs TX,TY,TZ[,QW,QX,QY,QZ[,SX,SY,SZ | ,S]] (a non-zero "
-                                       "quaternion, non-zero scales), got '%s'",
-                                       v);
+                    return usage_error(MQT_PLACE_FORM_ERROR, v);
                 o->meshes[o->mesh_count - 1].placed = true;
             } else if (!strcmp(a, "--camera")) {
                 if (mqt_parse_numbers(v, o->camera, 6) != 6)
