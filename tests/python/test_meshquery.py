@@ -2,8 +2,8 @@
 or, when MESHQUERY_NO_NUMPY=1, with plain lists.
 
 Environment: MQ_DATA_DIR (data/ of the checkout), MQ_PICK (mq-pick, optional:
-batch raycasts are compared with it), MQ_REQUIRE_NUMPY=1 (exit 77, "skipped",
-when NumPy is not importable), MESHQUERY_LIBRARY (the library under test).
+batch raycasts are compared with it), MQ_REQUIRE_NUMPY=1 (the test fails when
+NumPy is not importable), MESHQUERY_LIBRARY (the library under test).
 Answers are checked against the C primitives applied to every triangle (brute
 force), called through ctypes, and against single-ray queries and mq-pick."""
 import ctypes
@@ -304,6 +304,7 @@ class Binding(unittest.TestCase):
 
 if __name__ == "__main__":
     if os.environ.get("MQ_REQUIRE_NUMPY") == "1" and not mq.HAS_NUMPY:
-        print("NumPy is not importable by %s: skipped" % sys.executable)
-        sys.exit(77)
+        print("NumPy is not importable by %s: this NumPy test FAILS (install python3-numpy, "
+              "or configure with -DMQ_PYTHON_NUMPY=/path/to/python3)" % sys.executable, file=sys.stderr)
+        sys.exit(1)
     unittest.main(argv=[sys.argv[0], "-v"] + sys.argv[1:])
