@@ -52,7 +52,7 @@ def pick(rows, **want):
 
 
 def engine(r):
-    return r.get("engine", r.get("engine_name"))
+    return r.get("engine")
 
 
 def min_speedup(rows, prefix, **want):
@@ -90,10 +90,10 @@ def overlap(shape, subdivide):
 
 
 def casts(rows):
-    ours = [pick(rows, bench="overlap", shape="cast", subdivide=1, metric="throughput", engine_name=name)
+    ours = [pick(rows, bench="overlap", shape="cast", subdivide=1, metric="throughput", engine=name)
             for name in ("meshquery-bvh", "meshquery-obb")]
     ours = [v for v in ours if v]
-    ref = pick(rows, bench="overlap", shape="cast", subdivide=1, metric="throughput", engine_name="bullet")
+    ref = pick(rows, bench="overlap", shape="cast", subdivide=1, metric="throughput", engine="bullet")
     return max(ours) / ref if ours and ref else None
 
 

@@ -89,4 +89,11 @@ check "rays on a small text file" sh -c "'$bench' rays '$mesh' --rays '$tmp/two.
 check "rays: throughput lines" grep -q '"metric":"throughput"' "$tmp/run.json"
 check "rays: no NaN or inf" sh -c "! grep -qiE 'nan|inf' '$tmp/run.json'"
 
+# Every JSON line names its subcommand and engine with the same keys
+# (docs/formats.md, "Benchmark output"), whichever subcommand printed it.
+check "overlap JSON" sh -c "'$bench' overlap '$mesh' --generate 20 --casts 5 --reps 1 --no-fcl --no-bullet --json > '$tmp/ov.json'"
+check "overlap: every line has bench and engine" sh -c "test -s '$tmp/ov.json' && ! grep -vq '^{\"bench\":\"overlap\",\"engine\":\"[a-z-]*\",' '$tmp/ov.json'"
+check "collide JSON" sh -c "'$bench' collide '$mesh' --generate 5 --reps 1 --no-fcl --json > '$tmp/co.json'"
+check "collide: every line has bench and engine" sh -c "test -s '$tmp/co.json' && ! grep -vq '^{\"bench\":\"collide\",\"engine\":\"[a-z-]*\",' '$tmp/co.json'"
+
 finish

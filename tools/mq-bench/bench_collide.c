@@ -327,7 +327,7 @@ static void report(const collide_opts *o, const char *engine_name, const char *m
                    const char *unit)
 {
     if (o->json)
-        printf("{\"bench\":\"collide\",\"engine_name\":\"%s\",\"mesh\":\"%s\",\"other\":\"%s\",\"subdivide\":%u,"
+        printf("{\"bench\":\"collide\",\"engine\":\"%s\",\"mesh\":\"%s\",\"other\":\"%s\",\"subdivide\":%u,"
                "\"input\":\"%s\",\"mode\":\"%s\",\"threads\":1,\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\"}\n",
                engine_name, base_name(o->mesh_path), base_name(o->other_path), o->subdivide,
                o->xforms_path ? base_name(o->xforms_path) : "generated", mode, metric, value, unit);

@@ -573,7 +573,7 @@ static void report(const overlap_opts *o, const char *engine_name, const char *s
                    const char *unit)
 {
     if (o->json)
-        printf("{\"bench\":\"overlap\",\"engine_name\":\"%s\",\"mesh\":\"%s\",\"subdivide\":%u,\"input\":\"%s\","
+        printf("{\"bench\":\"overlap\",\"engine\":\"%s\",\"mesh\":\"%s\",\"subdivide\":%u,\"input\":\"%s\","
                "\"shape\":\"%s\",\"threads\":1,\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\"}\n",
                engine_name, base_name(o->mesh_path), o->subdivide,
                o->queries_path ? base_name(o->queries_path) : "generated", shape, metric, value, unit);
