@@ -116,9 +116,4 @@ void mq_dshape_bounds(const mq_dshape *s, mq_daabb *out);
  * float in the centred frame, where the primitive would call it invalid). */
 bool mq_inst_shape_prepare(const mq_instance_rec *r, const mq_dshape *s, mq_inst_shape *out);
 
-/* The body of every scene shape query, for a shape of any kind
- * (scene_overlap.c; the batches use it). @return the calls made to fn. */
-size_t mq_scene_shape_overlap(const mq_scene *scene, const mq_dshape *shape, const mq_scene_query *query,
-                              mq_scene_overlap_fn fn, void *user);
-
 #endif

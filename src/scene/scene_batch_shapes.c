@@ -34,14 +34,6 @@ typedef struct batch_job {
     uint64_t sums[MQ_POOL_MAX_THREADS];
 } batch_job;
 
-static bool stop_first(uint32_t instance, uint32_t triangle, void *user)
-{
-    (void)instance;
-    (void)triangle;
-    (void)user;
-    return false;
-}
-
 static bool count_all(uint32_t instance, uint32_t triangle, void *user)
 {
     (void)instance;
@@ -54,12 +46,12 @@ static uint64_t run_one(batch_job *j, size_t i)
 {
     switch (j->kind) {
     case BATCH_ANY: {
-        bool any = mq_scene_shape_overlap(j->scene, &j->shapes[i], j->query, stop_first, NULL) > 0;
+        bool any = mq_scene_overlap_any(j->scene, &j->shapes[i], j->query);
         j->any_out[i] = any;
         return any;
     }
     case BATCH_COUNT: {
-        uint64_t n = mq_scene_shape_overlap(j->scene, &j->shapes[i], j->query, count_all, NULL);
+        uint64_t n = mq_scene_overlap(j->scene, &j->shapes[i], j->query, count_all, NULL);
         if (j->counts)
             j->counts[i] = n;
         return n;
