@@ -238,13 +238,14 @@ MQ_API bool mq_obbtree_closest_point(const mq_obbtree *tree, const vec3 p, float
 /* ------------------------------------------------------------------------- */
 
 /**
- * A rigid transform p -> R(rotation) p + translation. `rotation` is a quaternion
- * in cglm's order (x, y, z, w); it is normalised before use (as mq_obb_from_quat
- * does). A zero or non-finite quaternion or translation is invalid.
+ * A rigid transform p -> R(rotation) p + translation. `rotation` is a unit
+ * quaternion w, x, y, z (the scalar part first, as in mq_obb_from_quat and
+ * mq_xform_from_trs; not cglm's versor order); it is normalised before use. A
+ * zero or non-finite quaternion or translation is invalid.
  */
 typedef struct mq_rigid {
-    versor rotation;  /**< unit quaternion (x, y, z, w) */
-    vec3 translation; /**< applied after the rotation */
+    float rotation[4]; /**< unit quaternion w, x, y, z; normalised first */
+    vec3 translation;  /**< applied after the rotation */
 } mq_rigid;
 
 /**

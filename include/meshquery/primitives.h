@@ -75,11 +75,17 @@ MQ_API bool mq_ray_is_valid(const mq_ray *ray);
 MQ_API bool mq_obb_is_valid(const mq_obb *box);
 
 /**
- * Builds an OBB from a centre, half extents and a rotation quaternion in cglm's
- * order (x, y, z, w). The quaternion is normalised first; a zero or non-finite
- * quaternion yields an OBB whose axes are NaN (invalid: it overlaps nothing).
+ * Builds an OBB from a centre, half extents and a rotation.
+ *
+ * @param center the box's centre.
+ * @param half half extents along the box's own axes (copied as given).
+ * @param rotation unit quaternion w, x, y, z (the scalar part first, as in
+ *        mq_xform_from_trs and the exchange files; not cglm's versor order);
+ *        normalised first. A zero or non-finite quaternion yields an OBB whose
+ *        axes are NaN (invalid: it overlaps nothing).
+ * @param[out] out the box; its axes are the images of the world axes.
  */
-MQ_API void mq_obb_from_quat(const vec3 center, const vec3 half, const versor q, mq_obb *out);
+MQ_API void mq_obb_from_quat(const vec3 center, const vec3 half, const float rotation[4], mq_obb *out);
 
 /** The OBB equal to an AABB (world axes). An empty AABB (min > max) gives an invalid OBB. */
 MQ_API void mq_obb_from_aabb(const mq_aabb *box, mq_obb *out);

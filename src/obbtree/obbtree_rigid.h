@@ -16,8 +16,8 @@ typedef struct mq_rigid_m {
 /* False for a zero or non-finite quaternion or a non-finite translation. */
 static inline bool mq_rigid_to_matrix(const mq_rigid *x, mq_rigid_m *out)
 {
-    const float *q = x->rotation;
-    float n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    const float *q = x->rotation; /* w, x, y, z; summed x, y, z, w as mq_obb_from_quat does */
+    float n2 = q[1] * q[1] + q[2] * q[2] + q[3] * q[3] + q[0] * q[0];
     if (!(n2 > 0.0f) || !isfinite(n2) || !mq_v3_is_finite(x->translation))
         return false;
     mq_obb box; /* mq_obb_from_quat normalises q and yields the rotation's columns */

@@ -26,11 +26,11 @@ bool mq_obb_is_valid(const mq_obb *box)
     return true;
 }
 
-void mq_obb_from_quat(const vec3 center, const vec3 half, const versor q, mq_obb *out)
+void mq_obb_from_quat(const vec3 center, const vec3 half, const float rotation[4], mq_obb *out)
 {
     mq_v3_copy(out->center, center);
     mq_v3_copy(out->half, half);
-    float x = q[0], y = q[1], z = q[2], w = q[3];
+    float w = rotation[0], x = rotation[1], y = rotation[2], z = rotation[3]; /* w first */
     float n2 = x * x + y * y + z * z + w * w;
     if (!(n2 > 0.0f) || !isfinite(n2)) {
         for (int i = 0; i < 3; i++)

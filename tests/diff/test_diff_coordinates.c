@@ -477,7 +477,7 @@ static void make_shape(mq_test_rng *rng, const placed *p, int kind, bool zero, s
             h[0] = (float)(0.05 * p->s); /* a flat box */
         double qd[4];
         mq_test_rng_quat(rng, qd);
-        versor qv = {(float)qd[0], (float)qd[1], (float)qd[2], (float)qd[3]};
+        float qv[4] = {(float)qd[0], (float)qd[1], (float)qd[2], (float)qd[3]};
         vec3 cv = {c[0], c[1], c[2]};
         mq_obb_from_quat(cv, h, qv, &sh->o);
         break;

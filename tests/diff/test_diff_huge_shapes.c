@@ -187,7 +187,7 @@ static void make_obb(mq_test_rng *r, const mesh_case *m, double big, double reac
     double q[4];
     mq_test_rng_quat(r, q);
     vec3 c, h = {(float)big, (float)big, (float)big};
-    versor qf = {(float)q[0], (float)q[1], (float)q[2], (float)q[3]};
+    float qf[4] = {(float)q[0], (float)q[1], (float)q[2], (float)q[3]};
     point_on_mesh(r, m, c);
     bool slab = mq_test_rng_unit(r) < 0.8;
     int thin = (int)(mq_test_rng_u64(r) % 3);
@@ -550,7 +550,7 @@ static void infinite_shapes_match_nothing(void **state)
     memcpy(s[1].c.b, c, sizeof c);
     s[1].c.b[0] = INFINITY;
     s[2].k = OBB;
-    mq_obb_from_quat(c, (vec3){INFINITY, 0.01f, INFINITY}, (versor){0, 0, 0, 1}, &s[2].o);
+    mq_obb_from_quat(c, (vec3){INFINITY, 0.01f, INFINITY}, (const float[4]){1, 0, 0, 0}, &s[2].o);
     s[3].k = AABB; /* half-infinite */
     for (int k = 0; k < 3; k++)
         s[3].a.min[k] = -FLT_MAX, s[3].a.max[k] = FLT_MAX;

@@ -69,7 +69,7 @@ static bool stop_after_half(uint32_t a, uint32_t b, void *user)
     return --*left > 0;
 }
 
-/* A transform placing B's bounds centre at A's, plus an offset, with rotation q. */
+/* A transform placing B's bounds centre at A's, plus an offset, with rotation q (w, x, y, z). */
 static mq_rigid place(const mq_aabb *ba, const mq_aabb *bb, const double q[4], const double offset[3])
 {
     mq_rigid xf = {{(float)q[0], (float)q[1], (float)q[2], (float)q[3]}, {0, 0, 0}};
@@ -119,9 +119,10 @@ static void check_transform(run_state *rs, const gen_tri_boxes *ta, const gen_tr
     rs->nonempty += n > 0;
     rs->total += n;
     if (!same && rs->mismatches++ < 10)
-        fprintf(stderr, "  MISMATCH %s: brute %zu pairs, tree %zu; t %.9g %.9g %.9g q %.9g %.9g %.9g %.9g\n", what,
-                rs->expect.count, m, (double)xf->translation[0], (double)xf->translation[1], (double)xf->translation[2],
-                (double)xf->rotation[0], (double)xf->rotation[1], (double)xf->rotation[2], (double)xf->rotation[3]);
+        fprintf(stderr, "  MISMATCH %s: brute %zu pairs, tree %zu; t %.9g %.9g %.9g q (wxyz) %.9g %.9g %.9g %.9g\n",
+                what, rs->expect.count, m, (double)xf->translation[0], (double)xf->translation[1],
+                (double)xf->translation[2], (double)xf->rotation[0], (double)xf->rotation[1], (double)xf->rotation[2],
+                (double)xf->rotation[3]);
 }
 
 static void run_pair(const mesh_pair *mp, mq_test_rng *rng, run_state *rs)
@@ -142,7 +143,7 @@ static void run_pair(const mesh_pair *mp, mq_test_rng *rng, run_state *rs)
     snprintf(what, sizeof what, "%s vs %s", mp->a, mp->b);
     size_t transforms = (size_t)((double)mp->transforms * OBT_SCALE);
     for (size_t i = 0; i < transforms; i++) {
-        double q[4] = {0, 0, 0, 1}, off[3] = {0, 0, 0};
+        double q[4] = {1, 0, 0, 0}, off[3] = {0, 0, 0}; /* w, x, y, z */
         int kind = (int)(i % 6);
         if (kind < 4) { /* random rotation, offset up to 0.3 D */
             mq_test_rng_quat(rng, q);
@@ -153,13 +154,13 @@ static void run_pair(const mesh_pair *mp, mq_test_rng *rng, run_state *rs)
                 off[k] = mq_test_rng_range(rng, -1e-3 * D, 1e-3 * D);
             double ang = mq_test_rng_range(rng, 0, 1e-3), u[3];
             mq_test_rng_unit_vector(rng, u);
+            q[0] = cos(ang);
             for (int k = 0; k < 3; k++)
-                q[k] = sin(ang) * u[k];
-            q[3] = cos(ang);
+                q[k + 1] = sin(ang) * u[k];
         }
         /* kind 5: the identity placement (exact coincidence when a == b) */
         bool identity = kind == 5 && strcmp(mp->a, mp->b) == 0;
-        mq_rigid xf = identity ? (mq_rigid){{0, 0, 0, 1}, {0, 0, 0}} : place(&ba, &bb, q, off);
+        mq_rigid xf = identity ? (mq_rigid){{1, 0, 0, 0}, {0, 0, 0}} : place(&ba, &bb, q, off);
         check_transform(rs, &ta, &tb, a, b, &xf, margin, what);
     }
     fprintf(stderr, "  %-26s %zu transforms: %zu intersecting, %zu pairs\n", what, transforms, rs->nonempty - nonempty0,
@@ -193,7 +194,7 @@ static void invalid_transforms_and_self_pairs(void **state)
     mq_mesh *m = mq_test_load_mesh("suzanne.obj");
     mq_obbtree *t;
     assert_int_equal(mq_obbtree_build(m, NULL, &t, NULL), MQ_OK);
-    mq_rigid bad[3] = {{{0, 0, 0, 0}, {0, 0, 0}}, {{NAN, 0, 0, 1}, {0, 0, 0}}, {{0, 0, 0, 1}, {INFINITY, 0, 0}}};
+    mq_rigid bad[3] = {{{0, 0, 0, 0}, {0, 0, 0}}, {{1, NAN, 0, 0}, {0, 0, 0}}, {{1, 0, 0, 0}, {INFINITY, 0, 0}}};
     for (int i = 0; i < 3; i++) {
         assert_false(mq_obbtree_any_collide(t, t, &bad[i]));
         assert_int_equal(mq_obbtree_collide_array(t, t, &bad[i], NULL, 0), 0);
@@ -202,7 +203,7 @@ static void invalid_transforms_and_self_pairs(void **state)
         assert_true(isnan(out[0]) && isnan(out[1]) && isnan(out[2]));
     }
     assert_false(mq_obbtree_any_collide(t, t, NULL));
-    mq_rigid id = {{0, 0, 0, 2}, {0, 0, 0}}; /* not unit: normalised */
+    mq_rigid id = {{2, 0, 0, 0}, {0, 0, 0}}; /* w = 2, not unit: normalised */
     size_t n = mq_obbtree_collide_array(t, t, &id, NULL, 0);
     mq_tri_pair *p = malloc(n * sizeof *p);
     assert_int_equal(mq_obbtree_collide_array(t, t, &id, p, n), n);

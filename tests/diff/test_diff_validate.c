@@ -170,11 +170,11 @@ static void diff_obb_from_quat(void **state)
         double q[4];
         mq_test_rng_quat(&rng, q);
         double len = oracle_log_uniform(&rng, 1e-3, 1e3); /* not normalised on input */
-        versor qf = {(float)(q[0] * len), (float)(q[1] * len), (float)(q[2] * len), (float)(q[3] * len)};
+        float qf[4] = {(float)(q[0] * len), (float)(q[1] * len), (float)(q[2] * len), (float)(q[3] * len)};
         if (i % 16 == 0) {
-            /* near-identity and axis-aligned quarter turns: exact-ish inputs */
+            /* near-identity and axis-aligned quarter turns: exact-ish inputs (w, x, y, z) */
             static const float qs[4][4] = {
-                {0, 0, 0, 1}, {0.70710677f, 0, 0, 0.70710677f}, {0, 0, 1, 0}, {0.5f, 0.5f, 0.5f, 0.5f}};
+                {1, 0, 0, 0}, {0.70710677f, 0.70710677f, 0, 0}, {0, 0, 0, 1}, {0.5f, 0.5f, 0.5f, 0.5f}};
             memcpy(qf, qs[(i / 16) % 4], sizeof qf);
         }
         vec3 c = {(float)mq_test_rng_range(&rng, -5, 5), (float)mq_test_rng_range(&rng, -5, 5),
@@ -184,13 +184,13 @@ static void diff_obb_from_quat(void **state)
         mq_obb out;
         mq_obb_from_quat(c, h, qf, &out);
         /* the oracle rotation, from the float quaternion normalised in double */
-        double x = qf[0], y = qf[1], z = qf[2], w = qf[3], l = sqrt(x * x + y * y + z * z + w * w);
+        double w = qf[0], x = qf[1], y = qf[2], z = qf[3], l = sqrt(x * x + y * y + z * z + w * w);
         x /= l;
         y /= l;
         z /= l;
         w /= l;
-        /* column i = image of world axis i under the rotation (Hamilton convention, cglm order x y
-         * z w) */
+        /* column i = image of world axis i under the rotation (Hamilton convention; the
+         * quaternion w, x, y, z) */
         double m[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y + z * w), 2 * (x * z - y * w)},
                           {2 * (x * y - z * w), 1 - 2 * (x * x + z * z), 2 * (y * z + x * w)},
                           {2 * (x * z + y * w), 2 * (y * z - x * w), 1 - 2 * (x * x + y * y)}};
@@ -210,10 +210,10 @@ static void diff_obb_from_quat(void **state)
         }
     }
     /* zero and non-finite quaternions: NaN axes, invalid box */
-    static const float badq[][4] = {{0, 0, 0, 0}, {NAN, 0, 0, 1}, {0, INFINITY, 0, 1}, {-0.0f, 0, 0, -0.0f}};
+    static const float badq[][4] = {{0, 0, 0, 0}, {1, NAN, 0, 0}, {1, 0, INFINITY, 0}, {-0.0f, 0, 0, -0.0f}};
     for (size_t k = 0; k < sizeof badq / sizeof badq[0]; k++) {
         vec3 c = {1, 2, 3}, h = {1, 1, 1};
-        versor q;
+        float q[4];
         memcpy(q, badq[k], sizeof q);
         mq_obb out;
         mq_obb_from_quat(c, h, q, &out);

@@ -139,13 +139,13 @@ static void use_tree(const mq_obbtree *t, const void *data, size_t size)
         mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_AABB, {.aabb = box}}, ids, 4);
         mq_obb ob;
         vec3 half = {1.0f, 0.5f, 0.25f};
-        versor rot = {0.1f, 0.2f, 0.3f, 0.9f};
+        const float rot[4] = {0.9f, 0.1f, 0.2f, 0.3f}; /* w, x, y, z */
         mq_obb_from_quat(s.center, half, rot, &ob);
         mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_OBB, {.obb = ob}}, ids, 4);
         mq_point_hit ph;
         mq_obbtree_closest_point(t, s.center, INFINITY, &ph);
     }
-    mq_rigid xf = {{0.0f, 0.0f, 0.0f, 1.0f}, {0.25f, 0.0f, 0.0f}};
+    mq_rigid xf = {{1.0f, 0.0f, 0.0f, 0.0f}, {0.25f, 0.0f, 0.0f}}; /* no rotation (w, x, y, z) */
     mq_tri_pair pairs[4];
     mq_obbtree_collide_array(t, t, &xf, pairs, 4);
     mq_obbtree_stats st;

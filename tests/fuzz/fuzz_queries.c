@@ -765,13 +765,13 @@ static void run_queries(const fixture *f, reader *r)
         case 4: {
             s.kind = SH_OBB;
             vec3 c, h;
-            versor qt;
+            float qt[4]; /* w, x, y, z */
             read_vec3(r, c);
             h[0] = read_size(r), h[1] = read_size(r), h[2] = read_size(r);
             for (int i = 0; i < 4; i++)
-                qt[i] = read_coord(r);
+                qt[(i + 1) % 4] = read_coord(r); /* the input gives x, y, z, w: the corpus keeps its meaning */
             if (kind & 0x80)
-                qt[0] = qt[1] = qt[2] = 0.0f, qt[3] = 1.0f;
+                qt[0] = 1.0f, qt[1] = qt[2] = qt[3] = 0.0f;
             mq_obb_from_quat(c, h, qt, &s.obb);
             scale = absmax3(c) + absmax3(h);
             check_shape(f, &s, scale, kind >> 3);
@@ -795,10 +795,10 @@ static void run_queries(const fixture *f, reader *r)
         default: {
             mq_rigid xf;
             memset(&xf, 0, sizeof xf);
-            xf.rotation[3] = 1.0f;
+            xf.rotation[0] = 1.0f; /* w, x, y, z */
             if (kind & 0x08)
                 for (int i = 0; i < 4; i++)
-                    xf.rotation[i] = read_coord(r);
+                    xf.rotation[(i + 1) % 4] = read_coord(r); /* the input gives x, y, z, w, as before */
             if (kind & 0x10)
                 read_vec3(r, xf.translation);
             check_collide(f, &xf, absmax3(xf.translation) * 2.0f);

@@ -196,7 +196,7 @@ class Binding(unittest.TestCase):
         as_aabb = sorted(as_list(self.tree.overlap_aabb([c[k] - 0.2 for k in range(3)],
                                                         [c[k] + 0.2 for k in range(3)])))
         self.assertEqual(plain, as_aabb)
-        quarter_turn = (0.0, 0.0, math.sin(math.pi / 4), math.cos(math.pi / 4))
+        quarter_turn = (math.cos(math.pi / 4), 0.0, 0.0, math.sin(math.pi / 4))  # w, x, y, z: about z
         self.assertEqual(sorted(as_list(self.tree.overlap_obb(c, half, quat=quarter_turn))), plain)
         cap = as_list(self.tree.overlap_capsule(c, c, 0.2))
         self.assertEqual(sorted(cap), sorted(as_list(self.tree.overlap_sphere(c, 0.2))))
@@ -210,7 +210,7 @@ class Binding(unittest.TestCase):
             r = rng.uniform(0.02, 0.3)
             half = [rng.uniform(0.01, 0.3) for _ in range(3)]
             box_lo, box_hi = [c[k] - half[k] for k in range(3)], [c[k] + half[k] for k in range(3)]
-            quat = (0.0, math.sin(0.3), 0.0, math.cos(0.3))
+            quat = (math.cos(0.3), 0.0, math.sin(0.3), 0.0)  # w, x, y, z
             for name, args in (("sphere", (c, r)), ("capsule", (c, d, r)), ("aabb", (box_lo, box_hi))):
                 want = sorted(as_list(getattr(self.tree, "overlap_" + name)(*args)))
                 self.assertEqual(sorted(as_list(getattr(self.bvh, "overlap_" + name)(*args))), want, name)
@@ -264,13 +264,32 @@ class Binding(unittest.TestCase):
         self.assertFalse(self.tree.any_collide(tree_b, translation=(100.0, 0.0, 0.0)))
         self.assertEqual(len(as_list(self.tree.collide(tree_b, translation=(100.0, 0.0, 0.0)))), 0)
         # every reported pair really intersects (the C primitive, B's corners mapped by mq_rigid_apply)
-        xf = mq.OBBTree._rigid((0, 0, 0, 1), (0.0, 0.5, 0.0))
+        xf = mq.OBBTree._rigid((1, 0, 0, 0), (0.0, 0.5, 0.0))
         tris_b = triangles(suz)
         for a, b in pairs[:200]:
             tb = _capi.MqTriangle()
             for k in range(3):
                 lib.mq_rigid_apply(ctypes.byref(xf), tris_b[b].v[k], tb.v[k])
             self.assertTrue(lib.mq_overlap_triangle_triangle(ctypes.byref(self.tris[a]), ctypes.byref(tb)))
+        # the rotation is w, x, y, z: (cos 45, 0, 0, sin 45) turns x onto y about z
+        quarter = (math.cos(math.pi / 4), 0.0, 0.0, math.sin(math.pi / 4))
+        xf = mq.OBBTree._rigid(quarter, (0.0, 0.0, 0.0))
+        moved = (ctypes.c_float * 3)()
+        lib.mq_rigid_apply(ctypes.byref(xf), (ctypes.c_float * 3)(1.0, 0.0, 0.0), moved)
+        self.assertEqual([round(v, 6) for v in moved], [0.0, 1.0, 0.0])
+        # suzanne turned so, its bounds centre moved onto spot's: the two meet
+        (alo, ahi), (blo, bhi) = self.spot.bounds(), suz.bounds()
+        lib.mq_rigid_apply(ctypes.byref(xf), (ctypes.c_float * 3)(*[(l + h) / 2 for l, h in zip(blo, bhi)]), moved)
+        t = tuple((l + h) / 2 - m for l, h, m in zip(alo, ahi, moved))
+        xf = mq.OBBTree._rigid(quarter, t)
+        turned = sorted(tuple(int(x) for x in p) for p in as_list(self.tree.collide(tree_b, quarter, t)))
+        self.assertTrue(turned)
+        for a, b in turned[:200]:
+            tb = _capi.MqTriangle()
+            for k in range(3):
+                lib.mq_rigid_apply(ctypes.byref(xf), tris_b[b].v[k], tb.v[k])
+            self.assertTrue(lib.mq_overlap_triangle_triangle(ctypes.byref(self.tris[a]), ctypes.byref(tb)))
+        self.assertTrue(self.tree.any_collide(tree_b, quarter, t))
 
     def test_invalid_inputs_answer_none(self):
         self.assertIsNone(self.bvh.raycast_closest((0, 0, 0), (0, 0, 0)))

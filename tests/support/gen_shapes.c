@@ -95,7 +95,7 @@ void gen_random_obb(mq_test_rng *r, const mq_aabb *box, double D, mq_obb *o)
     for (int k = 0; k < 3; k++)
         h[k] = gen_size(r, D);
     mq_test_rng_quat(r, q);
-    versor qf = {(float)q[0], (float)q[1], (float)q[2], (float)q[3]};
+    float qf[4] = {(float)q[0], (float)q[1], (float)q[2], (float)q[3]};
     mq_obb_from_quat(c, h, qf, o);
 }
 
@@ -152,7 +152,7 @@ void gen_shape_touching(mq_test_rng *r, mq_shape_kind kind, const gen_tri_boxes 
     case MQ_SHAPE_OBB: {
         double qd[4];
         mq_test_rng_quat(r, qd);
-        versor qf = {(float)qd[0], (float)qd[1], (float)qd[2], (float)qd[3]};
+        float qf[4] = {(float)qd[0], (float)qd[1], (float)qd[2], (float)qd[3]};
         mq_obb_from_quat(v, half, qf, &q->u.obb);
         break;
     }

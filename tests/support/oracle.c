@@ -1363,9 +1363,10 @@ double oracle_jitter(mq_test_rng *rng, double scale)
     return (mq_test_rng_u64(rng) & 1) ? m : -m;
 }
 
+/* The rotation's columns from a unit quaternion w, x, y, z. */
 static void quat_to_axes(const double q[4], oracle_v3 ax[3])
 {
-    double x = q[0], y = q[1], z = q[2], w = q[3];
+    double w = q[0], x = q[1], y = q[2], z = q[3];
     ax[0] = oracle_v3_make(1 - 2 * (y * y + z * z), 2 * (x * y + z * w), 2 * (x * z - y * w));
     ax[1] = oracle_v3_make(2 * (x * y - z * w), 1 - 2 * (x * x + z * z), 2 * (y * z + x * w));
     ax[2] = oracle_v3_make(2 * (x * z + y * w), 2 * (y * z - x * w), 1 - 2 * (x * x + y * y));
@@ -1397,7 +1398,7 @@ void oracle_random_axes(mq_test_rng *rng, bool near_axis, oracle_v3 ax[3])
     double u[3];
     mq_test_rng_unit_vector(rng, u);
     double s = sin(0.5 * angle);
-    double q[4] = {u[0] * s, u[1] * s, u[2] * s, cos(0.5 * angle)};
+    double q[4] = {cos(0.5 * angle), u[0] * s, u[1] * s, u[2] * s};
     oracle_v3 rot[3];
     quat_to_axes(q, rot);
     for (int i = 0; i < 3; i++)

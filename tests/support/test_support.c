@@ -50,10 +50,10 @@ void mq_test_rng_quat(mq_test_rng *rng, double out[4])
     /* Shoemake's uniform random rotation */
     double u1 = mq_test_rng_unit(rng), u2 = mq_test_rng_unit(rng), u3 = mq_test_rng_unit(rng);
     double a = sqrt(1.0 - u1), b = sqrt(u1);
-    out[0] = a * sin(6.283185307179586 * u2);
-    out[1] = a * cos(6.283185307179586 * u2);
-    out[2] = b * sin(6.283185307179586 * u3);
-    out[3] = b * cos(6.283185307179586 * u3);
+    out[0] = b * cos(6.283185307179586 * u3); /* w, x, y, z */
+    out[1] = a * sin(6.283185307179586 * u2);
+    out[2] = a * cos(6.283185307179586 * u2);
+    out[3] = b * sin(6.283185307179586 * u3);
 }
 
 static const char *path_in(const char *dir, const char *name)

@@ -23,7 +23,7 @@ double mq_test_rng_unit(mq_test_rng *rng);
 double mq_test_rng_range(mq_test_rng *rng, double lo, double hi);
 /* Uniform random unit vector. */
 void mq_test_rng_unit_vector(mq_test_rng *rng, double out[3]);
-/* Uniform random rotation as a unit quaternion (x, y, z, w). */
+/* Uniform random rotation as a unit quaternion w, x, y, z (the library's order). */
 void mq_test_rng_quat(mq_test_rng *rng, double out[4]);
 
 /* Full path of a file in the repository's data/ folder (e.g. "stanford-bunny.obj"),

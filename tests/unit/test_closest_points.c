@@ -355,7 +355,7 @@ static void point_obb_rotated(void **state)
     for (int n = 0; n < BF_CASES; n++) {
         double qd[4];
         mq_test_rng_quat(&rng, qd);
-        versor qf = {(float)qd[0], (float)qd[1], (float)qd[2], (float)qd[3]};
+        float qf[4] = {(float)qd[0], (float)qd[1], (float)qd[2], (float)qd[3]};
         vec3 c, h, p, q;
         rand_point(&rng, c, 1.0);
         for (int i = 0; i < 3; i++)

@@ -351,7 +351,7 @@ static fixture *make_fixture(void)
         vec3 h = {rnd(&rng, 0, 0.1f) * size, rnd(&rng, 0, 0.1f) * size, rnd(&rng, 0, 0.1f) * size};
         double qd[4];
         mq_test_rng_quat(&rng, qd);
-        versor qv = {(float)qd[0], (float)qd[1], (float)qd[2], (float)qd[3]};
+        float qv[4] = {(float)qd[0], (float)qd[1], (float)qd[2], (float)qd[3]};
         vec3 cv = {c[0], c[1], c[2]};
         mq_obb_from_quat(cv, h, qv, &f->obbs[i]);
         f->aabbs[i] = (mq_aabb){{c[0] - h[0], c[1] - h[1], c[2] - h[2]}, {c[0] + h[0], c[1] + h[1], c[2] + h[2]}};

@@ -40,13 +40,12 @@ static mq_mesh *make_mesh(const float *pos, size_t nv, const uint32_t *idx, size
     return m;
 }
 
-/* A box [-hx,hx] x [-hy,hy] x [-hz,hz], rotated by quaternion q and moved by t: 12 triangles. */
+/* A box [-hx,hx] x [-hy,hy] x [-hz,hz], rotated by quaternion q (w, x, y, z) and moved by t: 12 triangles. */
 static mq_mesh *make_box(const float h[3], const float q[4], const float t[3])
 {
     mq_obb frame;
     vec3 zero = {0, 0, 0}, one = {1, 1, 1};
-    versor qv = {q[0], q[1], q[2], q[3]};
-    mq_obb_from_quat(zero, one, qv, &frame);
+    mq_obb_from_quat(zero, one, q, &frame);
     float pos[8 * 3];
     for (int i = 0; i < 8; i++) {
         float l[3] = {(i & 1) ? h[0] : -h[0], (i & 2) ? h[1] : -h[1], (i & 4) ? h[2] : -h[2]};
@@ -108,7 +107,7 @@ static void defaults_and_bad_arguments(void **state)
     assert_int_equal(d.fit, MQ_OBB_FIT_DITO);
     assert_int_equal(d.max_leaf_size, 4);
     assert_null(d.allocator);
-    float q[4] = {0, 0, 0, 1}, h[3] = {1, 2, 3}, t[3] = {0, 0, 0};
+    float q[4] = {1, 0, 0, 0}, h[3] = {1, 2, 3}, t[3] = {0, 0, 0};
     mq_mesh *m = make_box(h, q, t);
     mq_obbtree *tree = (mq_obbtree *)&d; /* must be reset to NULL on failure */
     mq_diag diag;
@@ -217,7 +216,7 @@ static void jacobi_eigen_decomposes_symmetric_matrices(void **state)
             mq_test_rng_quat(&r, q);
             mq_obb o;
             vec3 z = {0, 0, 0};
-            versor qf = {(float)q[0], (float)q[1], (float)q[2], (float)q[3]};
+            float qf[4] = {(float)q[0], (float)q[1], (float)q[2], (float)q[3]};
             mq_obb_from_quat(z, z, qf, &o);
             double d[3] = {s, s, u};
             for (int i = 0; i < 3; i++)
@@ -291,7 +290,7 @@ static void fits_are_tight_on_rotated_boxes(void **state)
     for (int iter = 0; iter < 50; iter++) {
         double qd[4];
         mq_test_rng_quat(&r, qd);
-        float q[4] = {(float)qd[0], (float)qd[1], (float)qd[2], (float)qd[3]}, id[4] = {0, 0, 0, 1};
+        float q[4] = {(float)qd[0], (float)qd[1], (float)qd[2], (float)qd[3]}, id[4] = {1, 0, 0, 0};
         float t[3] = {(float)mq_test_rng_range(&r, -50, 50), 3, 1};
         float cube[3] = {1, 1, 1}, brick[3] = {3, 1, 0.5f};
         for (int shape = 0; shape < 3; shape++) {
@@ -483,7 +482,7 @@ static void empty_and_non_finite_meshes(void **state)
         assert_false(mq_obbtree_raycast_any(t, &ray, NULL));
         vec3 p = {0, 0, 0};
         assert_false(mq_obbtree_closest_point(t, p, INFINITY, NULL));
-        mq_rigid id = {{0, 0, 0, 1}, {0, 0, 0}};
+        mq_rigid id = {{1, 0, 0, 0}, {0, 0, 0}};
         assert_false(mq_obbtree_any_collide(t, t, &id));
         mq_obbtree_destroy(t);
         mq_mesh_destroy(meshes[i]);
@@ -538,7 +537,7 @@ static void shape_queries_on_a_square(void **state)
     /* boxes: a flat OBB lying in the square's plane, a rotated one, an empty AABB */
     mq_obb flat;
     vec3 c = {0.5f, 0.5f, 0}, h = {0.1f, 0.1f, 0}, h3 = {0.05f, 0.05f, 0.05f};
-    versor qid = {0, 0, 0, 1}, q45 = {0, 0, 0.38268343f, 0.92387953f};
+    float qid[4] = {1, 0, 0, 0}, q45[4] = {0.92387953f, 0, 0, 0.38268343f}; /* w, x, y, z */
     mq_obb_from_quat(c, h, qid, &flat);
     assert_int_equal(mq_obbtree_overlap_array(t, &(mq_shape){MQ_SHAPE_OBB, {.obb = flat}}, out, 8), 2);
     vec3 c2 = {10.2f, 10.2f, 10.06f};

@@ -35,7 +35,7 @@ static polygon embed(const double *uv, uint32_t n, mq_test_rng *rng)
     polygon p = {n, malloc(12 * (size_t)n), malloc(16 * (size_t)n), malloc(4 * (size_t)n)};
     double q[4], o[3] = {mq_test_rng_range(rng, -5, 5), mq_test_rng_range(rng, -5, 5), mq_test_rng_range(rng, -5, 5)};
     mq_test_rng_quat(rng, q);
-    double x = q[0], y = q[1], z = q[2], w = q[3];
+    double w = q[0], x = q[1], y = q[2], z = q[3];
     double ax[3] = {1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)};
     double ay[3] = {2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)};
     for (uint32_t i = 0; i < n; i++) {

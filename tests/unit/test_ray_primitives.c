@@ -91,7 +91,8 @@ static mq_obb unit_obb(float cx, float cy, float cz, float hx, float hy, float h
 static mq_obb quat_obb(const float c[3], const float h[3], double angle, const double axis[3])
 {
     double s = sin(angle / 2.0), n = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
-    versor q = {(float)(s * axis[0] / n), (float)(s * axis[1] / n), (float)(s * axis[2] / n), (float)cos(angle / 2.0)};
+    float q[4] = {(float)cos(angle / 2.0), (float)(s * axis[0] / n), (float)(s * axis[1] / n),
+                  (float)(s * axis[2] / n)};
     vec3 cc = {c[0], c[1], c[2]}, hh = {h[0], h[1], h[2]};
     mq_obb b;
     mq_obb_from_quat(cc, hh, q, &b);
@@ -123,10 +124,10 @@ static mq_triangle_hit tri_hit(const mq_ray *r, const mq_triangle *t)
     return h;
 }
 
-/* Rotation of a double vector by a unit quaternion (x, y, z, w). */
+/* Rotation of a double vector by a unit quaternion w, x, y, z. */
 static void quat_rotate(const double q[4], const double v[3], double out[3])
 {
-    double x = q[0], y = q[1], z = q[2], w = q[3];
+    double w = q[0], x = q[1], y = q[2], z = q[3];
     /* t = 2 * cross(q.xyz, v); out = v + w*t + cross(q.xyz, t) */
     double t[3] = {2.0 * (y * v[2] - z * v[1]), 2.0 * (z * v[0] - x * v[2]), 2.0 * (x * v[1] - y * v[0])};
     out[0] = v[0] + w * t[0] + (y * t[2] - z * t[1]);
@@ -644,7 +645,7 @@ static void obb_random_rays_agree_with_oracle(void **state)
                   (float)mq_test_rng_range(&rng, -2, 2)};
         vec3 h = {(float)mq_test_rng_range(&rng, 0, 2), (float)mq_test_rng_range(&rng, 0, 2),
                   (float)mq_test_rng_range(&rng, 0, 2)};
-        versor qf = {(float)q[0], (float)q[1], (float)q[2], (float)q[3]};
+        float qf[4] = {(float)q[0], (float)q[1], (float)q[2], (float)q[3]};
         mq_obb b;
         mq_obb_from_quat(c, h, qf, &b);
         check_against_oracle(cast_obb, obb_sdf, &b, &rng, &hits, &misses);

@@ -71,7 +71,7 @@ static mq_obb obb_rot(float cx, float cy, float cz, float hx, float hy, float hz
 {
     vec3 c = {cx, cy, cz}, h = {hx, hy, hz};
     double s = sin(angle / 2);
-    versor q = {(float)(ax * s), (float)(ay * s), (float)(az * s), (float)cos(angle / 2)};
+    float q[4] = {(float)cos(angle / 2), (float)(ax * s), (float)(ay * s), (float)(az * s)};
     mq_obb b;
     mq_obb_from_quat(c, h, q, &b);
     return b;
@@ -241,7 +241,7 @@ static void random_obb(mq_test_rng *rng, double spread, mq_obb *out)
         c[i] = (float)mq_test_rng_range(rng, -spread, spread);
         h[i] = (float)mq_test_rng_range(rng, 0.05, 1.5);
     }
-    versor qf = {(float)q[0], (float)q[1], (float)q[2], (float)q[3]};
+    float qf[4] = {(float)q[0], (float)q[1], (float)q[2], (float)q[3]};
     mq_obb_from_quat(c, h, qf, out);
 }
 
@@ -418,19 +418,19 @@ static void obb_near_parallel_edges(void **state)
         mq_test_rng_quat(&rng, q);
         mq_test_rng_unit_vector(&rng, u);
         double angle = mq_test_rng_range(&rng, -1e-6, 1e-6), s = sin(angle / 2), w = cos(angle / 2);
-        double dq[4] = {u[0] * s, u[1] * s, u[2] * s, w}; /* B's rotation: dq * q */
-        double qb[4] = {dq[3] * q[0] + dq[0] * q[3] + dq[1] * q[2] - dq[2] * q[1],
-                        dq[3] * q[1] - dq[0] * q[2] + dq[1] * q[3] + dq[2] * q[0],
-                        dq[3] * q[2] + dq[0] * q[1] - dq[1] * q[0] + dq[2] * q[3],
-                        dq[3] * q[3] - dq[0] * q[0] - dq[1] * q[1] - dq[2] * q[2]};
+        double dq[4] = {w, u[0] * s, u[1] * s, u[2] * s}; /* B's rotation: dq * q (w, x, y, z) */
+        double qb[4] = {dq[0] * q[0] - dq[1] * q[1] - dq[2] * q[2] - dq[3] * q[3],
+                        dq[0] * q[1] + dq[1] * q[0] + dq[2] * q[3] - dq[3] * q[2],
+                        dq[0] * q[2] - dq[1] * q[3] + dq[2] * q[0] + dq[3] * q[1],
+                        dq[0] * q[3] + dq[1] * q[2] - dq[2] * q[1] + dq[3] * q[0]};
         double base = n % 4 == 0 ? 0 : mq_test_rng_range(&rng, -100, 100);
         vec3 ca = {(float)base, (float)(0.5 * base), (float)-base}, ha, hb;
         for (int i = 0; i < 3; i++) {
             ha[i] = (float)exp(mq_test_rng_range(&rng, -3, 3));
             hb[i] = (float)exp(mq_test_rng_range(&rng, -3, 3));
         }
-        versor qa = {(float)q[0], (float)q[1], (float)q[2], (float)q[3]};
-        versor qbf = {(float)qb[0], (float)qb[1], (float)qb[2], (float)qb[3]};
+        float qa[4] = {(float)q[0], (float)q[1], (float)q[2], (float)q[3]};
+        float qbf[4] = {(float)qb[0], (float)qb[1], (float)qb[2], (float)qb[3]};
         mq_obb a;
         mq_obb_from_quat(ca, ha, qa, &a);
         double f[3];

@@ -979,7 +979,7 @@ static void run_queries_tree(const mq_obbtree *t)
         mq_point_hit ph;
         mq_obbtree_closest_point(t, s.center, INFINITY, &ph);
     }
-    mq_rigid xf = {{0, 0, 0, 1}, {0.1f, 0.2f, 0.3f}};
+    mq_rigid xf = {{1, 0, 0, 0}, {0.1f, 0.2f, 0.3f}}; /* no rotation (w, x, y, z) */
     mq_obbtree_collide_array(t, t, &xf, NULL, 0);
 }
 

@@ -319,9 +319,10 @@ static void box_walk_soup_refit(void **state)
 typedef enum xf_kind { XF_IDENTITY, XF_RIGID, XF_UNIFORM, XF_NONUNIFORM, XF_MIRROR, XF_SHEAR, XF_KINDS } xf_kind;
 static const char *const xf_names[XF_KINDS] = {"identity", "rigid", "uniform", "nonuniform", "mirror", "shear"};
 
+/* The rotation matrix of a unit quaternion w, x, y, z. */
 static void quat_matrix(const double q[4], double r[3][3])
 {
-    double x = q[0], y = q[1], z = q[2], w = q[3];
+    double w = q[0], x = q[1], y = q[2], z = q[3];
     r[0][0] = 1 - 2 * (y * y + z * z), r[0][1] = 2 * (x * y - z * w), r[0][2] = 2 * (x * z + y * w);
     r[1][0] = 2 * (x * y + z * w), r[1][1] = 1 - 2 * (x * x + z * z), r[1][2] = 2 * (y * z - x * w);
     r[2][0] = 2 * (x * z - y * w), r[2][1] = 2 * (y * z + x * w), r[2][2] = 1 - 2 * (x * x + y * y);

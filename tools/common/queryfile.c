@@ -58,8 +58,7 @@ bool mqt_parse_query(const char *line, mqt_query *q)
             break;
         case MQT_OBB: {
             vec3 c = {f[0], f[1], f[2]}, h = {f[3], f[4], f[5]};
-            versor rot = {f[7], f[8], f[9], f[6]}; /* the file has w first, cglm last */
-            mq_obb_from_quat(c, h, rot, &q->o);
+            mq_obb_from_quat(c, h, f + 6, &q->o); /* w, x, y, z: the file's order */
             break;
         }
         case MQT_AABB:
@@ -85,7 +84,7 @@ static bool read_stream(FILE *f, const char *path, bool (*parse)(const char *lin
     union {
         mqt_query query;
         mq_rigid rigid;
-    } item; /* a union, not a byte array: mq_rigid holds a 16-byte-aligned versor */
+    } item; /* a union, not a byte array: aligned for either */
     while (ok && getline(&line, &line_cap, f) >= 0) {
         lineno++;
         bool keep = false;
@@ -157,7 +156,7 @@ static bool parse_xform_line(const char *line, void *item, bool *keep)
         return true; /* blank or comment */
     if (n != 7)
         return false;
-    *(mq_rigid *)item = (mq_rigid){{v[4], v[5], v[6], v[3]}, {v[0], v[1], v[2]}}; /* file: w first */
+    *(mq_rigid *)item = (mq_rigid){{v[3], v[4], v[5], v[6]}, {v[0], v[1], v[2]}}; /* w, x, y, z as the file */
     *keep = true;
     return true;
 }

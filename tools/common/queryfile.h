@@ -30,8 +30,8 @@ bool mqt_parse_query(const char *line, mqt_query *q);
  * failure writes "path:line: what" into err. */
 bool mqt_read_queries(const char *path, mqt_query **out, size_t *count, char *err, size_t err_size);
 
-/* Reads a .xforms file ("-" = standard input) into rigid transforms (quaternion reordered to
- * cglm's x, y, z, w). Same conventions as mqt_read_queries. */
+/* Reads a .xforms file ("-" = standard input) into rigid transforms (quaternion w, x, y, z, as
+ * in the file and mq_rigid). Same conventions as mqt_read_queries. */
 bool mqt_read_xforms(const char *path, mq_rigid **out, size_t *count, char *err, size_t err_size);
 
 /* The same from an open stream (not closed); `name` stands for the path in messages. */

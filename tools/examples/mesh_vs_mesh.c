@@ -5,7 +5,7 @@
  *
  * Builds an OBB tree over each mesh, then slides mesh B along the x axis
  * through mesh A, centre over centre at the middle step (B's placement in A's frame is a rigid transform: a
- * quaternion and a translation) and reports, at each offset, whether they
+ * quaternion w, x, y, z and a translation) and reports, at each offset, whether they
  * intersect and how many triangle pairs cross; for the first intersecting
  * placement it also names one pair by OBJ face and line.
  */
@@ -59,8 +59,8 @@ int main(int argc, char **argv)
     int first = 1, intersecting = 0;
     for (int step = -4; step <= 4; step++) {
         float dx = reach * (float)step / 4.0f;
-        /* No rotation (quaternion x, y, z, w); B's centre moved onto A's, then by dx along x. */
-        mq_rigid b_to_a = {{0.0f, 0.0f, 0.0f, 1.0f},
+        /* No rotation (quaternion w, x, y, z); B's centre moved onto A's, then by dx along x. */
+        mq_rigid b_to_a = {{1.0f, 0.0f, 0.0f, 0.0f},
                            {root_a.center[0] - root_b.center[0] + dx, root_a.center[1] - root_b.center[1],
                             root_a.center[2] - root_b.center[2]}};
         bool any = mq_obbtree_any_collide(a, b, &b_to_a);

@@ -222,7 +222,8 @@ static mq_rigid random_placement(mqt_rng *r, const placed_mesh *a, const placed_
 {
     double u1 = mqt_rng_unit(r), u2 = 6.283185307179586 * mqt_rng_unit(r), u3 = 6.283185307179586 * mqt_rng_unit(r);
     double s = sqrt(1.0 - u1), c = sqrt(u1), D = fmax(a->diagonal, b->diagonal);
-    mq_rigid x = {{(float)(s * sin(u2)), (float)(s * cos(u2)), (float)(c * sin(u3)), (float)(c * cos(u3))}, {0, 0, 0}};
+    /* w, x, y, z: the same quaternion as when mq_rigid took x, y, z, w, so figures stay comparable */
+    mq_rigid x = {{(float)(c * cos(u3)), (float)(s * sin(u2)), (float)(s * cos(u2)), (float)(c * sin(u3))}, {0, 0, 0}};
     vec3 cb, rcb;
     for (int k = 0; k < 3; k++)
         cb[k] = 0.5f * (b->box.min[k] + b->box.max[k]);
@@ -389,9 +390,9 @@ static double triangle_depth(double p[3][3], double q[3][3])
  * in double, v + 2w (u x v) + 2 u x (u x v). */
 static void place_double(const mq_rigid *x, const float *v, double *out)
 {
-    const float *r = x->rotation;
-    double n = sqrt((double)r[0] * r[0] + (double)r[1] * r[1] + (double)r[2] * r[2] + (double)r[3] * r[3]);
-    double u[3] = {r[0] / n, r[1] / n, r[2] / n}, w = r[3] / n, p[3] = {v[0], v[1], v[2]}, t[3], t2[3];
+    const float *r = x->rotation; /* w, x, y, z */
+    double n = sqrt((double)r[1] * r[1] + (double)r[2] * r[2] + (double)r[3] * r[3] + (double)r[0] * r[0]);
+    double u[3] = {r[1] / n, r[2] / n, r[3] / n}, w = r[0] / n, p[3] = {v[0], v[1], v[2]}, t[3], t2[3];
     d3_cross(u, p, t);
     d3_cross(u, t, t2);
     for (int k = 0; k < 3; k++)

@@ -312,21 +312,21 @@ static float random_size(mqt_rng *r, double unit)
     return (float)(unit * exp(log(0.002) + (log(0.05) - log(0.002)) * mqt_rng_unit(r)));
 }
 
-/* Uniform rotation (Shoemake), cglm order x, y, z, w. */
-static void random_quat(mqt_rng *r, versor q)
+/* Uniform rotation (Shoemake) as a quaternion w, x, y, z. */
+static void random_quat(mqt_rng *r, float q[4])
 {
     double u1 = mqt_rng_unit(r), u2 = 6.283185307179586 * mqt_rng_unit(r), u3 = 6.283185307179586 * mqt_rng_unit(r);
     double a = sqrt(1.0 - u1), b = sqrt(u1);
-    q[0] = (float)(a * sin(u2));
-    q[1] = (float)(a * cos(u2));
-    q[2] = (float)(b * sin(u3));
-    q[3] = (float)(b * cos(u3));
+    q[0] = (float)(b * cos(u3));
+    q[1] = (float)(a * sin(u2));
+    q[2] = (float)(a * cos(u2));
+    q[3] = (float)(b * sin(u3));
 }
 
 static void random_query(mqt_rng *r, const bounds *b, shape_kind kind, query *q)
 {
     vec3 c, h;
-    versor rot;
+    float rot[4];
     q->kind = kind;
     random_point(r, b, c);
     if (kind == SHAPE_SPHERE) {

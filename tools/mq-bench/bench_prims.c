@@ -44,7 +44,7 @@ typedef struct inputs {
     mq_aabb2 ab2[N_IN], ab2_b[N_IN];
     mq_rect2 r2[N_IN], r2_b[N_IN];
     vec3 pt[N_IN];
-    versor quat[N_IN];
+    float quat[N_IN][4]; /* w, x, y, z */
 } inputs;
 
 /* splitmix64: a fixed, portable stream, so every machine benchmarks the same inputs */
@@ -78,15 +78,16 @@ static void rand_unit(vec3 out)
     out[2] = z;
 }
 
-static void rand_quat(versor q)
+/* A random unit quaternion w, x, y, z. */
+static void rand_quat(float q[4])
 {
     vec3 u;
     rand_unit(u);
     float a = frand(0, 3.1415927f), s = sinf(a);
-    q[0] = u[0] * s;
-    q[1] = u[1] * s;
-    q[2] = u[2] * s;
-    q[3] = cosf(a);
+    q[0] = cosf(a);
+    q[1] = u[0] * s;
+    q[2] = u[1] * s;
+    q[3] = u[2] * s;
 }
 
 /* Every shape of a slot sits within +-0.6 of the slot's centre, so pairs of
@@ -100,7 +101,7 @@ static void near_point(vec3 out, const vec3 c)
 static void rand_obb(mq_obb *b, const vec3 c0)
 {
     vec3 c, h;
-    versor q;
+    float q[4];
     near_point(c, c0);
     for (int i = 0; i < 3; i++)
         h[i] = frand(0.1f, 0.5f);

@@ -146,8 +146,8 @@ extern "C" size_t ref_fcl_overlap_aabb(ref_fcl *f, const mq_aabb *b, uint32_t *o
 extern "C" size_t ref_fcl_collide(ref_fcl *a, ref_fcl *b, const mq_rigid *xf, bool all, mq_tri_pair *out,
                                   size_t capacity)
 {
-    const float *q = xf->rotation; // cglm order x, y, z, w
-    fcl::Quaterniond rot(q[3], q[0], q[1], q[2]);
+    const float *q = xf->rotation; // w, x, y, z, as Eigen's constructor takes it
+    fcl::Quaterniond rot(q[0], q[1], q[2], q[3]);
     rot.normalize();
     fcl::Transform3d pose = fcl::Transform3d::Identity();
     pose.linear() = rot.toRotationMatrix();

@@ -457,12 +457,13 @@ class _ShapeQueries:
 
     def overlap_obb(self, center, half, axes=None, quat=None):
         """Ids of the triangles that overlap an oriented box: centre, half extents and
-        either `axes` (three orthonormal unit vectors) or `quat` (x, y, z, w, as
-        mq_obb_from_quat takes it)."""
+        either `axes` (three orthonormal unit vectors) or `quat` (a quaternion
+        w, x, y, z, the scalar part first, as mq_obb_from_quat takes it)."""
         return self._ids_of(self._obb(center, half, axes, quat))
 
     def any_overlap_obb(self, center, half, axes=None, quat=None):
-        """True when some triangle overlaps the oriented box (arguments as overlap_obb)."""
+        """True when some triangle overlaps the oriented box (arguments as overlap_obb;
+        `quat` a quaternion w, x, y, z)."""
         return self._any(self._obb(center, half, axes, quat))
 
 
@@ -577,11 +578,12 @@ class BVH(_ShapeQueries, _Handle):
 _FIT = {"dito": 0, "pca": 1, "aabb": 2}
 
 
-def _quat(q):
-    v = _c.aligned(_c.versor, 16)
-    x, y, z, w = (float(a) for a in q)
-    v[0], v[1], v[2], v[3] = x, y, z, w
-    return v
+def _quat(q, what="quat"):
+    """A quaternion w, x, y, z (the scalar part first) as C's float[4]."""
+    v = [float(a) for a in q]
+    if len(v) != 4:
+        raise ValueError("%s: a quaternion (w, x, y, z)" % what)
+    return _c.quat(*v)
 
 
 class OBBTree(_ShapeQueries, _Handle):
@@ -665,19 +667,15 @@ class OBBTree(_ShapeQueries, _Handle):
 
     @staticmethod
     def _rigid(rotation, translation):
-        xf = _c.aligned(_c.MqRigid, _c.MQ_RIGID_ALIGN)
-        q = [float(a) for a in rotation]
-        if len(q) != 4:
-            raise ValueError("rotation: a quaternion (x, y, z, w)")
-        for k in range(4):
-            xf.rotation[k] = q[k]
+        xf = _c.MqRigid()
+        xf.rotation = _quat(rotation, "rotation")
         xf.translation = _vec3(translation, "translation")
         return xf
 
-    def collide(self, other, rotation=(0.0, 0.0, 0.0, 1.0), translation=(0.0, 0.0, 0.0)):
+    def collide(self, other, rotation=(1.0, 0.0, 0.0, 0.0), translation=(0.0, 0.0, 0.0)):
         """Intersecting triangle pairs (id in this mesh, id in other's) with `other`
-        placed in this tree's frame by the rigid transform (quaternion x, y, z, w,
-        then translation). A P x 2 uint32 array, or a list of tuples."""
+        placed in this tree's frame by the rigid transform: `rotation` a quaternion
+        w, x, y, z (the scalar part first; normalised first), then `translation`. A P x 2 uint32 array, or a list of tuples."""
         xf = self._rigid(rotation, translation)
         cap = 1024
         while True:
@@ -690,7 +688,8 @@ class OBBTree(_ShapeQueries, _Handle):
             return np.frombuffer(buf, dtype=np.uint32, count=2 * total).reshape(total, 2).copy()
         return [(buf[i].a, buf[i].b) for i in range(total)]
 
-    def any_collide(self, other, rotation=(0.0, 0.0, 0.0, 1.0), translation=(0.0, 0.0, 0.0)):
-        """True when some triangle pair intersects (see collide)."""
+    def any_collide(self, other, rotation=(1.0, 0.0, 0.0, 0.0), translation=(0.0, 0.0, 0.0)):
+        """True when some triangle pair intersects (see collide; `rotation` is a
+        quaternion w, x, y, z)."""
         xf = self._rigid(rotation, translation)
         return bool(_c.lib.mq_obbtree_any_collide(self.handle, other.handle, ctypes.byref(xf)))

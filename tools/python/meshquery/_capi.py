@@ -24,7 +24,7 @@ POINTER = ctypes.POINTER
 vec2 = c_float * 2
 vec3 = c_float * 3
 mat3 = vec3 * 3
-versor = c_float * 4  # 16-byte aligned in C (cglm's vec4); see MqRigid
+quat = c_float * 4  # w, x, y, z (mq_obb_from_quat, mq_rigid)
 
 MQ_OK = 0
 MQ_NO_TRIANGLE = 0xFFFFFFFF
@@ -88,13 +88,8 @@ class MqPointHit(ctypes.Structure):
 
 
 class MqRigid(ctypes.Structure):
-    # C: { versor rotation; vec3 translation; } with versor aligned to 16 bytes,
-    # so the struct is 32 bytes, 16-byte aligned (ctypes before 3.13 cannot say
-    # so: the explicit tail padding keeps the size; aligned() handles placement).
-    _fields_ = [("rotation", versor), ("translation", vec3), ("_pad", c_float)]
-
-
-MQ_RIGID_ALIGN = 16
+    # C: { float rotation[4] (w, x, y, z); vec3 translation; }
+    _fields_ = [("rotation", quat), ("translation", vec3)]
 
 
 class MqTriPair(ctypes.Structure):
@@ -197,15 +192,6 @@ def struct_format(ctype):
         fmt += "%dx" % (ctypes.sizeof(ctype) - pos)
     assert struct.calcsize(fmt) == ctypes.sizeof(ctype)
     return fmt, names
-
-
-def aligned(ctype, alignment):
-    """A zeroed instance of `ctype` at an address that is a multiple of `alignment`."""
-    buf = ctypes.create_string_buffer(ctypes.sizeof(ctype) + alignment)
-    shift = (-ctypes.addressof(buf)) % alignment
-    obj = ctype.from_buffer(buf, shift)
-    obj._keepalive = buf
-    return obj
 
 
 # ---------------------------------------------------------------------------
