@@ -24,7 +24,7 @@
  * objects are built on several threads.
  *
  * ABI: the version macros say which header the caller was compiled against,
- * mq_version() which library is loaded; see README "ABI policy".
+ * mq_version() which library is loaded; see docs/abi.md.
  */
 #ifndef MESHQUERY_BASE_H
 #define MESHQUERY_BASE_H

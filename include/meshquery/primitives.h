@@ -42,7 +42,7 @@
  * is exact for float input via orientation predicates with an exact fallback).
  * The randomized differential tests in tests/diff/ compare every function with
  * independent double-precision oracles and report the tolerance band around
- * exact touching inside which an answer may go either way (README, "Tolerances").
+ * exact touching inside which an answer may go either way (docs/robustness.md, "Tolerances").
  *
  * Huge shapes: a test rounds at the scale of its inputs, the shapes
  * included, so a shape far larger than what it meets is decided at the

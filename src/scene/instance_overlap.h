@@ -31,7 +31,7 @@
 
 /* Relative widening of every local candidate box / pruning bound: covers the
  * float rounding of the centred inputs (2^-24) and the float primitives'
- * own rounding (README "Tolerances": below 1e-6 of the case's scale) with a
+ * own rounding (docs/robustness.md, "Tolerances": below 1e-6 of the case's scale) with a
  * wide margin. It costs a few parts per million of culling power. */
 #define MQ_SCENE_REL_SLACK 1e-5
 

@@ -10,7 +10,7 @@
  *     applied to every triangle"), for coordinates up to 1e18;
  *   - the BVH, the primitives and so the tree, against a double-precision
  *     brute force (tests/support/oracle.h and a plane/barycentric ray test
- *     here), within README "Tolerances": a hit/miss decision may differ only
+ *     here), within docs/robustness.md "Tolerances": a hit/miss decision may differ only
  *     within 2e-6 of the case's scale of the triangle's boundary (or of tmin /
  *     tmax), hit positions (t * |dir|) and distances agree within 2e-6 of the
  *     scale, overlap answers differ only within the band of their family
@@ -44,9 +44,9 @@
 #include "oracle.h"
 #include "test_support.h"
 
-#define BAND_POS 2e-6   /* README: distances, closest points, hit positions */
-#define BAND_ROUND 1e-6 /* README: sphere and capsule overlaps */
-#define BAND_BOX 1e-11  /* README: triangle-box */
+#define BAND_POS 2e-6   /* Tolerances: distances, closest points, hit positions */
+#define BAND_ROUND 1e-6 /* Tolerances: sphere and capsule overlaps */
+#define BAND_BOX 1e-11  /* Tolerances: triangle-box */
 /* The BVH's t was T / det in float, compared as in the BVH's own differential
  * tests (1e-5 of the scale); it is now recomputed in double after the
  * decision (bvh.h), so the hit position band (BAND_POS) applies. */

@@ -17,7 +17,7 @@
  *   - an AABB huge on one side of each axis (a "half-space" corner through a
  *     point of the mesh), or +-FLT_MAX: everything.
  * Answers may differ from the oracle only inside the band of touching,
- * 1e-6 of the twin case's scale (README "Tolerances"); the callback, array
+ * 1e-6 of the twin case's scale (docs/robustness.md, "Tolerances"); the callback, array
  * and any forms must agree. Shapes with an infinite field are invalid and
  * must match nothing (types.h). MQ_TEST_SEED changes the shapes,
  * MQ_HUGE_REPS the shapes per kind, size and mesh.

@@ -10,7 +10,7 @@
  * random query masks and back-face culling. Checks closest, any and all hits,
  * and that batches equal single queries on 1, 2 and 8 threads.
  *
- * Tolerances (README "Tolerances", hit positions and ray spans): a case's
+ * Tolerances (docs/robustness.md "Tolerances", hit positions and ray spans): a case's
  * scale S is the largest |coordinate| of the scene box and the ray origin;
  * t agrees within 2e-6 S / |dir|. Where the double oracle and the float
  * traversal may legitimately decide differently, a difference is explained,

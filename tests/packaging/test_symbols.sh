@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ABI hygiene of the shared library (README, "ABI policy"):
+# ABI hygiene of the shared library (docs/abi.md):
 #  - every dynamic symbol it defines is a public `mq_` function (no internals,
 #    no cglm inlines, no helpers from static archives);
 #  - its soname is libmeshquery.so.<SOVERSION>;

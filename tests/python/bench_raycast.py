@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Batch raycast throughput from Python (meshquery binding) against the C tools
-on the same rays. Not a test: run by hand, figures go in the README ("Python").
+on the same rays. Not a test: run by hand, figures go in docs/performance.md ("Python").
 
   MESHQUERY_LIBRARY=build/libmeshquery.so PYTHONPATH=tools/python \\
       python3 tests/python/bench_raycast.py data/stanford-bunny.obj --tools build [--count 1000000]
