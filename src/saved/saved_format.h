@@ -247,6 +247,19 @@ void mq_saved_close(mq_saved_reader *r);
  * by mq_saved_open_file (r->mapped is false then). mq_saved_close unmaps it
  * unless an object took the mapping over (mq_saved_take_map). */
 mq_status mq_saved_open_mapped(mq_saved_reader *r, const char *path, uint32_t kind, mq_diag *diag);
+/* What a load (saved.h) reads: a file, copied or mapped, or a caller's buffer. */
+typedef enum mq_saved_from { MQ_SAVED_FROM_FILE, MQ_SAVED_FROM_MAPPED, MQ_SAVED_FROM_MEMORY } mq_saved_from;
+typedef struct mq_saved_input {
+    mq_saved_from from;
+    const char *path; /* the file's (FILE, MAPPED) */
+    const void *data; /* the buffer (MEMORY) */
+    size_t size;
+} mq_saved_input;
+/* The start of every load: the diagnostic cleared, the caller's out pointer
+ * (have_out) and the path checked (MQ_ERR_INVALID_ARG), then the reader opened
+ * on the input as the mq_saved_open_* above. */
+mq_status mq_saved_open_input(mq_saved_reader *r, const mq_saved_input *in, uint32_t kind, bool have_out,
+                              mq_diag *diag);
 /* Hands the mapping (if the reader owns one) to the caller, who unmaps it with
  * mq_saved_unmap; the reader keeps reading from it. */
 void mq_saved_take_map(mq_saved_reader *r, void **map, size_t *bytes);

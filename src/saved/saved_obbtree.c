@@ -218,17 +218,13 @@ static mq_status load(mq_saved_reader *r, const mq_allocator *alloc, mq_obbtree 
     return MQ_OK;
 }
 
-static mq_status load_file(const char *path, bool mapped, const mq_allocator *alloc, mq_obbtree **out, mq_diag *diag)
+/* Opens the input, loads, closes: what the three public loads share. */
+static mq_status load_input(const mq_saved_input *in, const mq_allocator *alloc, mq_obbtree **out, mq_diag *diag)
 {
-    mq_diag_clear(diag);
-    if (!out)
-        return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0, "out is NULL");
-    *out = NULL;
-    if (!path)
-        return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0, "path is NULL");
+    if (out)
+        *out = NULL;
     mq_saved_reader r;
-    mq_status st = mapped ? mq_saved_open_mapped(&r, path, MQ_SAVED_KIND_OBBTREE, diag)
-                          : mq_saved_open_file(&r, path, MQ_SAVED_KIND_OBBTREE, diag);
+    mq_status st = mq_saved_open_input(&r, in, MQ_SAVED_KIND_OBBTREE, out != NULL, diag);
     if (st != MQ_OK)
         return st;
     st = load(&r, alloc, out);
@@ -238,24 +234,16 @@ static mq_status load_file(const char *path, bool mapped, const mq_allocator *al
 
 mq_status mq_obbtree_load(const char *path, const mq_allocator *alloc, mq_obbtree **out, mq_diag *diag)
 {
-    return load_file(path, false, alloc, out, diag);
+    return load_input(&(mq_saved_input){MQ_SAVED_FROM_FILE, path, NULL, 0}, alloc, out, diag);
 }
 
 mq_status mq_obbtree_load_mapped(const char *path, const mq_allocator *alloc, mq_obbtree **out, mq_diag *diag)
 {
-    return load_file(path, true, alloc, out, diag);
+    return load_input(&(mq_saved_input){MQ_SAVED_FROM_MAPPED, path, NULL, 0}, alloc, out, diag);
 }
 
 mq_status mq_obbtree_load_memory(const void *data, size_t size, const mq_allocator *alloc, mq_obbtree **out,
                                  mq_diag *diag)
 {
-    mq_diag_clear(diag);
-    if (!out)
-        return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0, "out is NULL");
-    *out = NULL;
-    mq_saved_reader r;
-    mq_status st = mq_saved_open_memory(&r, data, size, MQ_SAVED_KIND_OBBTREE, diag);
-    if (st != MQ_OK)
-        return st;
-    return load(&r, alloc, out);
+    return load_input(&(mq_saved_input){MQ_SAVED_FROM_MEMORY, NULL, data, size}, alloc, out, diag);
 }

@@ -415,6 +415,19 @@ mq_status mq_saved_open_mapped(mq_saved_reader *r, const char *path, uint32_t ki
 #endif
 }
 
+mq_status mq_saved_open_input(mq_saved_reader *r, const mq_saved_input *in, uint32_t kind, bool have_out, mq_diag *diag)
+{
+    mq_diag_clear(diag);
+    if (!have_out)
+        return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0, "out is NULL");
+    if (in->from == MQ_SAVED_FROM_MEMORY)
+        return mq_saved_open_memory(r, in->data, in->size, kind, diag);
+    if (!in->path)
+        return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0, "path is NULL");
+    return in->from == MQ_SAVED_FROM_MAPPED ? mq_saved_open_mapped(r, in->path, kind, diag)
+                                            : mq_saved_open_file(r, in->path, kind, diag);
+}
+
 void *mq_saved_array(const mq_saved_reader *r, const mq_allocator *a, uint32_t kind, size_t bytes)
 {
     if (r->mapped) {
