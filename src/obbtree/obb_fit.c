@@ -6,21 +6,6 @@
 #include "obbtree/obb_fit.h"
 #include "core/float_steps.h"
 
-/* Plain comparisons: fmin/fmax are library calls (NaN rules); inputs are finite. */
-static double min2(double a, double b)
-{
-    return a < b ? a : b;
-}
-static double max2(double a, double b)
-{
-    return a > b ? a : b;
-}
-
-static double dot3(const double a[3], const double b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
 static void cross3(const double a[3], const double b[3], double out[3])
 {
     out[0] = a[1] * b[2] - a[2] * b[1];
@@ -30,7 +15,7 @@ static void cross3(const double a[3], const double b[3], double out[3])
 
 static void normalize3(double a[3])
 {
-    double n = sqrt(dot3(a, a));
+    double n = sqrt(mq_fit_dot3(a, a));
     for (int k = 0; k < 3; k++)
         a[k] /= n;
 }
@@ -44,7 +29,7 @@ static void orthonormalize(double in[3][3], double out[3][3])
         out[1][k] = in[1][k];
     }
     normalize3(out[0]);
-    double d = dot3(out[0], out[1]);
+    double d = mq_fit_dot3(out[0], out[1]);
     for (int k = 0; k < 3; k++)
         out[1][k] -= d * out[0][k];
     normalize3(out[1]);
@@ -66,11 +51,11 @@ double mq_obb_fit_extents(const mq_fit_tris *t, double axes_in[3][3], mq_obb *ou
         for (int k = 0; k < 3; k++) {
             const float *p = mq_fit_corner(t, j, k);
             double q[3] = {p[0], p[1], p[2]};
-            scale = max2(scale, fabs(q[0]) + fabs(q[1]) + fabs(q[2]));
+            scale = mq_fit_max2(scale, fabs(q[0]) + fabs(q[1]) + fabs(q[2]));
             for (int i = 0; i < 3; i++) {
-                double s = dot3(ax[i], q);
-                lo[i] = min2(lo[i], s);
-                hi[i] = max2(hi[i], s);
+                double s = mq_fit_dot3(ax[i], q);
+                lo[i] = mq_fit_min2(lo[i], s);
+                hi[i] = mq_fit_max2(hi[i], s);
             }
         }
     double c[3] = {0, 0, 0};
@@ -84,8 +69,8 @@ double mq_obb_fit_extents(const mq_fit_tris *t, double axes_in[3][3], mq_obb *ou
      * pad by 1e-15 of it so the rounded-up float extents stay conservative. */
     double pad = 1e-15 * (scale + 1e-30);
     for (int i = 0; i < 3; i++) {
-        double pc = dot3(ax[i], cf);
-        h[i] = max2(hi[i] - pc, pc - lo[i]) + pad;
+        double pc = mq_fit_dot3(ax[i], cf);
+        h[i] = mq_fit_max2(hi[i] - pc, pc - lo[i]) + pad;
         out->half[i] = mq_float_ceil_of(h[i]);
     }
     return h[0] * h[1] + h[1] * h[2] + h[2] * h[0];
@@ -110,7 +95,7 @@ static void add_triangle_moments(const mq_fit_tris *t, size_t j, const double o[
         m[d] = (v[0][d] + v[1][d] + v[2][d]) / 3.0;
     }
     cross3(e1, e2, n);
-    double area = 0.5 * sqrt(dot3(n, n));
+    double area = 0.5 * sqrt(mq_fit_dot3(n, n));
     *area_sum += area;
     for (int d = 0; d < 3; d++)
         mean[d] += area * m[d];

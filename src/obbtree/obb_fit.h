@@ -26,6 +26,22 @@ static inline const float *mq_fit_corner(const mq_fit_tris *t, size_t j, int k)
     return t->positions + 3 * (size_t)t->indices[3 * (size_t)t->ids[j] + (size_t)k];
 }
 
+/* Plain comparisons for the fitting code: fmin/fmax are library calls (their
+ * NaN rules keep them out of line) and the inputs are finite. */
+static inline double mq_fit_min2(double a, double b)
+{
+    return a < b ? a : b;
+}
+static inline double mq_fit_max2(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+static inline double mq_fit_dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
 /* Fits a box with the given method. `out` gets a valid OBB (orthonormal axes to
  * float precision, a right-handed frame). */
 void mq_obb_fit_box(mq_obb_fit method, const mq_fit_tris *tris, mq_obb *out);

@@ -20,22 +20,6 @@
 #define DITO_DIRS 7
 #define DITO_POINTS (2 * DITO_DIRS)
 
-/* Plain comparisons: fmin/fmax are library calls here (their NaN rules keep
- * them out of line) and the inputs are finite. */
-static double min2(double a, double b)
-{
-    return a < b ? a : b;
-}
-static double max2(double a, double b)
-{
-    return a > b ? a : b;
-}
-
-static double dot3(const double a[3], const double b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
 static void sub3(const double a[3], const double b[3], double out[3])
 {
     for (int k = 0; k < 3; k++)
@@ -124,9 +108,9 @@ static double frame_measure(const dito_set *pts, const double u[3], const double
     for (int i = 0; i < 3; i++) {
         double lo = DBL_MAX, hi = -DBL_MAX;
         for (int p = 0; p < pts->count; p++) {
-            double s = dot3(ax[i], pts->p[p]);
-            lo = min2(lo, s);
-            hi = max2(hi, s);
+            double s = mq_fit_dot3(ax[i], pts->p[p]);
+            lo = mq_fit_min2(lo, s);
+            hi = mq_fit_max2(hi, s);
         }
         h[i] = 0.5 * (hi - lo);
     }
@@ -146,13 +130,13 @@ static void try_triangle(const dito_set *pts, const double *a, const double *b, 
     sub3(c, b, e[1]);
     sub3(a, c, e[2]);
     cross3(e[0], e[1], w);
-    double ww = dot3(w, w), l0 = dot3(e[0], e[0]), l1 = dot3(e[1], e[1]);
+    double ww = mq_fit_dot3(w, w), l0 = mq_fit_dot3(e[0], e[0]), l1 = mq_fit_dot3(e[1], e[1]);
     if (!(ww > 1e-24 * l0 * l1)) /* (nearly) collinear corners: no normal */
         return;
     scale3(w, 1.0 / sqrt(ww));
     for (int i = 0; i < 3; i++) {
         double u[3] = {e[i][0], e[i][1], e[i][2]}, v[3];
-        scale3(u, 1.0 / sqrt(dot3(u, u)));
+        scale3(u, 1.0 / sqrt(mq_fit_dot3(u, u)));
         cross3(w, u, v);
         double m = frame_measure(pts, u, v, w);
         if (m < best->measure) {
@@ -173,7 +157,7 @@ static void line_frame(const double u[3], double axes[3][3])
     double e[3] = {0, 0, 0}, v[3], w[3];
     e[m] = 1.0; /* the world axis least aligned with u */
     cross3(u, e, v);
-    scale3(v, 1.0 / sqrt(dot3(v, v)));
+    scale3(v, 1.0 / sqrt(mq_fit_dot3(v, v)));
     cross3(u, v, w);
     for (int k = 0; k < 3; k++) {
         axes[0][k] = u[k];
@@ -191,7 +175,7 @@ static int farthest_from_line(const dito_set *pts, const double p0[3], const dou
         double d[3], x[3];
         sub3(pts->p[p], p0, d);
         cross3(d, e, x);
-        double s = dot3(x, x);
+        double s = mq_fit_dot3(x, x);
         if (s > best_d) {
             best_d = s;
             best = p;
@@ -218,8 +202,8 @@ void mq_obb_fit_dito_axes(const mq_fit_tris *t, double axes[3][3], double *aabb_
     for (int d = 0; d < DITO_DIRS; d++) {
         double e[3];
         sub3(pts[d + DITO_DIRS], pts[d], e);
-        if (dot3(e, e) > pair_d) {
-            pair_d = dot3(e, e);
+        if (mq_fit_dot3(e, e) > pair_d) {
+            pair_d = mq_fit_dot3(e, e);
             pair = d;
         }
     }
@@ -238,16 +222,16 @@ void mq_obb_fit_dito_axes(const mq_fit_tris *t, double axes[3][3], double *aabb_
             cross3(e0, e2, n);
             int lo = 0, hi = 0;
             for (int p = 1; p < set.count; p++) {
-                if (dot3(n, set.p[p]) < dot3(n, set.p[lo]))
+                if (mq_fit_dot3(n, set.p[p]) < mq_fit_dot3(n, set.p[lo]))
                     lo = p;
-                if (dot3(n, set.p[p]) > dot3(n, set.p[hi]))
+                if (mq_fit_dot3(n, set.p[p]) > mq_fit_dot3(n, set.p[hi]))
                     hi = p;
             }
-            double base = dot3(n, p0);
+            double base = mq_fit_dot3(n, p0);
             const int apexes[2] = {lo, hi};
             for (int s = 0; s < 2; s++) {
                 const double *q = set.p[apexes[s]];
-                if (dot3(n, q) == base) /* on the base plane: no tetrahedron on this side */
+                if (mq_fit_dot3(n, q) == base) /* on the base plane: no tetrahedron on this side */
                     continue;
                 try_triangle(&set, p0, p1, q, &best);
                 try_triangle(&set, p1, p2, q, &best);
