@@ -117,20 +117,26 @@ static void put_names(mqt_textbuf *b, const pick_writer *w, const pick_source_te
     }
 }
 
-/* A hit on a triangle of the face whose `f` statement is at `line`. The numbers are written
- * straight into the buffer (one room check for several of them). */
-static void write_json_hit(pick_writer *w, const pick_source_text *st, size_t ray, size_t rank, const mq_hit *h,
-                           uint32_t instance, uint64_t line)
+/* The opening of every JSON record: {"ray":N,"rank":R */
+static void put_ray_rank(mqt_textbuf *b, size_t ray, size_t rank)
 {
-    mqt_textbuf *b = w->text;
     char *p = mqt_tb_room(b, NUMBERS_ROOM);
     p = MQT_PUT_LIT(p, "{\"ray\":");
     p = mqt_put_u64(p, ray);
     p = MQT_PUT_LIT(p, ",\"rank\":");
     p = mqt_put_u64(p, rank);
     mqt_tb_wrote(b, p);
+}
+
+/* A hit on a triangle of the face whose `f` statement is at `line`. The numbers are written
+ * straight into the buffer (one room check for several of them). */
+static void write_json_hit(pick_writer *w, const pick_source_text *st, size_t ray, size_t rank, const mq_hit *h,
+                           uint32_t instance, uint64_t line)
+{
+    mqt_textbuf *b = w->text;
+    put_ray_rank(b, ray, rank);
     put_source(b, w, st, instance);
-    p = mqt_tb_room(b, NUMBERS_ROOM);
+    char *p = mqt_tb_room(b, NUMBERS_ROOM);
     p = MQT_PUT_LIT(p, ",\"face\":");
     p = mqt_put_u64(p, h->face);
     p = MQT_PUT_LIT(p, ",\"line\":");
@@ -166,12 +172,7 @@ static void write_json_hit(pick_writer *w, const pick_source_text *st, size_t ra
 static void write_json_miss(pick_writer *w, const pick_source_text *st, size_t ray, size_t rank)
 {
     mqt_textbuf *b = w->text;
-    char *p = mqt_tb_room(b, NUMBERS_ROOM);
-    p = MQT_PUT_LIT(p, "{\"ray\":");
-    p = mqt_put_u64(p, ray);
-    p = MQT_PUT_LIT(p, ",\"rank\":");
-    p = mqt_put_u64(p, rank);
-    mqt_tb_wrote(b, p);
+    put_ray_rank(b, ray, rank);
     if (!w->name_instance)
         put_source(b, w, st, 0);
     MQT_TB_LIT(b, ",\"hit\":false}\n");
