@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "obj/triangulate.h"
 #include "test_support.h"
@@ -196,7 +195,8 @@ static void shapes_that_defeat_the_fan(void **state)
     mq_tri_scratch_free(&s);
 }
 
-/* Not simple, or no plane at all: still n-2 triangles of valid corners, fast. */
+/* Not simple, or no plane at all: still n-2 triangles of valid corners (the
+ * clipper's speed on such faces is for mq-bench obj, not a timed test). */
 static void degenerate_polygons_still_give_n_minus_2(void **state)
 {
     (void)state;
@@ -232,10 +232,7 @@ static void degenerate_polygons_still_give_n_minus_2(void **state)
             }
         }
         polygon p = embed(uv, n, &rng);
-        clock_t t0 = clock();
         mq_tri_result r = cut(&p, &s, out);
-        double seconds = (double)(clock() - t0) / CLOCKS_PER_SEC;
-        assert_true(seconds < 5.0);
         assert_true(r != MQ_TRI_NO_MEMORY);
         if (r == MQ_TRI_CLIPPED) {
             uint32_t *uses = calloc(n, sizeof *uses);
