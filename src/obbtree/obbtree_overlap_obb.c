@@ -35,18 +35,6 @@ static bool tri_test(const mq_triangle *tri, const void *q)
     return mq_overlap_triangle_obb(tri, &o->box);
 }
 
-/* Largest deviation of the axes from orthonormal. */
-static float axes_deviation(const mq_obb *b)
-{
-    float dev = 0.0f;
-    for (int i = 0; i < 3; i++) {
-        dev = fmaxf(dev, fabsf(mq_v3_len2(b->axes[i]) - 1.0f));
-        for (int j = i + 1; j < 3; j++)
-            dev = fmaxf(dev, fabsf(mq_v3_dot(b->axes[i], b->axes[j])));
-    }
-    return dev;
-}
-
 static size_t walk(const mq_obbtree *t, const mq_obb *box, mq_overlap_fn fn, void *user)
 {
     if (!t || !box || !mq_obb_is_valid(box))
@@ -56,7 +44,8 @@ static size_t walk(const mq_obbtree *t, const mq_obb *box, mq_overlap_fn fn, voi
     if (!mq_obbtree_root_region(t, lo, hi) || !mq_obb_reduce(box, lo, hi, &cut))
         return 0;
     box = &cut;
-    obb_query q = {*box, box->half[0] + box->half[1] + box->half[2], MQ_OBBTREE_SLACK + 8.0f * axes_deviation(box)};
+    obb_query q = {*box, box->half[0] + box->half[1] + box->half[2],
+                   MQ_OBBTREE_SLACK + 8.0f * mq_obb_axes_deviation(box)};
     return mq_obbtree_walk(t, &q, node_test, tri_test, fn, user);
 }
 

@@ -5,6 +5,8 @@
 #ifndef MQ_PRIMITIVES_SHAPE_CHECKS_H
 #define MQ_PRIMITIVES_SHAPE_CHECKS_H
 
+#include <math.h>
+
 #include <meshquery/primitives.h>
 
 #include "core/vec3.h"
@@ -67,6 +69,20 @@ static inline void mq_obb_to_world(const mq_obb *box, const vec3 local, vec3 out
     mq_v3_madd(out, out, box->axes[0], local[0]);
     mq_v3_madd(out, out, box->axes[1], local[1]);
     mq_v3_madd(out, out, box->axes[2], local[2]);
+}
+
+/* Largest deviation of an OBB's axes from orthonormal (|len^2 - 1| and
+ * |dot| over the axes): what a valid box's faces may be off by, as a fraction
+ * of its extents, which the node tests' slack must cover. */
+static inline float mq_obb_axes_deviation(const mq_obb *b)
+{
+    float dev = 0.0f;
+    for (int i = 0; i < 3; i++) {
+        dev = fmaxf(dev, fabsf(mq_v3_len2(b->axes[i]) - 1.0f));
+        for (int j = i + 1; j < 3; j++)
+            dev = fmaxf(dev, fabsf(mq_v3_dot(b->axes[i], b->axes[j])));
+    }
+    return dev;
 }
 
 #endif

@@ -213,17 +213,6 @@ static inline bool refine_obb(const float lo[3], const float hi[3], const void *
     return mq_sat_overlap(o->box->half, nh, R, t, slack);
 }
 
-static float axes_deviation(const mq_obb *b)
-{
-    float dev = 0.0f;
-    for (int i = 0; i < 3; i++) {
-        dev = fmaxf(dev, fabsf(mq_v3_len2(b->axes[i]) - 1.0f));
-        for (int j = i + 1; j < 3; j++)
-            dev = fmaxf(dev, fabsf(mq_v3_dot(b->axes[i], b->axes[j])));
-    }
-    return dev;
-}
-
 static size_t walk_obb(const mq_bvh *b, const mq_obb *box, mq_overlap_fn fn, void *user)
 {
     if (!b || !box || !mq_obb_is_valid(box))
@@ -233,8 +222,8 @@ static size_t walk_obb(const mq_bvh *b, const mq_obb *box, mq_overlap_fn fn, voi
     if (!mq_bvh_root_region(b, lo, hi) || !mq_obb_reduce(box, lo, hi, &cut))
         return 0;
     box = &cut;
-    obb_refine rq = {box, box->half[0] + box->half[1] + box->half[2], MQ_BVH_OVERLAP_SLACK + 8.0f * axes_deviation(box),
-                     mq_abs_sum3(box->center)};
+    obb_refine rq = {box, box->half[0] + box->half[1] + box->half[2],
+                     MQ_BVH_OVERLAP_SLACK + 8.0f * mq_obb_axes_deviation(box), mq_abs_sum3(box->center)};
     /* Bounding box and ball of the set the primitive tests, {p : |axes . (p - c)| <= half},
      * widened for axes that are orthonormal only to within the tolerance. */
     float grow = rq.rel * rq.half_sum + MQ_BVH_OVERLAP_SLACK * rq.c_mag;
