@@ -141,7 +141,7 @@ typedef struct mq_bvh_stats {
     double build_ms;           /**< wall-clock time mq_bvh_build took */
 } mq_bvh_stats;
 
-/** Fills `out` with the tree's statistics. */
+/** Fills `out` with the tree's statistics; all zero for a NULL bvh, a no-op for a NULL out. */
 MQ_API void mq_bvh_get_stats(const mq_bvh *bvh, mq_bvh_stats *out);
 
 /**
@@ -312,8 +312,8 @@ typedef struct mq_point_hit mq_point_hit;
  * mq_overlap_capsule_triangle, mq_overlap_triangle_obb or
  * mq_overlap_triangle_aabb. The kind is read once per query; the walk is the
  * one specialised for that kind.
- * @param bvh the BVH to query.
- * @param shape the shape (types.h: mq_shape_sphere(), ...); an invalid one
+ * @param bvh the BVH to query; NULL matches nothing.
+ * @param shape the shape (types.h: mq_shape_sphere(), ...); NULL, an invalid one
  *        (NaN, negative radius, ...) or one of a kind this version does not
  *        know matches nothing.
  * @param fn called with each triangle's mesh id; NULL makes the call a no-op.

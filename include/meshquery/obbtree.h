@@ -140,7 +140,8 @@ typedef struct mq_obbtree_stats {
     double bytes_per_triangle; /**< mq_obbtree_byte_count / triangle_count (0 for an empty tree) */
 } mq_obbtree_stats;
 
-/** Fills `out` with the tree's statistics (as mq_bvh_get_stats does for a BVH); O(nodes). */
+/** Fills `out` with the tree's statistics (as mq_bvh_get_stats does for a BVH); O(nodes). All zero
+ * for a NULL tree, a no-op for a NULL out. */
 MQ_API void mq_obbtree_get_stats(const mq_obbtree *tree, mq_obbtree_stats *out);
 /** The root box (encloses every triangle of the tree). Returns false for an empty tree. */
 MQ_API bool mq_obbtree_root(const mq_obbtree *tree, mq_obb *out);
@@ -161,8 +162,8 @@ typedef bool (*mq_overlap_fn)(uint32_t triangle, void *user);
  * mq_overlap_capsule_triangle, mq_overlap_triangle_obb or
  * mq_overlap_triangle_aabb. The kind is read once per query; the walk is the
  * one specialised for that kind.
- * @param tree the tree to query.
- * @param shape the shape (types.h: mq_shape_sphere(), ...); an invalid one
+ * @param tree the tree to query; NULL matches nothing.
+ * @param shape the shape (types.h: mq_shape_sphere(), ...); NULL, an invalid one
  *        or one of a kind this version does not know matches nothing.
  * @param fn called with each triangle's mesh id; NULL makes the call a no-op.
  * @param user passed to `fn`.

@@ -274,9 +274,9 @@ typedef bool (*mq_scene_overlap_fn)(uint32_t instance, uint32_t triangle, void *
  * (the primitive of its kind: mq_overlap_sphere_triangle,
  * mq_overlap_capsule_triangle, mq_overlap_triangle_obb or
  * mq_overlap_triangle_aabb semantics: closed sets, touching counts).
- * @param scene the committed scene.
- * @param shape the world shape (types.h: mq_dshape_sphere(), ...); an invalid
- *        one or one of a kind this version does not know matches nothing.
+ * @param scene the committed scene; NULL matches nothing.
+ * @param shape the world shape (types.h: mq_dshape_sphere(), ...); NULL, an
+ *        invalid one or one of a kind this version does not know matches nothing.
  * @param query NULL for the defaults (only its mask applies).
  * @param fn called per pair; NULL makes the call a no-op.
  * @param user passed to `fn`.

@@ -34,7 +34,11 @@ static double subtree_cost(const mq_bvh *bvh, uint32_t index, uint64_t *slots)
 
 void mq_bvh_get_stats(const mq_bvh *bvh, mq_bvh_stats *out)
 {
+    if (!out)
+        return;
     *out = (mq_bvh_stats){0};
+    if (!bvh)
+        return;
     out->triangle_count = bvh->mesh->triangle_count;
     out->node_count = bvh->node_count;
     out->leaf_count = bvh->leaf_count;

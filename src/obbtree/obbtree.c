@@ -38,7 +38,13 @@ const mq_mesh *mq_obbtree_mesh(const mq_obbtree *t)
 }
 void mq_obbtree_get_stats(const mq_obbtree *t, mq_obbtree_stats *out)
 {
+    if (!out)
+        return;
     mq_obbtree_stats st = {0};
+    if (!t) {
+        *out = st;
+        return;
+    }
     st.triangle_count = t->tri_count;
     st.node_count = t->node_count;
     st.max_depth = t->depth;

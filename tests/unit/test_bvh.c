@@ -139,6 +139,11 @@ static void empty_mesh_builds_and_hits_nothing(void **state)
     assert_int_equal(mq_bvh_raycast_all(b, &r, NULL, NULL, 0), 0);
     assert_int_equal(mq_bvh_refit(b, NULL, NULL), MQ_OK);
     mq_bvh_stats s;
+    memset(&s, 0xff, sizeof s);
+    mq_bvh_get_stats(NULL, &s); /* NULL bvh: all zero; NULL out: no-op */
+    assert_int_equal(s.triangle_count, 0);
+    assert_true(s.sah_cost == 0.0);
+    mq_bvh_get_stats(b, NULL);
     mq_bvh_get_stats(b, &s);
     assert_int_equal(s.triangle_count, 0);
     assert_int_equal(s.node_count, 0);

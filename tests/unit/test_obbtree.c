@@ -107,6 +107,17 @@ static void defaults_and_bad_arguments(void **state)
     assert_int_equal(d.fit, MQ_OBB_FIT_DITO);
     assert_int_equal(d.max_leaf_size, 4);
     assert_null(d.allocator);
+    /* NULL tree: zero statistics (a stale value would show); NULL out: no-op */
+    mq_obbtree_stats st;
+    memset(&st, 0xff, sizeof st);
+    mq_obbtree_get_stats(NULL, &st);
+    assert_int_equal(st.triangle_count, 0);
+    assert_int_equal(st.node_count, 0);
+    assert_true(st.total_volume == 0.0);
+    mq_obbtree_get_stats(NULL, NULL);
+    mq_shape none = mq_shape_sphere((mq_sphere){{0, 0, 0}, 1});
+    assert_int_equal(mq_obbtree_overlap_array(NULL, &none, NULL, 0), 0);
+    assert_false(mq_obbtree_overlap_any(NULL, &none));
     float q[4] = {1, 0, 0, 0}, h[3] = {1, 2, 3}, t[3] = {0, 0, 0};
     mq_mesh *m = make_box(h, q, t);
     mq_obbtree *tree = (mq_obbtree *)&d; /* must be reset to NULL on failure */
