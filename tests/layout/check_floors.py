@@ -20,6 +20,7 @@ FLOORS = [
     ["bvh/kernels"],
     ["obbtree"],
     ["query"],
+    ["proximity"],
     ["saved"],
     ["scene", "scene/tlas"],
 ]
@@ -34,8 +35,11 @@ PUBLIC = {
     "bvh.h": "bvh",
     "obbtree.h": "obbtree",
     "casts.h": "query",
+    "batch.h": "query",
+    "proximity.h": "proximity",
     "saved.h": "saved",
     "scene.h": "scene",
+    "clash.h": "scene",
     "meshquery.h": None,  # the umbrella header: for users, never included by src/
 }
 
