@@ -16,6 +16,7 @@
  *   scene.h       instances of hierarchies placed by transforms: every query on the world
  *                 (shape overlaps: mq_scene_overlap / _array / _any), batches
  *   casts.h       sphere and capsule casts (sweeps), winding number and signed distance, both hierarchies
+ *   batch.h       batches of closest points, solids, overlaps, casts, OBB tree rays and all hits
  */
 #ifndef MESHQUERY_H
 #define MESHQUERY_H
@@ -28,6 +29,7 @@
 #include <meshquery/bvh.h>
 #include <meshquery/obbtree.h>
 #include <meshquery/casts.h>
+#include <meshquery/batch.h>
 #include <meshquery/saved.h>
 #include <meshquery/scene.h>
 
