@@ -220,4 +220,20 @@ MQ_API float mq_closest_points_segment_segment(const vec3 a0, const vec3 a1, con
 MQ_API float mq_closest_points_segment_triangle(const vec3 a, const vec3 b, const mq_triangle *tri, vec3 out_segment,
                                                 vec3 out_triangle);
 
+/**
+ * Distance between two triangles, in double, with the closest points (each on
+ * its own triangle). 0 when mq_overlap_triangle_triangle says they intersect
+ * (touching included), the two points then being a common point to rounding;
+ * otherwise the smallest of the 6 vertex-triangle and 9 edge-edge distances.
+ * A zero-area triangle acts as the segment or point it spans.
+ * @param a  the first triangle.
+ * @param b  the second triangle.
+ * @param[out] out_a  the closest point on a (NULL: not wanted).
+ * @param[out] out_b  the closest point on b (NULL: not wanted).
+ * @return the distance (not squared); NaN when a corner is not finite (the
+ *         outputs are then untouched). Thread safety: pure function.
+ */
+MQ_API double mq_closest_points_triangle_triangle(const mq_triangle *a, const mq_triangle *b, double out_a[3],
+                                                  double out_b[3]);
+
 #endif /* MESHQUERY_PRIMITIVES_H */

@@ -1,0 +1,54 @@
+/*
+ * Distances between triangles, segments and points in double precision, for
+ * the proximity queries (src/proximity) and mq_closest_points_triangle_triangle.
+ * Inputs are double corners (already mapped into a common frame); the
+ * intersection decision of two triangles takes float copies of them, so that
+ * it is the exact mq_overlap_triangle_triangle (docs/proximity.md).
+ * Nothing here validates its input: callers pass finite corners. Names: mq_td_*.
+ */
+#ifndef MQ_PRIMITIVES_TRIANGLE_DISTANCE_H
+#define MQ_PRIMITIVES_TRIANGLE_DISTANCE_H
+
+#include <stdbool.h>
+
+#include <meshquery/types.h>
+
+/* A triangle of double corners. */
+typedef struct mq_td_tri {
+    double v[3][3];
+} mq_td_tri;
+
+/* Squared distance from p to segment [a, b] (a == b: a point); q = the closest point. */
+double mq_td_point_segment2(const double p[3], const double a[3], const double b[3], double q[3]);
+
+/* Squared distance from p to triangle t (a numerically flat one: its edges); q = the closest point. */
+double mq_td_point_triangle2(const double p[3], const mq_td_tri *t, double q[3]);
+
+/* Squared distance between segments [p0, p1] and [q0, q1]; a, b = the closest points. */
+double mq_td_segment_segment2(const double p0[3], const double p1[3], const double q0[3], const double q1[3],
+                              double a[3], double b[3]);
+
+/* Where segment [p, q] meets the plane of triangle t inside t (to rounding): true and x = that point
+ * when p and q lie on opposite sides (or one on the plane) and the crossing's closest point on t is
+ * within rounding; a segment lying in the plane gives false (its edges decide). */
+bool mq_td_segment_crossing(const double p[3], const double q[3], const mq_td_tri *t, double x[3]);
+
+/*
+ * Distance between two triangles of double corners a and b, whose float
+ * copies are af and bf (the intersection decision): 0 when
+ * mq_overlap_triangle_triangle(af, bf), with pa and pb a common point (to
+ * rounding); else the smallest of the 6 vertex-triangle and 9 edge-edge
+ * distances, with the closest points. Returns the distance (not squared).
+ */
+double mq_td_triangle_triangle(const mq_td_tri *a, const mq_triangle *af, const mq_td_tri *b, const mq_triangle *bf,
+                               double pa[3], double pb[3]);
+
+/* As mq_td_triangle_triangle without the intersection decision: the smallest of the 15
+ * feature distances (exact when the triangles are disjoint). */
+double mq_td_triangle_features(const mq_td_tri *a, const mq_td_tri *b, double pa[3], double pb[3]);
+
+/* A common point of two intersecting triangles (edge crossings first, else the closest
+ * feature pair's midpoint). */
+void mq_td_triangle_witness(const mq_td_tri *a, const mq_td_tri *b, double pa[3], double pb[3]);
+
+#endif
