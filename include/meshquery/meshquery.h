@@ -17,6 +17,7 @@
  *                 (shape overlaps: mq_scene_overlap / _array / _any), batches
  *   casts.h       sphere and capsule casts (sweeps), winding number and signed distance, both hierarchies
  *   proximity.h   distances mesh-mesh and shape-mesh, clearance (pairs within d), both hierarchies
+ *   contacts.h    a shape's contacts with a mesh: per triangle depth, normal, points
  */
 #ifndef MESHQUERY_H
 #define MESHQUERY_H
@@ -30,6 +31,7 @@
 #include <meshquery/obbtree.h>
 #include <meshquery/casts.h>
 #include <meshquery/proximity.h>
+#include <meshquery/contacts.h>
 #include <meshquery/saved.h>
 #include <meshquery/scene.h>
 

@@ -236,4 +236,58 @@ MQ_API float mq_closest_points_segment_triangle(const vec3 a, const vec3 b, cons
 MQ_API double mq_closest_points_triangle_triangle(const mq_triangle *a, const mq_triangle *b, double out_a[3],
                                                   double out_b[3]);
 
+/* ------------------------------------------------------------------------- */
+/* Contacts: how deep a shape sits in a triangle. Computed in double.        */
+/* ------------------------------------------------------------------------- */
+
+/**
+ * A shape's contact with one triangle T (S: the closed shape).
+ *   - normal n: a unit vector, the direction in which the SHAPE moves to
+ *     leave the triangle (it points from the triangle towards the shape).
+ *   - depth: the penetration depth, min over unit n of h_T(n) + h_S(-n) with
+ *     h the support function (h_X(n) = max of x.n over X): the shortest
+ *     distance the shape must be moved for S and T to be left touching at
+ *     most; `normal` is a minimising n. 0 when they just touch.
+ *   - point_triangle: a point of T with the largest x.n; point_shape: a point
+ *     of S with the least x.n; (point_triangle - point_shape).n == depth.
+ *     When the support is not a single point: the corner of T with the
+ *     lowest index, and for S the centre of its face or edge (for a capsule
+ *     whose axis is parallel to the face, the end `a` grown by the radius).
+ * Sphere and capsule: while the centre (axis) stays off the triangle, depth
+ * = radius - the distance of the centre (axis) to T, the normal runs from T's
+ * closest point to the centre's (axis') closest point and the two points
+ * are those closest points, moved by the radius for the shape's. Once the
+ * centre (axis) meets T, depth = radius + the penetration of the centre
+ * (axis) itself, which for a point is 0 with the face normal.
+ * Boxes (OBB and AABB, both as their polytopes): the minimum over the
+ * separating-axis candidates (the box's three face normals, the triangle's
+ * normal, the nine cross products of a box edge and a triangle edge), which
+ * for two convex polytopes is the exact penetration depth; cross products of
+ * edges parallel to within sin = 2^-27 are skipped (their facet is at most
+ * that thin), which bounds the error by about 1e-8 of the coordinates.
+ */
+typedef struct mq_contact {
+    double depth;             /**< penetration depth (see above); < 0 when apart (mq_contact_shape_triangle) */
+    double normal[3];         /**< unit; the direction the shape moves to separate */
+    double point_shape[3];    /**< the shape's deepest point along -normal */
+    double point_triangle[3]; /**< the triangle's farthest point along normal */
+    uint32_t triangle;        /**< triangle id in the mesh (contacts.h); UINT32_MAX from the primitive */
+} mq_contact;
+
+/**
+ * The contact of any shape (sphere, capsule, OBB, AABB) with a triangle, in
+ * double from the float inputs (mq_contact gives the definitions).
+ * @param shape the shape (types.h rules; an invalid or unknown one touches nothing).
+ * @param tri the triangle; a zero-area one is the segment or point it spans.
+ * @param[out] out written whenever the inputs are valid, also when they are
+ *        apart: depth is then negative, and for a sphere or capsule -depth is
+ *        the distance between them (the points are the closest points); for a
+ *        box -depth is the largest gap along the candidate axes, a lower bound
+ *        of the distance. Untouched for invalid inputs.
+ * @return true when depth >= 0 (they overlap or touch, up to the double
+ *         rounding of the computation); false when apart or invalid.
+ * Thread safety: pure function.
+ */
+MQ_API bool mq_contact_shape_triangle(const mq_shape *shape, const mq_triangle *tri, mq_contact *out);
+
 #endif /* MESHQUERY_PRIMITIVES_H */

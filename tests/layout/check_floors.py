@@ -37,6 +37,7 @@ PUBLIC = {
     "casts.h": "query",
     "batch.h": "query",
     "proximity.h": "proximity",
+    "contacts.h": "proximity",
     "saved.h": "saved",
     "scene.h": "scene",
     "clash.h": "scene",
