@@ -9,6 +9,7 @@
  *   mq_version()                 run-time version string, e.g. "0.1.0"
  *   mq_status                    result of every fallible operation
  *   mq_status_string()           a short English name for a status
+ *   mq_isa_in_use()              the instruction set the query kernels run at
  *   mq_diag                      optional human-readable detail (message, path, line, column)
  *   mq_allocator                 optional user allocation hook (alloc/free with size + alignment)
  *
@@ -81,6 +82,17 @@ typedef enum mq_status {
 
 /** A short English name for a status, e.g. "out of memory" (static storage; never NULL). */
 MQ_API const char *mq_status_string(mq_status status);
+
+/**
+ * The instruction set the library's query kernels run at in this process:
+ * "scalar", "sse2", "avx2" or "avx512" (static storage; thread-safe). The
+ * level is chosen once, at the first query: the best that both this CPU and
+ * this build have, or the one the environment variable MQ_ISA names (a level
+ * that is not here falls back to the best one below it). Every level gives
+ * bit-identical answers; only the speed differs. Calling this function makes
+ * the choice if no query has yet.
+ */
+MQ_API const char *mq_isa_in_use(void);
 
 /**
  * Detail about a failure, filled by functions that take an `mq_diag *` (which may

@@ -1,6 +1,8 @@
 /* The ISA switch (isa.h): CPU detection, MQ_ISA, and the one cached choice. */
 #include "core/isa.h"
 
+#include <meshquery/base.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,11 @@ static const char *const names[MQ_ISA_COUNT] = {"scalar", "sse2", "avx2", "avx51
 const char *mq_isa_name(mq_isa isa)
 {
     return (unsigned)isa < MQ_ISA_COUNT ? names[isa] : "?";
+}
+
+const char *mq_isa_in_use(void)
+{
+    return mq_isa_name(mq_isa_active());
 }
 
 bool mq_isa_parse(const char *name, mq_isa *out)

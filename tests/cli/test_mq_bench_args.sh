@@ -41,7 +41,19 @@ usage_error "save --reps 0" save "$mesh" --reps 0
 usage_error "obj --reps 0" obj "$mesh" --reps 0
 usage_error "unknown obj option" obj --bogus "$mesh"
 usage_error "prims --iterations 0" prims --iterations 0
+usage_error "--isa avx3" rays "$mesh" --isa avx3
+usage_error "--isa with no value" scene "$mesh" --isa
 usage_error "unknown prims option" prims --bogus
+
+# --isa pins meshquery (and Embree): the JSON lines name the level meshquery ran at;
+# a level this CPU lacks is a usage error, never a silent fallback.
+"$bench" rays "$mesh" --isa scalar --count 2000 --reps 1 --json > "$tmp/isa.txt" 2>&1
+check "--isa scalar: meshquery ran at scalar" grep -q '"engine":"meshquery",.*"isa":"scalar"' "$tmp/isa.txt"
+if "$bench" rays "$mesh" --isa avx512 --count 2000 --reps 1 --json > "$tmp/isa.txt" 2> "$tmp/err.txt"; then
+    check "--isa avx512: meshquery ran at avx512" grep -q '"engine":"meshquery",.*"isa":"avx512"' "$tmp/isa.txt"
+else
+    check "--isa avx512 on a CPU without it: says so" grep -q "runs meshquery at .* at most" "$tmp/err.txt"
+fi
 
 # Input files with nothing to measure.
 : > "$tmp/empty.rays"

@@ -56,6 +56,7 @@ static void override_reaches_the_table(void **state)
         mq_isa want = (mq_isa)i, got = mq_isa_override(want);
         assert_int_equal(got, want < best ? want : best);
         assert_int_equal(mq_isa_active(), got);
+        assert_string_equal(mq_isa_in_use(), mq_isa_name(got)); /* the public name of the same choice */
         const mq_kernels *k = mq_kernels_active();
         assert_ptr_equal(k, mq_kernels_table[got]);
         assert_int_equal(k->isa, got == MQ_ISA_AVX512 ? MQ_ISA_AVX2 : got);

@@ -261,8 +261,9 @@ static void emit(const rays_opts *o, const char *engine, const char *input, cons
     const char *mesh = slash ? slash + 1 : o->mesh_path;
     if (o->json)
         printf("{\"bench\":\"rays\",\"engine\":\"%s\",\"mesh\":\"%s\",\"subdivide\":%u,\"input\":\"%s\","
-               "\"query\":\"%s\",\"threads\":%u,\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\"}\n",
-               engine, mesh, o->subdivide, input, o->any ? "any" : "closest", o->threads, metric, value, unit);
+               "\"query\":\"%s\",\"threads\":%u,\"isa\":\"%s\",\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\"}\n",
+               engine, mesh, o->subdivide, input, o->any ? "any" : "closest", o->threads, bench_engine_isa(engine),
+               metric, value, unit);
     else
         printf("  %-10s %-30s %10.4f %s\n", engine, metric, value, unit);
 }
@@ -587,9 +588,13 @@ static void report(const rays_opts *o, const geometry *g, const mq_ray *rays, co
     emit(o, "meshquery", input, "ratio_vs_embree", mq->mrays / em->mrays, "x");
     if (e[1].trace_alt)
         emit(o, "meshquery", input, "ratio_vs_embree_packet16", mq->mrays / em->mrays_alt, "x");
-    if (e[0].trace_alt)
+    if (e[0].trace_alt) {
         emit(o, "meshquery", input, "single_ray_api_ratio_vs_embree", mq->mrays_alt / em->mrays, "x");
+        if (o->any) /* the same figure under its own name: one mq_bvh_raycast_any per ray vs rtcOccluded1 */
+            emit(o, "meshquery", input, "any_hit_single_ray_api_ratio_vs_embree", mq->mrays_alt / em->mrays, "x");
+    }
     emit(o, "meshquery", input, "build_ratio_vs_embree", mq->build_ms / em->build_ms, "x");
+    emit(o, "meshquery", input, "memory_ratio_vs_embree", mq->bytes_per_tri / em->bytes_per_tri, "x");
     size_t diff, real;
     count_differences(o, mq, em, n, &diff, &real);
     emit(o, "meshquery", input, "answers_differing_from_embree", (double)diff, "rays");

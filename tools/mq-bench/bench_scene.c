@@ -11,7 +11,8 @@
  * diagonals around the scene to a uniform point of the scene box.
  * meshquery: mq_scene_raycast_closest_batch; Embree: rtcIntersect1 per ray
  * on a device with the same thread count (with --any: occlusion,
- * mq_scene_raycast_any_batch and rtcOccluded1). Both on 1 thread (process CPU time)
+ * mq_scene_raycast_any_batch and rtcOccluded1); on 1 thread also one
+ * mq_scene_raycast_closest (_any) call per ray, the single-ray API. Both on 1 thread (process CPU time)
  * and on --threads threads (0 = all cores; wall time); medians of --reps
  * repetitions, engines measured in turns.
  *
@@ -121,6 +122,25 @@ static double cpu_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Seconds of process CPU time for one mq_scene_raycast_closest (or _any) call
+ * per ray: the single-ray API a picking program uses. Closest hits go to
+ * `hits`, the same answers the batch gives. */
+static double single_ray_seconds(const mq_scene *scene, const mq_dray *rays, size_t n, bool any, mq_scene_hit *hits)
+{
+    size_t occluded = 0;
+    double a = cpu_now();
+    for (size_t i = 0; i < n; i++) {
+        if (any)
+            occluded += mq_scene_raycast_any(scene, &rays[i], NULL);
+        else
+            mq_scene_raycast_closest(scene, &rays[i], NULL, &hits[i]);
+    }
+    double seconds = cpu_now() - a;
+    volatile size_t sink = occluded; /* keeps the any-hit calls */
+    (void)sink;
+    return seconds;
+}
+
 static void emit(const scene_opts *o, const char *engine, unsigned threads, const char *metric, double value,
                  const char *unit)
 {
@@ -128,10 +148,10 @@ static void emit(const scene_opts *o, const char *engine, unsigned threads, cons
     const char *mesh = slash ? slash + 1 : o->mesh_path;
     if (o->json)
         printf("{\"bench\":\"scene\",\"engine\":\"%s\",\"mesh\":\"%s\",\"instances\":%zu,\"transforms\":\"%s\","
-               "\"input\":\"incoherent\",\"query\":\"%s\",\"threads\":%u,\"metric\":\"%s\",\"value\":%.6g,"
-               "\"unit\":\"%s\"}\n",
+               "\"input\":\"incoherent\",\"query\":\"%s\",\"threads\":%u,\"isa\":\"%s\",\"metric\":\"%s\","
+               "\"value\":%.6g,\"unit\":\"%s\"}\n",
                engine, mesh, o->instances, o->scale ? "rigid+scale" : "rigid", o->any ? "any" : "closest", threads,
-               metric, value, unit);
+               bench_engine_isa(engine), metric, value, unit);
     else
         printf("  %-10s %2u thread(s) %-30s %10.4f %s\n", engine, threads, metric, value, unit);
 }
@@ -525,11 +545,15 @@ int bench_scene_main(int argc, char **argv)
         }
     }
     mq_scene_commit(scene, NULL);
-    emit(&o, "meshquery", 1, "build_ms", 1e3 * (bench_now() - t0), "ms");
+    double mq_build_ms = 1e3 * (bench_now() - t0);
+    emit(&o, "meshquery", 1, "build_ms", mq_build_ms, "ms");
 
     unsigned tcounts[2] = {1, o.threads};
     int runs = o.threads > 1 ? 2 : 1;
     double *mq_s = calloc(o.reps, sizeof(double)), *em_s = calloc(o.reps, sizeof(double));
+    double *one_s = calloc(o.reps, sizeof(double));
+    if (!mq_s || !em_s || !one_s)
+        return 1;
 #if defined(MQ_HAVE_EMBREE)
     float *fx = malloc(o.instances * 12 * sizeof *fx), *et = malloc(o.count * sizeof(float));
     bool *eocc = malloc(o.count * sizeof *eocc);
@@ -555,8 +579,10 @@ int bench_scene_main(int argc, char **argv)
             double bms;
             e = ref_embree_create_instanced(mq_mesh_positions(mesh), mq_mesh_vertex_count(mesh), mq_mesh_indices(mesh),
                                             mq_mesh_triangle_count(mesh), fx, o.instances, th, &bms);
-            if (e && run == 0)
+            if (e && run == 0) {
                 emit(&o, "embree", th, "build_ms", bms, "ms");
+                emit(&o, "meshquery", th, "build_ratio_vs_embree", mq_build_ms / bms, "x");
+            }
             have_embree = e != NULL;
         }
 #endif
@@ -566,6 +592,8 @@ int bench_scene_main(int argc, char **argv)
             mq_hits = o.any ? mq_scene_raycast_any_batch(scene, rays, o.count, NULL, th, occluded)
                             : mq_scene_raycast_closest_batch(scene, rays, o.count, NULL, th, hits);
             mq_s[r] = (th == 1 ? cpu_now() : bench_now()) - a;
+            if (th == 1)
+                one_s[r] = single_ray_seconds(scene, rays, o.count, o.any, hits);
 #if defined(MQ_HAVE_EMBREE)
             if (have_embree) {
                 a = th == 1 ? cpu_now() : bench_now();
@@ -578,7 +606,10 @@ int bench_scene_main(int argc, char **argv)
 #endif
         }
         double mq_rate = o.count / median_of(mq_s, o.reps) / 1e6;
+        double one_rate = th == 1 ? o.count / median_of(one_s, o.reps) / 1e6 : 0;
         emit(&o, "meshquery", th, "throughput", mq_rate, "Mrays/s");
+        if (th == 1)
+            emit(&o, "meshquery", th, "throughput_single_ray_api", one_rate, "Mrays/s");
 #if defined(MQ_HAVE_EMBREE)
         if (have_embree) {
             for (size_t i = 0; i < o.count; i++) {
@@ -595,6 +626,8 @@ int bench_scene_main(int argc, char **argv)
             double em_rate = o.count / median_of(em_s, o.reps) / 1e6;
             emit(&o, "embree", th, "throughput", em_rate, "Mrays/s");
             emit(&o, "meshquery", th, "ratio_vs_embree", mq_rate / em_rate, "x");
+            if (th == 1)
+                emit(&o, "meshquery", th, "single_ray_api_ratio_vs_embree", one_rate / em_rate, "x");
             if (!o.json)
                 printf(o.any ? "  occluded: meshquery %zu, embree %zu, same answer: %.2f%%\n"
                              : "  hits: meshquery %zu, embree %zu, same triangle and t: %.2f%%\n",
@@ -621,6 +654,7 @@ int bench_scene_main(int argc, char **argv)
 #endif
     free(mq_s);
     free(em_s);
+    free(one_s);
     free(xf);
     free(rays);
     free(hits);

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <meshquery/base.h>
+
 #include "bench.h"
 #include "meshload.h"
 #include "queryfile.h"
@@ -45,6 +47,14 @@ typedef struct bench_option {
 #define MAX_GENERATED (1u << 28) /* rays, queries or transforms generated: 8 GiB of rays at most */
 
 static const bench_option json_option = {"--json", ARG_FLAG, NULL, 0, 0, "JSON lines (docs/formats.md)", "a table"};
+/* Taken by every command, before the command's own options (pin_isa.c). */
+static const bench_option isa_option = {"--isa",
+                                        ARG_CHOICE,
+                                        "auto|scalar|sse2|avx2|avx512",
+                                        0,
+                                        0,
+                                        "hold meshquery (MQ_ISA) and Embree (isa=) to one instruction set",
+                                        "auto: each its best"};
 
 static const bench_option prims_options[] = {
     {"--iterations", ARG_UINT, "N", 1, 1ull << 40, "calls per run (the median of 7 runs is reported)", "300000"},
@@ -174,6 +184,7 @@ static void command_help(const bench_command *c)
     for (const bench_option *o = c->options; o->name; o++)
         print_option(o);
     print_option(&json_option);
+    print_option(&isa_option);
     printf("  --version\n        print the version of the meshquery library\n  -h, --help\n        this text\n");
     printf("Exit status: 0 on success, 1 when an input cannot be read, 2 for bad arguments.\n");
 }
@@ -303,6 +314,30 @@ static int check_args(const bench_command *c, int argc, char **argv)
     return 0;
 }
 
+/* Takes `--isa NAME` out of argv (every command has it) and pins the ISA; 0 or the usage error's status. */
+static int take_isa(const bench_command *c, int *argc, char **argv)
+{
+    const char *isa = "auto";
+    int k = 2;
+    for (int i = 2; i < *argc; i++) {
+        if (strcmp(argv[i], isa_option.name) != 0) {
+            argv[k++] = argv[i];
+            continue;
+        }
+        if (i + 1 >= *argc)
+            return arg_error(c, "%s needs a value%s", argv[i], "");
+        int rc = check_value(c, &isa_option, argv[++i]);
+        if (rc)
+            return rc;
+        isa = argv[i];
+    }
+    *argc = k;
+    argv[k] = NULL;
+    if (!bench_pin_isa(isa))
+        return arg_error(c, "--isa %s: this CPU or build runs meshquery at %s at most", isa, mq_isa_in_use());
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -323,7 +358,9 @@ int main(int argc, char **argv)
                 command_help(c);
                 return 0;
             }
-        int rc = check_args(c, argc - 1, argv + 1);
+        int rc = take_isa(c, &argc, argv);
+        if (!rc)
+            rc = check_args(c, argc - 1, argv + 1);
         return rc ? rc : c->run(argc - 1, argv + 1);
     }
     fprintf(stderr, "mq-bench: unknown command '%s'\nTry 'mq-bench --help'.\n", argv[1]);

@@ -30,6 +30,15 @@ const char *ref_embree_version(void)
     return RTC_VERSION_STRING;
 }
 
+/* A device with `threads` worker threads, held to mq-bench's --isa if given. */
+static RTCDevice new_device(unsigned threads)
+{
+    char config[64];
+    const char *isa = bench_embree_isa();
+    snprintf(config, sizeof config, "threads=%u%s%s", threads ? threads : 1, isa ? ",isa=" : "", isa ? isa : "");
+    return rtcNewDevice(config);
+}
+
 static RTCGeometry make_geometry(RTCDevice dev, const float *positions, size_t vertex_count, const uint32_t *indices,
                                  size_t triangle_count)
 {
@@ -56,9 +65,7 @@ ref_embree *ref_embree_create(const float *positions, size_t vertex_count, const
     ref_embree *e = calloc(1, sizeof *e);
     if (!e)
         return NULL;
-    char config[64];
-    snprintf(config, sizeof config, "threads=%u", threads ? threads : 1);
-    e->device = rtcNewDevice(config);
+    e->device = new_device(threads);
     if (!e->device) {
         free(e);
         return NULL;
@@ -99,9 +106,7 @@ ref_embree *ref_embree_create_instanced(const float *positions, size_t vertex_co
     ref_embree *e = calloc(1, sizeof *e);
     if (!e)
         return NULL;
-    char config[64];
-    snprintf(config, sizeof config, "threads=%u", threads ? threads : 1);
-    e->device = rtcNewDevice(config);
+    e->device = new_device(threads);
     if (!e->device) {
         free(e);
         return NULL;
