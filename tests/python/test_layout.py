@@ -78,6 +78,15 @@ class Layout(unittest.TestCase):
             self.assertEqual(meshquery._RAY_DTYPE.itemsize, self.structs["mq_ray"][0])
             for f in ("origin", "tmin", "dir", "tmax"):
                 self.assertEqual(meshquery._RAY_DTYPE.fields[f][1], self.fields["mq_ray." + f], f)
+                self.assertEqual(meshquery._DRAY_DTYPE.fields[f][1], self.fields["mq_dray." + f], f)
+            self.assertEqual(meshquery._DRAY_DTYPE.itemsize, self.structs["mq_dray"][0])
+            # every record type the binding returns as a NumPy structured array
+            for name in ("mq_point_hit", "mq_cast_hit", "mq_scene_hit", "mq_scene_point_hit", "mq_sphere",
+                         "mq_capsule"):
+                dt = np.dtype(_capi.STRUCTS[name])
+                self.assertEqual(dt.itemsize, self.structs[name][0], name)
+                for f in dt.names:
+                    self.assertEqual(dt.fields[f][1], self.fields[name + "." + f], name + "." + f)
 
 
 if __name__ == "__main__":

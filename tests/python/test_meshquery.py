@@ -230,8 +230,8 @@ class Binding(unittest.TestCase):
                          self.spot.triangle_count)
         everything.kind = 99
         for tree in (self.bvh, self.tree):
-            self.assertEqual(getattr(lib, tree._overlap_array_fn)(tree.handle, ctypes.byref(everything), None, 0), 0)
-            self.assertFalse(getattr(lib, tree._overlap_any_fn)(tree.handle, ctypes.byref(everything)))
+            self.assertEqual(tree._f("overlap_array")(tree.handle, ctypes.byref(everything), None, 0), 0)
+            self.assertFalse(tree._f("overlap_any")(tree.handle, ctypes.byref(everything)))
 
     def test_obbtree_stats(self):
         st = self.tree.stats()
@@ -245,7 +245,7 @@ class Binding(unittest.TestCase):
     def test_closest_point_is_brute_force(self):
         rng = random.Random(4)
         pts = [(rng.uniform(-1, 1), rng.uniform(-0.5, 1.5), rng.uniform(-1, 1)) for _ in range(3)]
-        p_arr, d_arr, t_arr = self.tree.closest_points(pts)
+        t_arr = self.tree.closest_points(pts).triangle
         for i, p in enumerate(pts):
             got = self.tree.closest_point(p)
             pv = _capi.vec3(*p)

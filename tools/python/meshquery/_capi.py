@@ -159,6 +159,83 @@ def shape(kind, value):
     return s
 
 
+class MqCastHit(ctypes.Structure):
+    """C: mq_cast_hit (casts.h), where a moving sphere or capsule first touches the mesh."""
+    _fields_ = [("t", c_float), ("point", vec3), ("normal", vec3), ("triangle", c_uint32),
+                ("initially_overlapping", c_bool)]
+
+
+dvec3 = c_double * 3
+
+
+class MqDray(ctypes.Structure):
+    _fields_ = [("origin", dvec3), ("tmin", c_double), ("dir", dvec3), ("tmax", c_double)]
+
+
+class MqDsphere(ctypes.Structure):
+    _fields_ = [("center", dvec3), ("radius", c_double)]
+
+
+class MqDcapsule(ctypes.Structure):
+    _fields_ = [("a", dvec3), ("b", dvec3), ("radius", c_double)]
+
+
+class MqDobb(ctypes.Structure):
+    _fields_ = [("center", dvec3), ("half", dvec3), ("axes", dvec3 * 3)]
+
+
+class MqDaabb(ctypes.Structure):
+    _fields_ = [("min", dvec3), ("max", dvec3)]
+
+
+class MqDshapeUnion(ctypes.Union):
+    _fields_ = [("sphere", MqDsphere), ("capsule", MqDcapsule), ("obb", MqDobb), ("aabb", MqDaabb),
+                ("reserved_", c_uint64 * 16)]
+
+
+class MqDshape(ctypes.Structure):
+    """C: mq_dshape, a tagged world shape in double precision for the scene's overlap queries."""
+    _fields_ = [("kind", c_int), ("u", MqDshapeUnion)]
+
+
+class MqXform(ctypes.Structure):
+    """C: mq_xform, rows of a 3 x 4 affine transform (linear part, then translation)."""
+    _fields_ = [("m", (c_double * 4) * 3)]
+
+
+class MqInstanceDef(ctypes.Structure):
+    _fields_ = [("bvh", c_void_p), ("obbtree", c_void_p), ("transform", MqXform), ("user_id", c_uint64),
+                ("mask", c_uint32)]
+
+
+class MqSceneQuery(ctypes.Structure):
+    _fields_ = [("mask", c_uint32), ("cull_back_faces", c_bool)]
+
+
+class MqSceneHit(ctypes.Structure):
+    _fields_ = [("t", c_double), ("point", dvec3), ("normal", dvec3), ("shading_normal", dvec3), ("u", c_float),
+                ("v", c_float), ("uv", vec2), ("instance", c_uint32), ("triangle", c_uint32), ("face", c_uint32),
+                ("group", c_uint32), ("object", c_uint32), ("material", c_uint32), ("user_id", c_uint64),
+                ("back_face", c_bool), ("has_shading_normal", c_bool), ("has_uv", c_bool)]
+
+
+class MqScenePointHit(ctypes.Structure):
+    _fields_ = [("point", dvec3), ("distance", c_double), ("u", c_float), ("v", c_float), ("instance", c_uint32),
+                ("triangle", c_uint32), ("user_id", c_uint64)]
+
+
+class MqInstanceTriangle(ctypes.Structure):
+    _fields_ = [("instance", c_uint32), ("triangle", c_uint32)]
+
+
+def dshape(kind, value):
+    """An MqDshape of `kind` (MQ_SHAPE_*) holding `value` (an MqDsphere, MqDcapsule, MqDobb or MqDaabb)."""
+    s = MqDshape()
+    s.kind = kind
+    setattr(s.u, ("sphere", "capsule", "obb", "aabb")[kind], value)
+    return s
+
+
 # Every structure the layout test checks, by its C name.
 STRUCTS = {
     "mq_diag": MqDiag, "mq_ray": MqRay, "mq_aabb": MqAabb, "mq_obb": MqObb, "mq_sphere": MqSphere,
@@ -166,7 +243,10 @@ STRUCTS = {
     "mq_ray_query": MqRayQuery, "mq_point_hit": MqPointHit, "mq_rigid": MqRigid, "mq_tri_pair": MqTriPair,
     "mq_triangle_source": MqTriangleSource, "mq_obj_options": MqObjOptions, "mq_obj_stats": MqObjStats,
     "mq_bvh_def": MqBvhDef, "mq_bvh_stats": MqBvhStats, "mq_obbtree_def": MqObbtreeDef,
-    "mq_obbtree_stats": MqObbtreeStats, "mq_shape": MqShape,
+    "mq_obbtree_stats": MqObbtreeStats, "mq_shape": MqShape, "mq_cast_hit": MqCastHit, "mq_dray": MqDray,
+    "mq_dsphere": MqDsphere, "mq_dcapsule": MqDcapsule, "mq_dobb": MqDobb, "mq_daabb": MqDaabb,
+    "mq_dshape": MqDshape, "mq_xform": MqXform, "mq_instance_def": MqInstanceDef, "mq_scene_query": MqSceneQuery,
+    "mq_scene_hit": MqSceneHit, "mq_scene_point_hit": MqScenePointHit, "mq_instance_triangle": MqInstanceTriangle,
 }
 
 
@@ -204,6 +284,8 @@ def _candidates():
         return [env]
     here = os.path.dirname(os.path.abspath(__file__))
     dirs = [
+        # pip-installed: the library built by setup.py, bundled inside the package
+        here,
         # installed: <libdir>/meshquery/python/meshquery/_capi.py
         os.path.normpath(os.path.join(here, "..", "..", "..")),
         # a source checkout: tools/python/meshquery -> build/
@@ -292,9 +374,76 @@ _fn("mq_obbtree_collide_array", c_size_t, c_void_p, c_void_p, P(MqRigid), c_void
 _fn("mq_obbtree_any_collide", c_bool, c_void_p, c_void_p, P(MqRigid))
 _fn("mq_obb_from_quat", None, P(c_float), P(c_float), P(c_float), P(MqObb))
 
-# Saving hierarchies (meshquery/saved.h) when the library has it.
-HAVE_SAVED = hasattr(lib, "mq_bvh_save")
-if HAVE_SAVED:
-    _fn("mq_bvh_save", c_int, c_void_p, c_char_p, P(MqDiag))
-    _fn("mq_bvh_load", c_int, c_char_p, c_void_p, P(c_void_p), P(MqDiag))
-    _fn("mq_bvh_mesh", c_void_p, c_void_p)
+_fn("mq_mesh_face_index", c_uint32, c_void_p, c_uint32)
+_fn("mq_mesh_face_name_id", c_uint32, c_void_p, c_int, c_uint32)
+_fn("mq_mesh_normal_count", c_size_t, c_void_p)
+_fn("mq_mesh_normals", P(c_float), c_void_p)
+_fn("mq_mesh_corner_normals", P(c_uint32), c_void_p)
+_fn("mq_mesh_texcoord_count", c_size_t, c_void_p)
+_fn("mq_mesh_texcoords", P(c_float), c_void_p)
+_fn("mq_mesh_corner_texcoords", P(c_uint32), c_void_p)
+_fn("mq_mesh_colors", P(c_float), c_void_p)
+_fn("mq_bvh_raycast_all_count_batch", c_uint64, c_void_p, c_void_p, c_size_t, P(MqRayQuery), c_uint32, c_void_p)
+_fn("mq_bvh_raycast_all_batch", c_uint64, c_void_p, c_void_p, c_size_t, P(MqRayQuery), c_uint32, c_void_p,
+    c_void_p)
+_fn("mq_obbtree_raycast_any", c_bool, c_void_p, P(MqRay), P(MqRayQuery))
+_fn("mq_obbtree_raycast_closest_batch", c_size_t, c_void_p, c_void_p, c_size_t, P(MqRayQuery), c_uint32, c_void_p)
+_fn("mq_obbtree_raycast_any_batch", c_size_t, c_void_p, c_void_p, c_size_t, P(MqRayQuery), c_uint32, c_void_p)
+_fn("mq_obbtree_mesh", c_void_p, c_void_p)
+_fn("mq_bvh_mesh", c_void_p, c_void_p)
+
+# The calls both hierarchies have with the same signature: mq_bvh_<name> and mq_obbtree_<name>.
+for _t in ("bvh", "obbtree"):
+    _fn("mq_%s_closest_point_batch" % _t, c_size_t, c_void_p, c_void_p, c_size_t, c_float, c_uint32, c_void_p,
+        c_void_p)
+    _fn("mq_%s_winding_number" % _t, c_int, c_void_p, P(c_float))
+    _fn("mq_%s_signed_distance" % _t, c_bool, c_void_p, P(c_float), P(c_float), P(MqPointHit))
+    _fn("mq_%s_winding_number_batch" % _t, c_size_t, c_void_p, c_void_p, c_size_t, c_uint32, c_void_p)
+    _fn("mq_%s_inside_batch" % _t, c_size_t, c_void_p, c_void_p, c_size_t, c_uint32, c_void_p)
+    _fn("mq_%s_signed_distance_batch" % _t, c_size_t, c_void_p, c_void_p, c_size_t, c_uint32, c_void_p, c_void_p)
+    _fn("mq_%s_overlap_count_batch" % _t, c_uint64, c_void_p, c_void_p, c_size_t, c_uint32, c_void_p)
+    _fn("mq_%s_overlap_any_batch" % _t, c_size_t, c_void_p, c_void_p, c_size_t, c_uint32, c_void_p)
+    _fn("mq_%s_sphere_cast" % _t, c_bool, c_void_p, P(MqSphere), P(c_float), c_float, P(MqCastHit))
+    _fn("mq_%s_capsule_cast" % _t, c_bool, c_void_p, P(MqCapsule), P(c_float), c_float, P(MqCastHit))
+    _fn("mq_%s_sphere_cast_batch" % _t, c_size_t, c_void_p, c_void_p, c_void_p, c_size_t, c_float, c_uint32,
+        c_void_p)
+    _fn("mq_%s_capsule_cast_batch" % _t, c_size_t, c_void_p, c_void_p, c_void_p, c_size_t, c_float, c_uint32,
+        c_void_p)
+    _fn("mq_%s_save" % _t, c_int, c_void_p, c_char_p, P(MqDiag))
+    _fn("mq_%s_load" % _t, c_int, c_char_p, c_void_p, P(c_void_p), P(MqDiag))
+    _fn("mq_%s_load_mapped" % _t, c_int, c_char_p, c_void_p, P(c_void_p), P(MqDiag))
+    _fn("mq_%s_load_memory" % _t, c_int, c_void_p, c_size_t, c_void_p, P(c_void_p), P(MqDiag))
+    _fn("mq_%s_save_memory" % _t, c_int, c_void_p, c_void_p, P(c_void_p), P(c_size_t), P(MqDiag))
+_fn("mq_saved_free", None, c_void_p, c_size_t, c_void_p)
+HAVE_SAVED = True
+
+# Scenes (meshquery/scene.h).
+_fn("mq_xform_identity", MqXform)
+_fn("mq_xform_from_trs", MqXform, P(c_double), P(c_double), P(c_double))
+_fn("mq_xform_apply_point", None, P(MqXform), P(c_double), P(c_double))
+_fn("mq_default_instance_def", MqInstanceDef)
+_fn("mq_scene_create", c_int, c_void_p, P(c_void_p), P(MqDiag))
+_fn("mq_scene_destroy", None, c_void_p)
+_fn("mq_scene_add", c_int, c_void_p, P(MqInstanceDef), P(c_uint32), P(MqDiag))
+_fn("mq_scene_remove", c_int, c_void_p, c_uint32)
+_fn("mq_scene_set_transform", c_int, c_void_p, c_uint32, P(MqXform), P(MqDiag))
+_fn("mq_scene_set_mask", c_int, c_void_p, c_uint32, c_uint32)
+_fn("mq_scene_commit", c_int, c_void_p, P(MqDiag))
+_fn("mq_scene_instance_count", c_size_t, c_void_p)
+_fn("mq_scene_bounds", c_bool, c_void_p, P(MqDaabb))
+_fn("mq_scene_instance", c_bool, c_void_p, c_uint32, P(MqInstanceDef))
+_fn("mq_scene_byte_count", c_size_t, c_void_p)
+_fn("mq_default_scene_query", MqSceneQuery)
+_fn("mq_scene_raycast_closest", c_bool, c_void_p, P(MqDray), P(MqSceneQuery), P(MqSceneHit))
+_fn("mq_scene_raycast_any", c_bool, c_void_p, P(MqDray), P(MqSceneQuery))
+_fn("mq_scene_raycast_all", c_size_t, c_void_p, P(MqDray), P(MqSceneQuery), c_void_p, c_size_t)
+_fn("mq_scene_overlap_array", c_size_t, c_void_p, P(MqDshape), P(MqSceneQuery), c_void_p, c_size_t)
+_fn("mq_scene_overlap_any", c_bool, c_void_p, P(MqDshape), P(MqSceneQuery))
+_fn("mq_scene_closest_point", c_bool, c_void_p, P(c_double), c_double, P(MqSceneQuery), P(MqScenePointHit))
+_fn("mq_scene_collide_array", c_size_t, c_void_p, c_uint32, c_uint32, c_void_p, c_size_t)
+_fn("mq_scene_raycast_closest_batch", c_size_t, c_void_p, c_void_p, c_size_t, P(MqSceneQuery), c_uint32, c_void_p)
+_fn("mq_scene_raycast_any_batch", c_size_t, c_void_p, c_void_p, c_size_t, P(MqSceneQuery), c_uint32, c_void_p)
+_fn("mq_scene_overlap_any_batch", c_size_t, c_void_p, c_void_p, c_size_t, P(MqSceneQuery), c_uint32, c_void_p)
+_fn("mq_scene_overlap_count_batch", c_uint64, c_void_p, c_void_p, c_size_t, P(MqSceneQuery), c_uint32, c_void_p)
+_fn("mq_scene_closest_point_batch", c_size_t, c_void_p, c_void_p, c_size_t, c_double, P(MqSceneQuery), c_uint32,
+    c_void_p, c_void_p)

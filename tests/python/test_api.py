@@ -1,0 +1,247 @@
+"""The whole API of the Python binding beyond the first rays: mesh attribute
+arrays, every batch against the one-query calls it batches (closest points,
+solids, shape overlaps, casts, all hits, the OBB tree's rays), scenes, saved
+hierarchies. Runs with NumPy and, when MESHQUERY_NO_NUMPY=1, with lists.
+Environment as test_meshquery.py (MQ_DATA_DIR, MQ_REQUIRE_NUMPY)."""
+import math
+import os
+import random
+import sys
+import tempfile
+import unittest
+
+import meshquery as mq
+
+DATA = os.environ.get("MQ_DATA_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "data"))
+SPOT = os.path.join(DATA, "spot.obj")
+SUZANNE = os.path.join(DATA, "suzanne.obj")
+
+
+def L(x):
+    """A list of plain Python values (rows as tuples) from an array or a list."""
+    x = x.tolist() if hasattr(x, "tolist") else list(x)
+    return [tuple(r) if isinstance(r, list) else r for r in x]
+
+
+def random_points(n, seed, mesh, grow=0.3):
+    rng = random.Random(seed)
+    lo, hi = mesh.bounds()
+    g = [(b - a) * grow for a, b in zip(lo, hi)]
+    return [tuple(rng.uniform(lo[k] - g[k], hi[k] + g[k]) for k in range(3)) for _ in range(n)]
+
+
+class Api(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.spot = mq.load_obj(SPOT)
+        cls.bvh = mq.BVH(cls.spot)
+        cls.tree = mq.OBBTree(cls.spot)
+        cls.pts = random_points(300, 1, cls.spot)
+
+    def test_mesh_arrays(self):
+        m = self.spot
+        t = m.triangle_count
+        self.assertEqual(len(m.faces), t)
+        self.assertEqual(len(m.lines), t)
+        self.assertEqual(len(m.groups), t)
+        self.assertEqual(len(m.materials), t)
+        self.assertEqual(len(m.objects), t)
+        for i in (0, t // 2, t - 1):
+            src = m.triangle_source(i)
+            self.assertEqual(int(L(m.faces)[i]), src["face"])
+            self.assertEqual(int(L(m.lines)[i]), src["line"])
+            self.assertEqual(m.names("group")[int(L(m.groups)[i])], src["group"])
+        self.assertEqual(len(m.uvs), m.stats["texcoords"])
+        self.assertEqual(len(m.normals), m.stats["normals"])
+        if m.stats["texcoords"]:
+            self.assertEqual(len(m.corner_uvs), t)
+        made = mq.Mesh.from_arrays([(0, 0, 0), (1, 0, 0), (0, 1, 0)], [(0, 1, 2)])
+        self.assertEqual(L(made.faces), [0])
+        self.assertEqual(L(made.lines), [0])
+        self.assertEqual(len(made.normals), 0)
+        self.assertIsNone(made.colors)
+
+    def test_closest_points_batch_equals_single(self):
+        for tree in (self.bvh, self.tree):
+            r = tree.closest_points(self.pts, max_distance=0.2, threads=2)
+            self.assertEqual(len(r), len(self.pts))
+            found = 0
+            for i, p in enumerate(self.pts):
+                one = tree.closest_point(p, max_distance=0.2)
+                self.assertEqual(bool(L(r.found)[i]), one is not None)
+                if one is None:
+                    self.assertEqual(L(r.triangle)[i], mq.NO_TRIANGLE)
+                    self.assertTrue(math.isinf(L(r.distance)[i]))
+                    continue
+                found += 1
+                self.assertEqual(L(r.triangle)[i], one.triangle)
+                self.assertEqual(L(r.distance)[i], one.distance)
+                self.assertEqual(tuple(L(r.point)[i]), one.point)
+            self.assertGreater(found, 10)
+
+    def test_solids_batch_equals_single(self):
+        w = L(self.bvh.winding_numbers(self.pts))
+        inside = L(self.bvh.contains(self.pts))
+        d = L(self.bvh.signed_distance(self.pts))
+        d2, closest = self.tree.signed_distance(self.pts, return_closest=True)
+        self.assertEqual(L(self.tree.winding_numbers(self.pts, threads=1)), w)
+        self.assertGreater(sum(inside), 5)
+        self.assertLess(sum(inside), len(self.pts))
+        for i, p in enumerate(self.pts):
+            self.assertEqual(w[i], self.bvh.winding_number(p))
+            self.assertEqual(inside[i], w[i] != 0)
+            self.assertEqual(d[i] < 0, inside[i])
+            self.assertEqual(abs(d[i]), self.bvh.closest_point(p).distance)
+            self.assertEqual(L(d2)[i], d[i])
+            self.assertEqual(L(closest.triangle)[i], self.tree.closest_point(p).triangle)
+        self.assertTrue(math.isnan(L(self.bvh.signed_distance([(math.nan, 0, 0)]))[0]))
+
+    def test_overlap_batches_equal_single(self):
+        rng = random.Random(3)
+        c = [p for p in self.pts[:40]]
+        r = [rng.uniform(0.01, 0.3) for _ in c]
+        b = [tuple(x + 0.2 for x in p) for p in c]
+        quats = [(math.cos(a), math.sin(a), 0.0, 0.0) for a in (rng.uniform(0, 3) for _ in c)]
+        halves = [(0.1, 0.05, 0.2)] * len(c)
+        shapes = (mq.spheres(c, r) + mq.capsules(c, b, r) + mq.aabbs(c, b) + mq.obbs(c, halves, quats=quats))
+        self.assertEqual(len(shapes), 4 * len(c))
+        for tree in (self.bvh, self.tree):
+            counts = L(tree.overlap_counts(shapes, threads=2))
+            anys = L(tree.overlaps_any(shapes))
+            for i in range(len(c)):
+                singles = [tree.overlap_sphere(c[i], r[i]), tree.overlap_capsule(c[i], b[i], r[i]),
+                           tree.overlap_aabb(c[i], b[i]), tree.overlap_obb(c[i], halves[i], quat=quats[i])]
+                for k, one in enumerate(singles):
+                    self.assertEqual(counts[k * len(c) + i], len(L(one)), (i, k))
+                    self.assertEqual(anys[k * len(c) + i], len(L(one)) > 0)
+            self.assertGreater(sum(counts), 0)
+        self.assertEqual(L(self.bvh.overlap_counts(mq.sphere((0, 0, 0), -1.0))), [0])
+
+    def test_cast_batches_equal_single(self):
+        rng = random.Random(4)
+        c = self.pts[:60]
+        r = [rng.uniform(0.01, 0.1) for _ in c]
+        d = [tuple(rng.uniform(-1, 1) for _ in range(3)) for _ in c]
+        b = [tuple(x + 0.1 for x in p) for p in c]
+        for tree in (self.bvh, self.tree):
+            sc = tree.sphere_casts(c, r, d, tmax=2.0)
+            cc = tree.capsule_casts(c, b, r, d, tmax=2.0, threads=1)
+            hits = 0
+            for i in range(len(c)):
+                one = tree.sphere_cast(c[i], r[i], d[i], tmax=2.0)
+                self.assertEqual(L(sc.triangle)[i], one.triangle if one else mq.NO_TRIANGLE)
+                if one:
+                    hits += 1
+                    self.assertEqual(L(sc.t)[i], one.t)
+                two = tree.capsule_cast(c[i], b[i], r[i], d[i], tmax=2.0)
+                self.assertEqual(L(cc.triangle)[i], two.triangle if two else mq.NO_TRIANGLE)
+            self.assertGreater(hits, 5)
+
+    def test_raycast_all_batch(self):
+        rng = random.Random(5)
+        origins = [(rng.uniform(-0.4, 0.4), rng.uniform(-0.6, 0.9), -3.0) for _ in range(50)]
+        dirs = [(0.0, 0.0, 1.0)] * 50
+        ray, hits = self.bvh.raycast_all_batch(origins, dirs)
+        ray = L(ray)
+        self.assertEqual(len(ray), len(hits))
+        self.assertEqual(ray, sorted(ray))
+        for i in range(50):
+            one = self.bvh.raycast_all(origins[i], dirs[i])
+            got = [hits[k] for k in range(len(ray)) if ray[k] == i]
+            self.assertEqual([h.triangle for h in got], [h.triangle for h in one])
+            self.assertEqual([h.t for h in got], [h.t for h in one])
+        self.assertGreater(len(hits), 50)
+
+    def test_obbtree_ray_batches(self):
+        origins = random_points(100, 6, self.spot, grow=1.0)
+        dirs = [tuple(-x for x in o) for o in origins]
+        a, b = self.tree.raycast(origins, dirs), self.bvh.raycast(origins, dirs)
+        self.assertEqual(L(a.triangle), L(b.triangle))
+        self.assertEqual(L(self.tree.occluded(origins, dirs)), L(b.hit))
+        self.assertEqual(self.tree.raycast_any(origins[0], dirs[0]), bool(L(b.hit)[0]))
+
+    def test_scene(self):
+        suz = mq.load_obj(SUZANNE)
+        sb = mq.BVH(suz)
+        lo, hi = suz.bounds()
+        c = [(x + y) / 2 for x, y in zip(lo, hi)]
+
+        def local(p):  # world point -> suzanne's frame (suzanne centred at (5, 0, 0))
+            return (p[0] - 5 + c[0], p[1] + c[1], p[2] + c[2])
+
+        scene = mq.Scene()
+        a = scene.add(self.bvh, user_id=11)
+        b = scene.add(mq.OBBTree(suz), translation=(5 - c[0], -c[1], -c[2]), user_id=22, mask=2)
+        self.assertEqual(scene.instance_count, 0)  # staged
+        scene.commit()
+        self.assertEqual(scene.instance_count, 2)
+        lo, hi = scene.bounds()
+        self.assertGreater(hi[0], 5)
+        origins = [(0.0, 0.5, -3.0), (5.0, 0.2, 5.0), (20.0, 0.0, 0.0)]
+        dirs = [(0, 0, 1), (0, 0, -1), (0, 0, 1)]
+        hits = scene.raycast(origins, dirs)
+        self.assertEqual(L(hits.instance), [a, b, mq.NO_INSTANCE])
+        self.assertEqual(L(hits.user_id)[:2], [11, 22])
+        self.assertEqual(L(hits.triangle)[0], self.bvh.raycast_closest(origins[0], dirs[0]).triangle)
+        self.assertEqual(L(hits.triangle)[1], sb.raycast_closest(local((5.0, 0.2, 5.0)), (0, 0, -1)).triangle)
+        self.assertAlmostEqual(L(hits.t)[0], self.bvh.raycast_closest(origins[0], dirs[0]).t, places=5)
+        self.assertEqual(L(scene.occluded(origins, dirs)), [True, True, False])
+        self.assertEqual(L(scene.raycast(origins, dirs, mask=1).instance)[1], mq.NO_INSTANCE)  # b masked out
+        self.assertEqual(len(scene.raycast_all(origins[0], dirs[0])), len(self.bvh.raycast_all(origins[0], dirs[0])))
+        shapes = mq.spheres([(0, 0.5, 0), (5, 0, 0), (50, 0, 0)], 0.3)
+        counts = L(scene.overlap_counts(shapes))
+        self.assertEqual(counts[0], len(L(self.bvh.overlap_sphere((0, 0.5, 0), 0.3))))
+        self.assertEqual(counts[1], len(L(sb.overlap_sphere(local((5, 0, 0)), 0.3))))
+        self.assertEqual(counts[2], 0)
+        self.assertEqual(L(scene.overlaps_any(shapes)), [c > 0 for c in counts])
+        self.assertEqual(len(L(scene.overlap(mq.sphere((5, 0, 0), 0.3)))), counts[1])
+        cp = scene.closest_points([(0, 0.5, 0), (5, 0, 2)], max_distance=100)
+        self.assertEqual(L(cp.instance), [a, b])
+        self.assertEqual(L(cp.found), [True, True])
+        self.assertAlmostEqual(L(cp.distance)[1], sb.closest_point(local((5, 0, 2))).distance, places=5)
+        one = scene.closest_point((5, 0, 2))
+        self.assertEqual(one["instance"], b)
+        self.assertEqual(len(L(scene.collide(a, b))), 0)
+        scene.set_transform(b, translation=(-c[0], 0.5 - c[1], -c[2]))
+        scene.commit()
+        self.assertGreater(len(L(scene.collide(a, b))), 0)
+        scene.remove(a)
+        scene.commit()
+        self.assertEqual(scene.instance_count, 1)
+        with self.assertRaises(mq.MeshqueryError):
+            scene.remove(12345)
+        with self.assertRaises(TypeError):
+            scene.add(self.spot)
+
+    def test_saved(self):
+        origins = random_points(50, 7, self.spot, grow=1.0)
+        dirs = [tuple(-x for x in o) for o in origins]
+        want = L(self.bvh.raycast(origins, dirs).triangle)
+        with tempfile.TemporaryDirectory() as d:
+            for cls, tree in ((mq.BVH, self.bvh), (mq.OBBTree, self.tree)):
+                path = os.path.join(d, "spot.%s" % cls.__name__)
+                tree.save(path)
+                for loaded in (cls.load(path), cls.load_mapped(path), cls.from_bytes(tree.to_bytes())):
+                    self.assertEqual(loaded.mesh.triangle_count, self.spot.triangle_count)
+                    self.assertEqual(L(loaded.raycast(origins, dirs).triangle), want)
+            bad = os.path.join(d, "bad.mqh")
+            with open(bad, "wb") as f:
+                f.write(b"not a saved hierarchy" * 10)
+            with self.assertRaises(mq.MeshqueryError) as cm:
+                mq.BVH.load_mapped(bad)
+            self.assertIn("bad.mqh", str(cm.exception))
+            with self.assertRaises(mq.MeshqueryError):
+                mq.OBBTree.load(os.path.join(d, "missing.mqh"))
+
+    def test_help_reads(self):
+        for obj in (mq, mq.BVH, mq.OBBTree, mq.Scene, mq.Mesh, mq.Shapes, mq.BVH.raycast_all_batch,
+                    mq.BVH.closest_points, mq.Scene.raycast):
+            self.assertTrue(obj.__doc__ and len(obj.__doc__) > 30, obj)
+
+
+if __name__ == "__main__":
+    if os.environ.get("MQ_REQUIRE_NUMPY") == "1" and not mq.HAS_NUMPY:
+        print("NumPy is not importable by %s: this NumPy test FAILS (install python3-numpy, "
+              "or configure with -DMQ_PYTHON_NUMPY=/path/to/python3)" % sys.executable, file=sys.stderr)
+        sys.exit(1)
+    unittest.main(argv=[sys.argv[0], "-v"] + sys.argv[1:])

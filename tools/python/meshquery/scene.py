@@ -1,0 +1,253 @@
+"""Scenes (C: mq_scene, meshquery/scene.h): instances of BVHs and OBB trees
+placed by transforms, queried in world space in double precision.
+
+    scene = meshquery.Scene()
+    a = scene.add(bvh, translation=(1, 0, 0), rotation=(1, 0, 0, 0), scale=(2, 2, 2), user_id=7)
+    scene.commit()                         # edits are staged until commit()
+    hits = scene.raycast(origins, directions)
+    hits.instance, hits.triangle, hits.t, hits.point, hits.user_id
+"""
+import ctypes
+import math
+from typing import Optional, Sequence
+
+from . import _capi as _c
+from . import (MeshqueryError, Records, SceneHits, Shapes, _check, _dvec3, _Handle, _make_rays, _Out, _pack3,
+               _records_out, np)
+
+__all__ = ["Scene"]
+
+
+def _xform(transform=None, translation=(0.0, 0.0, 0.0), rotation=(1.0, 0.0, 0.0, 0.0), scale=(1.0, 1.0, 1.0)):
+    """An mq_xform from a 3 x 4 or 4 x 4 matrix (rows), or from translation,
+    rotation (quaternion w, x, y, z) and scale (a number or 3)."""
+    if transform is not None:
+        rows = transform.tolist() if hasattr(transform, "tolist") else [list(r) for r in transform]
+        if len(rows) not in (3, 4) or any(len(r) != 4 for r in rows[:3]):
+            raise ValueError("transform: a 3 x 4 or 4 x 4 matrix")
+        xf = _c.MqXform()
+        for i in range(3):
+            for j in range(4):
+                xf.m[i][j] = float(rows[i][j])
+        return xf
+    if not hasattr(scale, "__len__"):
+        scale = (scale, scale, scale)
+    rot = (ctypes.c_double * 4)(*[float(x) for x in rotation])
+    return _c.lib.mq_xform_from_trs(_dvec3(translation, "translation"), rot, _dvec3(scale, "scale"))
+
+
+def _squery(mask, cull_back_faces=False):
+    q = _c.lib.mq_default_scene_query()
+    q.mask = mask & 0xFFFFFFFF
+    q.cull_back_faces = bool(cull_back_faces)
+    return q
+
+
+class Scene(_Handle):
+    """A scene of instances (C: mq_scene). add / remove / set_transform /
+    set_mask stage edits; commit() applies them (raises MeshqueryError with the
+    diagnostic on failure). Queries see the last committed state, in world
+    space, in double precision. Keeps the added hierarchies alive.
+
+    Every query takes `mask`: only instances whose mask shares a bit with it
+    take part (default all)."""
+    _destroy = "mq_scene_destroy"
+
+    def __init__(self):
+        out, diag = ctypes.c_void_p(), _c.MqDiag()
+        _check(_c.lib.mq_scene_create(None, ctypes.byref(out), ctypes.byref(diag)), diag, "Scene")
+        self._h = out.value
+        self._trees = {}
+
+    # ---- building -----------------------------------------------------------
+
+    def add(self, tree, transform=None, translation: Sequence[float] = (0.0, 0.0, 0.0),
+            rotation: Sequence[float] = (1.0, 0.0, 0.0, 0.0), scale=(1.0, 1.0, 1.0), user_id: int = 0,
+            mask: int = 0xFFFFFFFF) -> int:
+        """Stages an instance of `tree` (a BVH or an OBBTree) placed by `transform`
+        (3 x 4 or 4 x 4 rows) or by translation, rotation (quaternion w, x, y, z)
+        and scale (world = T R S local). Returns the instance id."""
+        from . import BVH, OBBTree
+        d = _c.lib.mq_default_instance_def()
+        if isinstance(tree, BVH):
+            d.bvh = tree.handle
+        elif isinstance(tree, OBBTree):
+            d.obbtree = tree.handle
+        else:
+            raise TypeError("Scene.add: a BVH or an OBBTree, not %s" % type(tree).__name__)
+        d.transform = _xform(transform, translation, rotation, scale)
+        d.user_id = int(user_id)
+        d.mask = int(mask) & 0xFFFFFFFF
+        iid, diag = ctypes.c_uint32(), _c.MqDiag()
+        _check(_c.lib.mq_scene_add(self.handle, ctypes.byref(d), ctypes.byref(iid), ctypes.byref(diag)), diag,
+               "Scene.add")
+        self._trees[iid.value] = tree
+        return iid.value
+
+    def remove(self, instance: int) -> None:
+        """Stages the removal of an instance (MeshqueryError for an unknown id)."""
+        _check(_c.lib.mq_scene_remove(self.handle, instance), None, "Scene.remove")
+
+    def set_transform(self, instance: int, transform=None, translation=(0.0, 0.0, 0.0),
+                      rotation=(1.0, 0.0, 0.0, 0.0), scale=(1.0, 1.0, 1.0)) -> None:
+        """Stages a new placement of an instance (arguments as add)."""
+        xf, diag = _xform(transform, translation, rotation, scale), _c.MqDiag()
+        _check(_c.lib.mq_scene_set_transform(self.handle, instance, ctypes.byref(xf), ctypes.byref(diag)), diag,
+               "Scene.set_transform")
+
+    def set_mask(self, instance: int, mask: int) -> None:
+        """Stages a new query mask of an instance."""
+        _check(_c.lib.mq_scene_set_mask(self.handle, instance, mask & 0xFFFFFFFF), None, "Scene.set_mask")
+
+    def commit(self) -> None:
+        """Applies the staged edits and rebuilds the top-level hierarchy."""
+        diag = _c.MqDiag()
+        _check(_c.lib.mq_scene_commit(self.handle, ctypes.byref(diag)), diag, "Scene.commit")
+
+    @property
+    def instance_count(self) -> int:
+        """Instances of the committed scene."""
+        return _c.lib.mq_scene_instance_count(self.handle)
+
+    @property
+    def byte_count(self) -> int:
+        return _c.lib.mq_scene_byte_count(self.handle)
+
+    def bounds(self):
+        """The committed world box ((min), (max)), or None for an empty scene."""
+        b = _c.MqDaabb()
+        if not _c.lib.mq_scene_bounds(self.handle, ctypes.byref(b)):
+            return None
+        return tuple(b.min), tuple(b.max)
+
+    def instance(self, instance: int) -> Optional[dict]:
+        """The committed instance: dict of tree, transform (3 x 4 rows), user_id, mask; None if unknown."""
+        d = _c.MqInstanceDef()
+        if not _c.lib.mq_scene_instance(self.handle, instance, ctypes.byref(d)):
+            return None
+        return {"tree": self._trees.get(instance), "transform": [list(r) for r in d.transform.m],
+                "user_id": d.user_id, "mask": d.mask}
+
+    # ---- rays -----------------------------------------------------------------
+
+    def raycast(self, origins, directions, tmin=0.0, tmax=math.inf, mask: int = 0xFFFFFFFF,
+                cull_back_faces: bool = False, threads: int = 0) -> SceneHits:
+        """Closest world hits of N rays (double precision), one C batch: SceneHits."""
+        n, rays, keep = _make_rays(origins, directions, tmin, tmax, double=True)
+        q = _squery(mask, cull_back_faces)
+        out, finish = _records_out(_c.MqSceneHit, n)
+        _c.lib.mq_scene_raycast_closest_batch(self.handle, rays, n, ctypes.byref(q), threads, out)
+        return finish(SceneHits)
+
+    def occluded(self, origins, directions, tmin=0.0, tmax=math.inf, mask: int = 0xFFFFFFFF,
+                 cull_back_faces: bool = False, threads: int = 0):
+        """Any-hit answers of N world rays, one C batch: bool array / list."""
+        n, rays, keep = _make_rays(origins, directions, tmin, tmax, double=True)
+        q = _squery(mask, cull_back_faces)
+        out = _Out("bool", n)
+        _c.lib.mq_scene_raycast_any_batch(self.handle, rays, n, ctypes.byref(q), threads, out.ptr)
+        return out.value()
+
+    def raycast_all(self, origin, direction, tmin=0.0, tmax=math.inf, mask: int = 0xFFFFFFFF,
+                    cull_back_faces: bool = False) -> SceneHits:
+        """Every world hit of one ray, nearest first, as SceneHits."""
+        n, rays, keep = _make_rays([origin], [direction], tmin, tmax, double=True)
+        q = _squery(mask, cull_back_faces)
+        ray = ctypes.cast(rays, ctypes.POINTER(_c.MqDray))
+        total = _c.lib.mq_scene_raycast_all(self.handle, ray, ctypes.byref(q), None, 0)
+        out, finish = _records_out(_c.MqSceneHit, total)
+        _c.lib.mq_scene_raycast_all(self.handle, ray, ctypes.byref(q), out, total)
+        return finish(SceneHits)
+
+    # ---- shapes and points ------------------------------------------------------
+
+    def overlap(self, shape: Shapes, mask: int = 0xFFFFFFFF):
+        """(instance, triangle) pairs overlapping one world shape (a Shapes of
+        length 1): a P x 2 uint32 array, or a list of tuples."""
+        if len(shape) != 1:
+            raise ValueError("overlap: one shape (use overlap_counts for batches)")
+        _, ptr, keep = shape._packed(True)
+        sp, q = ctypes.cast(ptr, ctypes.POINTER(_c.MqDshape)), _squery(mask)
+        cap = 256
+        while True:
+            buf = (_c.MqInstanceTriangle * cap)()
+            total = _c.lib.mq_scene_overlap_array(self.handle, sp, ctypes.byref(q), buf, cap)
+            if total <= cap:
+                break
+            cap = total
+        if np is not None:
+            return np.frombuffer(buf, dtype=np.uint32, count=2 * total).reshape(total, 2).copy()
+        return [(buf[i].instance, buf[i].triangle) for i in range(total)]
+
+    def overlap_any(self, shape: Shapes, mask: int = 0xFFFFFFFF) -> bool:
+        """True when some triangle overlaps the one world shape."""
+        if len(shape) != 1:
+            raise ValueError("overlap_any: one shape")
+        _, ptr, keep = shape._packed(True)
+        q = _squery(mask)
+        return bool(_c.lib.mq_scene_overlap_any(self.handle, ctypes.cast(ptr, ctypes.POINTER(_c.MqDshape)),
+                                                ctypes.byref(q)))
+
+    def overlap_counts(self, shapes: Shapes, mask: int = 0xFFFFFFFF, threads: int = 0):
+        """For each world shape the number of (instance, triangle) it overlaps, one C batch."""
+        n, ptr, keep = shapes._packed(True)
+        q, out = _squery(mask), _Out("u64", n)
+        _c.lib.mq_scene_overlap_count_batch(self.handle, ptr, n, ctypes.byref(q), threads, out.ptr)
+        return out.value()
+
+    def overlaps_any(self, shapes: Shapes, mask: int = 0xFFFFFFFF, threads: int = 0):
+        """For each world shape whether it overlaps anything, one C batch."""
+        n, ptr, keep = shapes._packed(True)
+        q, out = _squery(mask), _Out("bool", n)
+        _c.lib.mq_scene_overlap_any_batch(self.handle, ptr, n, ctypes.byref(q), threads, out.ptr)
+        return out.value()
+
+    def closest_points(self, points, max_distance: float = math.inf, mask: int = 0xFFFFFFFF,
+                       threads: int = 0) -> Records:
+        """The nearest world point of N points, one C batch: Records of point,
+        distance, u, v, instance, triangle, user_id (where nothing lies within
+        max_distance: distance inf, instance and triangle 0xFFFFFFFF), and `found`."""
+        n, ptr, keep = _pack3(points, "points", ctypes.c_double)
+        q, found = _squery(mask), _Out("bool", n)
+        out, finish = _records_out(_c.MqScenePointHit, n)
+        if np is not None:  # misses are left untouched by C: preset them
+            rec = ctypes.cast(out, ctypes.POINTER(_c.MqScenePointHit * max(1, n))).contents
+            arr = np.frombuffer(rec, dtype=np.dtype(_c.MqScenePointHit))
+            arr["distance"], arr["instance"], arr["triangle"] = np.inf, 0xFFFFFFFF, 0xFFFFFFFF
+        else:
+            rec = ctypes.cast(out, ctypes.POINTER(_c.MqScenePointHit * max(1, n))).contents
+            for r in rec:
+                r.distance, r.instance, r.triangle = math.inf, 0xFFFFFFFF, 0xFFFFFFFF
+        _c.lib.mq_scene_closest_point_batch(self.handle, ptr, n, max_distance, ctypes.byref(q), threads, out,
+                                            found.ptr)
+        r = finish()
+        r.found = found.value()
+        return r
+
+    def closest_point(self, point, max_distance: float = math.inf, mask: int = 0xFFFFFFFF) -> Optional[dict]:
+        """The nearest world point to one point as a dict (point, distance, u, v,
+        instance, triangle, user_id), or None."""
+        h, q = _c.MqScenePointHit(), _squery(mask)
+        if not _c.lib.mq_scene_closest_point(self.handle, _dvec3(point), max_distance, ctypes.byref(q),
+                                             ctypes.byref(h)):
+            return None
+        return {"point": tuple(h.point), "distance": h.distance, "u": h.u, "v": h.v, "instance": h.instance,
+                "triangle": h.triangle, "user_id": h.user_id}
+
+    def collide(self, a: int, b: int):
+        """Intersecting triangle pairs (a's triangle, b's triangle) of two instances
+        as placed: a P x 2 uint32 array, or a list of tuples."""
+        cap = 1024
+        while True:
+            buf = (_c.MqTriPair * cap)()
+            total = _c.lib.mq_scene_collide_array(self.handle, a, b, buf, cap)
+            if total <= cap:
+                break
+            cap = total
+        if np is not None:
+            return np.frombuffer(buf, dtype=np.uint32, count=2 * total).reshape(total, 2).copy()
+        return [(buf[i].a, buf[i].b) for i in range(total)]
+
+
+# MeshqueryError is re-exported for `from meshquery.scene import *` users.
+_ = MeshqueryError
