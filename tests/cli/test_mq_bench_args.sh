@@ -38,6 +38,8 @@ usage_error "overlap --shape cube" overlap "$mesh" --shape cube
 usage_error "collide --reps x" collide "$mesh" --reps x
 usage_error "collide --generate -3" collide "$mesh" --generate -3
 usage_error "save --reps 0" save "$mesh" --reps 0
+usage_error "distance --generate 0" distance "$mesh" --generate 0
+usage_error "distance --shapes x" distance "$mesh" --shapes x
 usage_error "obj --reps 0" obj "$mesh" --reps 0
 usage_error "unknown obj option" obj --bogus "$mesh"
 usage_error "prims --iterations 0" prims --iterations 0
@@ -66,7 +68,7 @@ check "the empty file is named" grep -q "empty.txt: no transforms" "$tmp/err.txt
 
 # Meshes that do not load: exit 1, whatever the command.
 printf 'hello world\n' > "$tmp/hello.obj"
-for cmd in rays overlap collide save scene; do
+for cmd in rays overlap collide distance save scene; do
     for m in "$tmp/missing.obj" "$tmp/hello.obj"; do
         "$bench" $cmd "$m" > /dev/null 2> "$tmp/err.txt"; rc=$?
         check "$cmd $(basename "$m"): exit 1 (got $rc)" test "$rc" -eq 1
@@ -77,7 +79,7 @@ done
 check "obj missing.obj: exit 1 (got $rc)" test "$rc" -eq 1
 
 # --help: every option with its default; the top level and --version.
-for cmd in prims obj rays overlap collide save scene; do
+for cmd in prims obj rays overlap collide distance save scene; do
     "$bench" $cmd --help > "$tmp/help.txt"; rc=$?
     check "$cmd --help exits 0" test "$rc" -eq 0
     check "$cmd --help: usage" grep -q "^usage: mq-bench $cmd" "$tmp/help.txt"
@@ -107,5 +109,8 @@ check "overlap JSON" sh -c "'$bench' overlap '$mesh' --generate 20 --casts 5 --r
 check "overlap: every line has bench and engine" sh -c "test -s '$tmp/ov.json' && ! grep -vq '^{\"bench\":\"overlap\",\"engine\":\"[a-z-]*\",' '$tmp/ov.json'"
 check "collide JSON" sh -c "'$bench' collide '$mesh' --generate 5 --reps 1 --no-fcl --json > '$tmp/co.json'"
 check "collide: every line has bench and engine" sh -c "test -s '$tmp/co.json' && ! grep -vq '^{\"bench\":\"collide\",\"engine\":\"[a-z-]*\",' '$tmp/co.json'"
+check "distance JSON" sh -c "'$bench' distance '$mesh' --generate 5 --shapes 5 --reps 1 --json > '$tmp/di.json'"
+check "distance: every line has bench and engine" sh -c "test -s '$tmp/di.json' && ! grep -vq '^{\"bench\":\"distance\",\"engine\":\"[a-z-]*\",' '$tmp/di.json'"
+check "distance: no NaN or inf" sh -c "! grep -qiE 'nan|inf' '$tmp/di.json'"
 
 finish

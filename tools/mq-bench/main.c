@@ -140,6 +140,17 @@ static const bench_option scene_options[] = {
     {NULL, ARG_FLAG, NULL, 0, 0, NULL, NULL},
 };
 
+static const bench_option distance_options[] = {
+    {"--other", ARG_PATH, "OTHER.obj", 0, 0, "the second mesh", "MESH itself"},
+    {"--generate", ARG_UINT, "N", 1, MAX_GENERATED, "placements of OTHER measured", "1000"},
+    {"--shapes", ARG_UINT, "N", 1, MAX_GENERATED, "shapes of each kind measured", "1000"},
+    {"--reps", ARG_UINT, "R", 1, 64, "timed runs (at least 3 are made; the median is reported)", "5"},
+    {"--seed", ARG_SEED, "S", 0, 0, "seed of the placements and shapes", "1"},
+    {"--subdivide", ARG_UINT, "K", 1, 64, "split every triangle of both meshes in K*K first", "1"},
+    {"--no-fcl", ARG_FLAG, NULL, 0, 0, "leave out FCL", "compared when built in"},
+    {NULL, ARG_FLAG, NULL, 0, 0, NULL, NULL},
+};
+
 typedef struct bench_command {
     const char *name;
     int (*run)(int argc, char **argv);
@@ -157,6 +168,8 @@ static const bench_command commands[] = {
      " MESH.obj", overlap_options},
     {"collide", bench_collide_main, "mesh vs mesh: all intersecting pairs and yes/no, beside FCL", " MESH.obj",
      collide_options},
+    {"distance", bench_distance_main, "mesh vs mesh and shape vs mesh distance, beside FCL's fcl::distance",
+     " MESH.obj", distance_options},
     {"save", bench_save_main, "saved hierarchies: save and load time against building", " MESH.obj", save_options},
     {"scene", bench_scene_main, "raycasts into a scene of N instances of a mesh, beside Embree instancing", " MESH.obj",
      scene_options},

@@ -17,6 +17,8 @@
 #include <fcl/geometry/shape/sphere.h>
 #include <fcl/math/bv/OBB.h>
 #include <fcl/math/bv/OBBRSS.h>
+#include <fcl/math/bv/RSS.h>
+#include <fcl/narrowphase/distance.h>
 #include <fcl/narrowphase/collision.h>
 #include <fcl/narrowphase/collision_object.h>
 
@@ -63,7 +65,9 @@ extern "C" ref_fcl *ref_fcl_create_scaled(const float *positions, size_t vertex_
     auto *f = new ref_fcl;
     f->scale = scale;
     double ms;
-    f->model = bv == REF_FCL_OBB ? build_model<fcl::OBBd>(v, t, &ms) : build_model<fcl::OBBRSSd>(v, t, &ms);
+    f->model = bv == REF_FCL_OBB      ? build_model<fcl::OBBd>(v, t, &ms)
+               : bv == REF_FCL_OBBRSS ? build_model<fcl::OBBRSSd>(v, t, &ms)
+                                      : build_model<fcl::RSSd>(v, t, &ms);
     if (build_ms)
         *build_ms = ms;
     f->object = new fcl::CollisionObjectd(f->model); // computes the local AABB
@@ -143,15 +147,22 @@ extern "C" size_t ref_fcl_overlap_aabb(ref_fcl *f, const mq_aabb *b, uint32_t *o
     return collide_shape(f, box, pose, out, capacity);
 }
 
-extern "C" size_t ref_fcl_collide(ref_fcl *a, ref_fcl *b, const mq_rigid *xf, bool all, mq_tri_pair *out,
-                                  size_t capacity)
+// The pose of a placed mesh: the normalised quaternion, the translation in FCL's world scale.
+static fcl::Transform3d rigid_pose(const mq_rigid *xf, double scale)
 {
     const float *q = xf->rotation; // w, x, y, z, as Eigen's constructor takes it
     fcl::Quaterniond rot(q[0], q[1], q[2], q[3]);
     rot.normalize();
     fcl::Transform3d pose = fcl::Transform3d::Identity();
     pose.linear() = rot.toRotationMatrix();
-    pose.translation() = b->scale * vec(xf->translation);
+    pose.translation() = scale * vec(xf->translation);
+    return pose;
+}
+
+extern "C" size_t ref_fcl_collide(ref_fcl *a, ref_fcl *b, const mq_rigid *xf, bool all, mq_tri_pair *out,
+                                  size_t capacity)
+{
+    fcl::Transform3d pose = rigid_pose(xf, b->scale);
     // A kept object moved per query, as FCL is used: constructing one per
     // query would recompute the model's local AABB over every vertex each time.
     // Its own object, so that a and b may be the same model.
@@ -165,6 +176,67 @@ extern "C" size_t ref_fcl_collide(ref_fcl *a, ref_fcl *b, const mq_rigid *xf, bo
         out[i] =
             mq_tri_pair{static_cast<uint32_t>(result.getContact(i).b1), static_cast<uint32_t>(result.getContact(i).b2)};
     return n;
+}
+
+extern "C" double ref_fcl_distance(ref_fcl *a, ref_fcl *b, const mq_rigid *b_to_a, double point_a[3], double point_b[3],
+                                   uint32_t *triangle_a, uint32_t *triangle_b)
+{
+    b->moved->setTransform(rigid_pose(b_to_a, b->scale));
+    b->moved->computeAABB();
+    fcl::DistanceRequestd request(true); // nearest points
+    fcl::DistanceResultd result;
+    fcl::distance(a->object, b->moved, request, result);
+    for (int k = 0; k < 3; k++) {
+        point_a[k] = result.nearest_points[0][k] / a->scale;
+        point_b[k] = result.nearest_points[1][k] / a->scale;
+    }
+    *triangle_a = static_cast<uint32_t>(result.b1);
+    *triangle_b = static_cast<uint32_t>(result.b2);
+    return result.min_distance / a->scale;
+}
+
+// A shape as an FCL geometry and pose, in FCL's world scale.
+static std::shared_ptr<fcl::CollisionGeometryd> shape_geometry(const mq_shape *s, double scale, fcl::Transform3d *pose)
+{
+    *pose = fcl::Transform3d::Identity();
+    switch (s->kind) {
+    case MQ_SHAPE_SPHERE:
+        pose->translation() = scale * vec(s->u.sphere.center);
+        return std::make_shared<fcl::Sphered>(scale * s->u.sphere.radius);
+    case MQ_SHAPE_CAPSULE: {
+        fcl::Vector3d a = vec(s->u.capsule.a), b = vec(s->u.capsule.b), d = b - a;
+        double len = d.norm();
+        if (len > 0.0)
+            pose->linear() = fcl::Quaterniond::FromTwoVectors(fcl::Vector3d::UnitZ(), d / len).toRotationMatrix();
+        pose->translation() = scale * 0.5 * (a + b);
+        return std::make_shared<fcl::Capsuled>(scale * s->u.capsule.radius, scale * len);
+    }
+    case MQ_SHAPE_OBB:
+        for (int i = 0; i < 3; i++)
+            pose->linear().col(i) = vec(s->u.obb.axes[i]);
+        pose->translation() = scale * vec(s->u.obb.center);
+        return std::make_shared<fcl::Boxd>(2.0 * scale * s->u.obb.half[0], 2.0 * scale * s->u.obb.half[1],
+                                           2.0 * scale * s->u.obb.half[2]);
+    default: { // MQ_SHAPE_AABB
+        fcl::Vector3d lo = vec(s->u.aabb.min), hi = vec(s->u.aabb.max), size = scale * (hi - lo);
+        pose->translation() = scale * 0.5 * (lo + hi);
+        return std::make_shared<fcl::Boxd>(size[0], size[1], size[2]);
+    }
+    }
+}
+
+extern "C" double ref_fcl_shape_distance(ref_fcl *f, const mq_shape *shape, double point_mesh[3], uint32_t *triangle)
+{
+    fcl::Transform3d pose;
+    auto geometry = shape_geometry(shape, f->scale, &pose);
+    fcl::CollisionObjectd object(geometry, pose);
+    fcl::DistanceRequestd request(true);
+    fcl::DistanceResultd result;
+    fcl::distance(f->object, &object, request, result);
+    for (int k = 0; k < 3; k++)
+        point_mesh[k] = result.nearest_points[0][k] / f->scale;
+    *triangle = static_cast<uint32_t>(result.b1);
+    return result.min_distance / f->scale;
 }
 
 extern "C" const char *ref_fcl_version(void)

@@ -22,8 +22,9 @@ extern "C" {
 typedef struct ref_fcl ref_fcl;
 
 /* FCL's bounding volumes: FCL's fastest for overlap is usually OBB, its
- * recommended one OBBRSS. */
-typedef enum ref_fcl_bv { REF_FCL_OBB = 0, REF_FCL_OBBRSS = 1 } ref_fcl_bv;
+ * recommended one OBBRSS; RSS (rectangle swept spheres) and OBBRSS are the
+ * ones FCL's distance queries take. */
+typedef enum ref_fcl_bv { REF_FCL_OBB = 0, REF_FCL_OBBRSS = 1, REF_FCL_RSS = 2 } ref_fcl_bv;
 
 /* Builds a BVHModel over the triangles (FCL's default split rule) and reports
  * the build's wall time (beginModel / addSubModel / endModel; converting the
@@ -52,6 +53,18 @@ size_t ref_fcl_overlap_aabb(ref_fcl *f, const mq_aabb *b, uint32_t *out, size_t 
  * pairs (all = true; up to `capacity` written, the total returned) or whether
  * there is one (all = false: FCL's num_max_contacts = 1; returns 0 or 1). */
 size_t ref_fcl_collide(ref_fcl *a, ref_fcl *b, const mq_rigid *b_to_a, bool all, mq_tri_pair *out, size_t capacity);
+
+/* fcl::distance of mesh a (identity) and mesh b placed by `b_to_a`, with
+ * nearest points (models built with REF_FCL_RSS or REF_FCL_OBBRSS): the
+ * distance (0 or below when they intersect: FCL's distance is then not
+ * defined), the nearest points in a's frame and the two triangle ids. */
+double ref_fcl_distance(ref_fcl *a, ref_fcl *b, const mq_rigid *b_to_a, double point_a[3], double point_b[3],
+                        uint32_t *triangle_a, uint32_t *triangle_b);
+
+/* fcl::distance of the mesh and a sphere, capsule, OBB or AABB (mq_shape):
+ * the distance (0 or below when they overlap), the mesh's nearest point and
+ * triangle. */
+double ref_fcl_shape_distance(ref_fcl *f, const mq_shape *shape, double point_mesh[3], uint32_t *triangle);
 
 /* "0.7.0" etc. */
 const char *ref_fcl_version(void);
