@@ -18,6 +18,7 @@
 #include <fcl/math/bv/OBB.h>
 #include <fcl/math/bv/OBBRSS.h>
 #include <fcl/math/bv/RSS.h>
+#include <fcl/broadphase/broadphase_dynamic_AABB_tree.h>
 #include <fcl/narrowphase/distance.h>
 #include <fcl/narrowphase/collision.h>
 #include <fcl/narrowphase/collision_object.h>
@@ -237,6 +238,96 @@ extern "C" double ref_fcl_shape_distance(ref_fcl *f, const mq_shape *shape, doub
         point_mesh[k] = result.nearest_points[0][k] / f->scale;
     *triangle = static_cast<uint32_t>(result.b1);
     return result.min_distance / f->scale;
+}
+
+struct ref_fcl_scene {
+    std::vector<std::unique_ptr<fcl::CollisionObjectd>> objects; // the placed meshes
+    std::vector<std::unique_ptr<fcl::CollisionObjectd>> proxies; // clearance > 0: grown world boxes
+    std::unique_ptr<fcl::DynamicAABBTreeCollisionManagerd> manager;
+    double clearance = 0;
+    std::vector<ref_fcl_clash> found;
+};
+
+extern "C" ref_fcl_scene *ref_fcl_scene_create(ref_fcl *const *models, const double *xf, size_t count, double clearance,
+                                               double *setup_ms)
+{
+    auto *s = new ref_fcl_scene;
+    s->clearance = clearance;
+    for (size_t i = 0; i < count; i++) {
+        const double *m = xf + 12 * i;
+        fcl::Transform3d pose = fcl::Transform3d::Identity();
+        for (int r = 0; r < 3; r++) {
+            for (int c = 0; c < 3; c++)
+                pose.linear()(r, c) = m[4 * r + c];
+            pose.translation()[r] = m[4 * r + 3];
+        }
+        auto object = std::make_unique<fcl::CollisionObjectd>(models[i]->model, pose);
+        object->setUserData(reinterpret_cast<void *>(i));
+        if (clearance > 0) {
+            const fcl::AABBd &box = object->getAABB();
+            fcl::Vector3d size = box.max_ - box.min_ + fcl::Vector3d::Constant(2 * clearance);
+            fcl::Transform3d at = fcl::Transform3d::Identity();
+            at.translation() = box.center();
+            auto proxy =
+                std::make_unique<fcl::CollisionObjectd>(std::make_shared<fcl::Boxd>(size[0], size[1], size[2]), at);
+            proxy->setUserData(reinterpret_cast<void *>(i));
+            s->proxies.push_back(std::move(proxy));
+        }
+        s->objects.push_back(std::move(object));
+    }
+    auto start = std::chrono::steady_clock::now();
+    s->manager = std::make_unique<fcl::DynamicAABBTreeCollisionManagerd>();
+    auto &in = clearance > 0 ? s->proxies : s->objects;
+    std::vector<fcl::CollisionObjectd *> raw;
+    for (auto &o : in)
+        raw.push_back(o.get());
+    s->manager->registerObjects(raw);
+    s->manager->setup();
+    *setup_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return s;
+}
+
+// The narrowphase of one broadphase candidate: collide, then (clearance > 0) distance.
+static bool clash_candidate(fcl::CollisionObjectd *o1, fcl::CollisionObjectd *o2, void *data)
+{
+    auto *s = static_cast<ref_fcl_scene *>(data);
+    size_t i = reinterpret_cast<size_t>(o1->getUserData()), j = reinterpret_cast<size_t>(o2->getUserData());
+    if (i > j)
+        std::swap(i, j);
+    fcl::CollisionObjectd *a = s->objects[i].get(), *b = s->objects[j].get();
+    fcl::CollisionRequestd request(1, false);
+    fcl::CollisionResultd result;
+    fcl::collide(a, b, request, result);
+    if (result.numContacts() > 0) {
+        const auto &c = result.getContact(0);
+        s->found.push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(j), static_cast<uint32_t>(c.b1),
+                            static_cast<uint32_t>(c.b2), 0.0});
+        return false;
+    }
+    if (s->clearance > 0) {
+        fcl::DistanceRequestd drequest(false);
+        fcl::DistanceResultd dresult;
+        fcl::distance(a, b, drequest, dresult);
+        if (dresult.min_distance <= s->clearance)
+            s->found.push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(j), static_cast<uint32_t>(dresult.b1),
+                                static_cast<uint32_t>(dresult.b2), std::max(0.0, dresult.min_distance)});
+    }
+    return false; // go on
+}
+
+extern "C" size_t ref_fcl_scene_clash(ref_fcl_scene *s, ref_fcl_clash *out, size_t capacity)
+{
+    s->found.clear();
+    s->manager->collide(s, clash_candidate);
+    size_t n = s->found.size();
+    for (size_t i = 0; i < n && i < capacity; i++)
+        out[i] = s->found[i];
+    return n;
+}
+
+extern "C" void ref_fcl_scene_destroy(ref_fcl_scene *s)
+{
+    delete s;
 }
 
 extern "C" const char *ref_fcl_version(void)

@@ -66,6 +66,29 @@ double ref_fcl_distance(ref_fcl *a, ref_fcl *b, const mq_rigid *b_to_a, double p
  * triangle. */
 double ref_fcl_shape_distance(ref_fcl *f, const mq_shape *shape, double point_mesh[3], uint32_t *triangle);
 
+/* Clash detection over placed instances, as FCL users build it: one
+ * CollisionObject per instance (sharing its mesh's model), a
+ * DynamicAABBTreeCollisionManager for the broadphase and fcl::collide (one
+ * contact) as the narrowphase; with a clearance d > 0 the broadphase runs on
+ * the instances' world boxes grown by d (box proxies) and a candidate pair
+ * that does not intersect is measured with fcl::distance. */
+typedef struct ref_fcl_scene ref_fcl_scene;
+
+/* One clashing pair: instances a < b, distance (0 intersecting), the triangles FCL names. */
+typedef struct ref_fcl_clash {
+    uint32_t a, b, triangle_a, triangle_b;
+    double distance;
+} ref_fcl_clash;
+
+/* `count` instances: instance i is models[i] placed by the row-major 3x4
+ * rigid transform xf[12 i..] (local -> world). Reports the broadphase's
+ * setup time (registering the objects and setup()). NULL on failure. */
+ref_fcl_scene *ref_fcl_scene_create(ref_fcl *const *models, const double *xf, size_t count, double clearance,
+                                    double *setup_ms);
+/* Every clashing pair (in no particular order): up to `capacity` written, the total returned. */
+size_t ref_fcl_scene_clash(ref_fcl_scene *s, ref_fcl_clash *out, size_t capacity);
+void ref_fcl_scene_destroy(ref_fcl_scene *s);
+
 /* "0.7.0" etc. */
 const char *ref_fcl_version(void);
 
