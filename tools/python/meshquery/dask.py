@@ -1,0 +1,205 @@
+"""meshquery.dask: ray and shape batches over a saved hierarchy, as Dask arrays.
+
+Each task of the graph answers one chunk of queries with the C batch of the
+hierarchy saved in `hierarchy_file` (BVH.save / OBBTree.save). Every worker
+process maps the file once (load_mapped, cached per process and file) and
+answers all its chunks with it, so nothing but the file's path travels with
+the tasks. Results come back in input order and are exactly what the C batch
+gives for the same queries in one process, whatever the chunking, the number
+of workers or a worker lost and its chunks recomputed.
+
+    import meshquery.dask as mqd
+    from distributed import Client
+    client = Client("tcp://scheduler:8786")          # or LocalCluster(); or no client (threads)
+    hits = mqd.raycast("/shared/bunny.mqh", origins, directions)   # NumPy or Dask (N, 3)
+    hits.t, hits.triangle                            # Dask arrays (N,)
+    t, triangle = hits.compute()                     # NumPy, one pass over the graph
+
+Every function takes `chunk` (queries per task when the inputs are NumPy
+arrays; Dask inputs keep their own chunks along the first axis) and `threads`
+(C threads per task: 1 by default, since Dask runs one task per worker
+thread; 0 = all cores). The hierarchy file must be readable at the same path
+on every worker (shared storage) and must not change while a computation
+runs (mapped files); a file replaced by a new one (another size or mtime) is
+mapped afresh.
+"""
+import math
+import os
+import threading
+from functools import partial
+
+import dask.array as da
+import numpy as np
+
+import meshquery as mq
+
+__all__ = ["raycast", "occluded", "closest_points", "signed_distance", "overlap_counts", "DaskRecords", "hierarchy"]
+
+_CACHE = {}
+_LOCK = threading.Lock()
+
+
+def hierarchy(path):
+    """The hierarchy saved at `path`, mapped once per process (a BVH, or an OBBTree
+    for a saved OBB tree); later calls with the same unchanged file return it."""
+    st = os.stat(path)
+    key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
+    with _LOCK:
+        tree = _CACHE.get(key)
+        if tree is None:
+            try:
+                tree = mq.BVH.load_mapped(path)
+            except mq.MeshqueryError as bvh_error:
+                try:
+                    tree = mq.OBBTree.load_mapped(path)
+                except mq.MeshqueryError:
+                    raise bvh_error from None
+            for old in [k for k in _CACHE if k[0] == key[0]]:
+                del _CACHE[old]
+            _CACHE[key] = tree
+        return tree
+
+
+class DaskRecords:
+    """Dask arrays of one record per query, in input order: every field of
+    `dtype` is an attribute (a Dask array of shape (N,) or (N, 3)); compute()
+    evaluates them all in one pass and returns a tuple of NumPy arrays in the
+    order of `fields`."""
+
+    def __init__(self, array, fields):
+        self.array = array
+        self.fields = fields
+        for f in fields:
+            setattr(self, f, array[f])
+
+    def __len__(self):
+        return self.array.shape[0]
+
+    def compute(self, **kwargs):
+        """NumPy arrays of the fields (in self.fields order), computed together."""
+        rec = self.array.compute(**kwargs)
+        return tuple(np.ascontiguousarray(rec[f]) for f in self.fields)
+
+    def persist(self, **kwargs):
+        """The same records held in the cluster's memory (dask persist)."""
+        return DaskRecords(self.array.persist(**kwargs), self.fields)
+
+    def __repr__(self):
+        return "<DaskRecords %s of %d, %d chunks>" % (", ".join(self.fields), len(self), self.array.numblocks[0])
+
+
+def _rows(a, chunk, width, dtype):
+    """A NumPy or Dask (N, width) / (N,) input as a Dask array, one chunk along axis 1."""
+    if not isinstance(a, da.Array):
+        a = np.ascontiguousarray(a, dtype=dtype)
+        if width and (a.ndim != 2 or a.shape[1] != width):
+            raise ValueError("expected an (N, %d) array, got shape %s" % (width, a.shape))
+        return da.from_array(a, chunks=(chunk,) + ((width,) if width else ()))
+    if width and (a.ndim != 2 or a.shape[1] != width):
+        raise ValueError("expected an (N, %d) array, got shape %s" % (width, a.shape))
+    a = a.astype(dtype)
+    return a.rechunk({1: width}) if width else a
+
+
+def _aligned(arrays):
+    """Rechunks every array along axis 0 like the first."""
+    first = arrays[0].chunks[0]
+    return [a if a.chunks[0] == first else a.rechunk({0: first}) for a in arrays]
+
+
+def _blockwise(fn, dtype, arrays):
+    arrays = _aligned(arrays)
+    args = []
+    for a in arrays:
+        args += [a, "ij" if a.ndim == 2 else "i"]
+    return da.blockwise(fn, "i", *args, dtype=dtype, concatenate=True, meta=np.empty((0,), dtype=dtype))
+
+
+# ---- the tasks (module level: pickled by reference) -----------------------------
+
+_RAY = np.dtype([("t", np.float32), ("triangle", np.uint32), ("u", np.float32), ("v", np.float32),
+                 ("point", np.float32, (3,)), ("normal", np.float32, (3,))])
+_POINT = np.dtype([("distance", np.float32), ("triangle", np.uint32), ("point", np.float32, (3,)),
+                   ("u", np.float32), ("v", np.float32)])
+
+
+def _raycast_task(path, tmin, tmax, threads, cull, origins, directions):
+    h = hierarchy(path).raycast(origins, directions, tmin, tmax, threads=threads, cull_back_faces=cull)
+    out = np.empty(len(h), dtype=_RAY)
+    for f in _RAY.names:
+        out[f] = getattr(h, f)
+    return out
+
+
+def _occluded_task(path, tmin, tmax, threads, cull, origins, directions):
+    return hierarchy(path).occluded(origins, directions, tmin, tmax, threads=threads, cull_back_faces=cull)
+
+
+def _closest_task(path, max_distance, threads, points):
+    r = hierarchy(path).closest_points(points, max_distance, threads=threads)
+    out = np.empty(len(r), dtype=_POINT)
+    for f in _POINT.names:
+        out[f] = getattr(r, f)
+    return out
+
+
+def _signed_task(path, threads, points):
+    return hierarchy(path).signed_distance(points, threads=threads)
+
+
+def _overlap_task(path, threads, kinds, params):
+    return hierarchy(path).overlap_counts(mq.Shapes(kinds, params), threads=threads)
+
+
+# ---- the calls ---------------------------------------------------------------------
+
+def raycast(hierarchy_file, origins, directions, tmin=0.0, tmax=math.inf, chunk=1 << 18, threads=1,
+            cull_back_faces=False) -> DaskRecords:
+    """Closest hits of N rays (origins, directions: NumPy or Dask (N, 3)) on the
+    hierarchy saved in `hierarchy_file`: DaskRecords with t (inf on a miss),
+    triangle (NO_TRIANGLE on a miss), u, v, point, normal, each a Dask array in
+    input order, equal to BVH.raycast in one process."""
+    path = os.path.abspath(os.fspath(hierarchy_file))
+    o, d = _rows(origins, chunk, 3, np.float32), _rows(directions, chunk, 3, np.float32)
+    if o.shape != d.shape:
+        raise ValueError("origins and directions differ in shape (%s, %s)" % (o.shape, d.shape))
+    fn = partial(_raycast_task, path, float(tmin), float(tmax), int(threads), bool(cull_back_faces))
+    return DaskRecords(_blockwise(fn, _RAY, [o, d]), list(_RAY.names))
+
+
+def occluded(hierarchy_file, origins, directions, tmin=0.0, tmax=math.inf, chunk=1 << 18, threads=1,
+             cull_back_faces=False):
+    """Any-hit answers of N rays: a Dask bool array (N,), equal to BVH.occluded."""
+    path = os.path.abspath(os.fspath(hierarchy_file))
+    o, d = _rows(origins, chunk, 3, np.float32), _rows(directions, chunk, 3, np.float32)
+    if o.shape != d.shape:
+        raise ValueError("origins and directions differ in shape (%s, %s)" % (o.shape, d.shape))
+    fn = partial(_occluded_task, path, float(tmin), float(tmax), int(threads), bool(cull_back_faces))
+    return _blockwise(fn, np.bool_, [o, d])
+
+
+def closest_points(hierarchy_file, points, max_distance=math.inf, chunk=1 << 16, threads=1) -> DaskRecords:
+    """Closest points of N points (NumPy or Dask (N, 3)): DaskRecords with distance
+    (inf where nothing lies within max_distance), triangle, point, u, v."""
+    path = os.path.abspath(os.fspath(hierarchy_file))
+    fn = partial(_closest_task, path, float(max_distance), int(threads))
+    return DaskRecords(_blockwise(fn, _POINT, [_rows(points, chunk, 3, np.float32)]), list(_POINT.names))
+
+
+def signed_distance(hierarchy_file, points, chunk=1 << 16, threads=1):
+    """Signed distances of N points to the closed mesh (negative inside): a Dask float32 array (N,)."""
+    path = os.path.abspath(os.fspath(hierarchy_file))
+    return _blockwise(partial(_signed_task, path, int(threads)), np.float32, [_rows(points, chunk, 3, np.float32)])
+
+
+def overlap_counts(hierarchy_file, shapes, chunk=1 << 16, threads=1):
+    """For each tagged shape (a meshquery.Shapes made with NumPy, or a pair
+    (kinds, params) of Dask arrays (N,) int32 and (N, 16) float64 laid out as
+    Shapes holds them) the number of triangles it overlaps: a Dask uint64 array."""
+    path = os.path.abspath(os.fspath(hierarchy_file))
+    if isinstance(shapes, mq.Shapes):
+        kinds, params = shapes.kinds, shapes.params
+    else:
+        kinds, params = shapes
+    k, p = _rows(kinds, chunk, 0, np.int32), _rows(params, chunk, 16, np.float64)
+    return _blockwise(partial(_overlap_task, path, int(threads)), np.uint64, [k, p])
