@@ -136,8 +136,10 @@ double mq_td_point_triangle2(const double p[3], const mq_td_tri *t, double q[3])
         lerp3(q, b, bc, (d4 - d3) / ((d4 - d3) + (d5 - d6)));
         return dist2(p, q);
     }
+    /* Interior. Inconsistent signs (cancellation on a near-sliver) would put the
+     * point outside the triangle: its edges then stand for it. */
     double den = va + vb + vc;
-    if (!(den > 0.0))
+    if (!(den > 0.0) || va < 0.0 || vb < 0.0 || vc < 0.0)
         return flat_point_triangle2(p, t, q);
     double v = vb / den, w = vc / den;
     for (int k = 0; k < 3; k++)

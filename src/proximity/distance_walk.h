@@ -78,6 +78,10 @@ bool mq_dist_walk_nearest(const mq_dist_side *a, const mq_dist_side *b, double m
  */
 size_t mq_dist_walk_within(const mq_dist_side *a, const mq_dist_side *b, double d, mq_dist_pair_fn fn, void *user);
 
+/* b_to_a (meshquery/obbtree.h) as a map: the normalised quaternion's rotation, then the
+ * translation, in double. False for a NULL, zero or non-finite quaternion or translation. */
+bool mq_dist_rigid_matrix(const mq_rigid *x, double m[3][4]);
+
 /* ---- shapes (used by the public shape queries) ---- */
 
 /* A solid query shape in the common frame, in double; kinds as mq_shape_kind.
@@ -96,9 +100,9 @@ typedef struct mq_dist_shape {
 /* Converts a (valid, known-kind) float shape in the mesh frame; false otherwise. */
 bool mq_dist_shape_from(const mq_shape *shape, mq_dist_shape *out);
 
-/* As mq_dist_walk_nearest / _within with side a a shape and b a hierarchy whose
- * map must be the identity (the shape is in b's mesh frame). The pair's
- * triangle_a is MQ_NO_TRIANGLE and point_a lies on the shape. */
+/* As mq_dist_walk_nearest / _within with side a a solid shape, given in the
+ * common frame, and b a hierarchy with any map. The pair's triangle_a is
+ * MQ_NO_TRIANGLE and point_a lies on the shape. */
 bool mq_dist_walk_shape_nearest(const mq_dist_shape *s, const mq_dist_side *b, double max_distance, double abs_tol,
                                 double rel_tol, mq_dist_pair *out);
 size_t mq_dist_walk_shape_within(const mq_dist_shape *s, const mq_dist_side *b, double d, mq_dist_pair_fn fn,

@@ -1,0 +1,412 @@
+/*
+ * Shape vs mesh distance (distance_walk.h, mq_dist_walk_shape_*): the exact
+ * distance in double between a solid shape and each triangle, and the walk
+ * of one hierarchy against the shape's box.
+ *
+ * Per triangle (0 decided by the shape's own exact float overlap primitive on
+ * the triangle's float copy; otherwise):
+ *   - sphere: distance of the centre to the triangle, minus the radius;
+ *   - capsule: distance of the axis segment to the triangle (2 endpoint-
+ *     triangle and 3 edge-edge distances; the axis cannot cross a triangle
+ *     it does not overlap), minus the radius;
+ *   - box (OBB, AABB): a solid box apart from a triangle is nearest to it on
+ *     its surface, on a face whose outer side holds a triangle corner, so the
+ *     distance is the smallest triangle-triangle distance to the two halves
+ *     of each such face (at most three faces).
+ * At distance 0 both points are one common point (to rounding): the point of
+ * the triangle nearest to the centre (axis) for round shapes, a triangle
+ * corner inside the box or where the triangle crosses a face for boxes.
+ */
+#include <math.h>
+#include <string.h>
+
+#include <meshquery/primitives.h>
+
+#include "primitives/shape_checks.h"
+#include "proximity/distance_walk.h"
+#include "proximity/distance_walk_internal.h"
+
+static inline void d3_copy(double o[3], const double a[3])
+{
+    o[0] = a[0];
+    o[1] = a[1];
+    o[2] = a[2];
+}
+
+bool mq_dist_shape_from(const mq_shape *shape, mq_dist_shape *o)
+{
+    if (!shape)
+        return false;
+    *o = (mq_dist_shape){0};
+    o->kind = shape->kind;
+    o->src = *shape;
+    switch (shape->kind) {
+    case MQ_SHAPE_SPHERE:
+        if (!mq_sphere_ok(&shape->u.sphere))
+            return false;
+        for (int k = 0; k < 3; k++)
+            o->c[k] = shape->u.sphere.center[k];
+        o->radius = shape->u.sphere.radius;
+        return true;
+    case MQ_SHAPE_CAPSULE:
+        if (!mq_capsule_ok(&shape->u.capsule))
+            return false;
+        for (int k = 0; k < 3; k++) {
+            o->p0[k] = shape->u.capsule.a[k];
+            o->p1[k] = shape->u.capsule.b[k];
+        }
+        o->radius = shape->u.capsule.radius;
+        return true;
+    case MQ_SHAPE_OBB:
+        if (!mq_obb_is_valid(&shape->u.obb))
+            return false;
+        for (int k = 0; k < 3; k++) {
+            o->c[k] = shape->u.obb.center[k];
+            o->half[k] = shape->u.obb.half[k];
+            for (int j = 0; j < 3; j++)
+                o->axes[k][j] = shape->u.obb.axes[k][j];
+        }
+        return true;
+    case MQ_SHAPE_AABB:
+        if (!mq_aabb_ok(&shape->u.aabb))
+            return false;
+        for (int k = 0; k < 3; k++) {
+            o->lo[k] = shape->u.aabb.min[k];
+            o->hi[k] = shape->u.aabb.max[k];
+            /* as a box: centre, unit axes, half extents */
+            o->c[k] = 0.5 * (o->lo[k] + o->hi[k]);
+            o->half[k] = 0.5 * (o->hi[k] - o->lo[k]);
+            for (int j = 0; j < 3; j++)
+                o->axes[k][j] = k == j ? 1.0 : 0.0;
+        }
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The shape's box in the common frame, as a node box. */
+static void shape_nbox(const mq_dist_shape *s, mq_dw_nbox *o)
+{
+    memset(o, 0, sizeof *o);
+    switch (s->kind) {
+    case MQ_SHAPE_SPHERE:
+        for (int k = 0; k < 3; k++) {
+            o->c[k] = s->c[k];
+            o->e[k][k] = s->radius;
+        }
+        break;
+    case MQ_SHAPE_CAPSULE:
+        for (int k = 0; k < 3; k++) {
+            o->c[k] = 0.5 * (s->p0[k] + s->p1[k]);
+            o->e[k][k] = 0.5 * fabs(s->p1[k] - s->p0[k]) + s->radius;
+        }
+        break;
+    default: /* boxes */
+        for (int k = 0; k < 3; k++) {
+            o->c[k] = s->c[k];
+            for (int j = 0; j < 3; j++)
+                o->e[k][j] = s->axes[k][j] * s->half[k];
+        }
+        break;
+    }
+    for (int r = 0; r < 3; r++) {
+        o->ext[r] = fabs(o->e[0][r]) + fabs(o->e[1][r]) + fabs(o->e[2][r]);
+        o->size += o->ext[r] * o->ext[r];
+    }
+}
+
+/* Moves `from` by `r` towards `to` (the round shape's surface point toward the triangle). */
+static double round_result(const double centre[3], const double q[3], double d2, double r, double ps[3], double pt[3])
+{
+    double d = sqrt(d2);
+    d3_copy(pt, q);
+    if (!(d > r)) {
+        d3_copy(ps, q);
+        return 0.0;
+    }
+    double s = r / d;
+    for (int k = 0; k < 3; k++)
+        ps[k] = centre[k] + (q[k] - centre[k]) * s;
+    return d - r;
+}
+
+static bool box_contains(const mq_dist_shape *s, const double p[3])
+{
+    for (int i = 0; i < 3; i++) {
+        double l = 0.0;
+        for (int k = 0; k < 3; k++)
+            l += (p[k] - s->c[k]) * s->axes[i][k];
+        if (fabs(l) > s->half[i])
+            return false;
+    }
+    return true;
+}
+
+/* Distance from a solid box to a triangle (see the file comment). */
+static double box_triangle(const mq_dist_shape *s, const mq_dw_tri *t, bool overlap, double ps[3], double pt[3])
+{
+    if (overlap)
+        for (int v = 0; v < 3; v++)
+            if (box_contains(s, t->d.v[v])) {
+                d3_copy(ps, t->d.v[v]);
+                d3_copy(pt, t->d.v[v]);
+                return 0.0;
+            }
+    double e[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 3; k++)
+            e[i][k] = s->axes[i][k] * s->half[i];
+    double best = INFINITY;
+    for (int i = 0; i < 3; i++) {
+        int j = (i + 1) % 3, l = (i + 2) % 3;
+        /* face normal of faces +-i: axes j x l, pointing like axes i */
+        double n[3] = {s->axes[j][1] * s->axes[l][2] - s->axes[j][2] * s->axes[l][1],
+                       s->axes[j][2] * s->axes[l][0] - s->axes[j][0] * s->axes[l][2],
+                       s->axes[j][0] * s->axes[l][1] - s->axes[j][1] * s->axes[l][0]};
+        double off = fabs(n[0] * e[i][0] + n[1] * e[i][1] + n[2] * e[i][2]);
+        if (n[0] * s->axes[i][0] + n[1] * s->axes[i][1] + n[2] * s->axes[i][2] < 0.0)
+            for (int k = 0; k < 3; k++)
+                n[k] = -n[k];
+        for (int sign = -1; sign <= 1; sign += 2) {
+            bool front = overlap; /* overlapping: every face may hold the crossing */
+            for (int v = 0; v < 3 && !front; v++) {
+                double l2 = 0.0;
+                for (int k = 0; k < 3; k++)
+                    l2 += (t->d.v[v][k] - s->c[k]) * n[k];
+                front = sign * l2 > off;
+            }
+            if (!front)
+                continue;
+            double q[4][3];
+            for (int c = 0; c < 4; c++) {
+                double sj = (c & 1) ? 1.0 : -1.0, sl = (c & 2) ? 1.0 : -1.0;
+                for (int k = 0; k < 3; k++)
+                    q[c][k] = s->c[k] + sign * e[i][k] + sj * e[j][k] + sl * e[l][k];
+            }
+            static const int halves[2][3] = {{0, 1, 3}, {0, 3, 2}};
+            for (int h = 0; h < 2; h++) {
+                mq_td_tri f;
+                for (int c = 0; c < 3; c++)
+                    d3_copy(f.v[c], q[halves[h][c]]);
+                double a[3], b[3], d;
+                if (overlap) {
+                    mq_td_triangle_witness(&f, &t->d, a, b);
+                    double dd[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+                    d = sqrt(dd[0] * dd[0] + dd[1] * dd[1] + dd[2] * dd[2]);
+                } else {
+                    d = mq_td_triangle_features(&f, &t->d, a, b);
+                }
+                if (d < best) {
+                    best = d;
+                    d3_copy(ps, overlap ? b : a);
+                    d3_copy(pt, b);
+                }
+            }
+        }
+    }
+    if (overlap)
+        return 0.0;
+    if (best == INFINITY) { /* no face in front of any corner: rounding; the box centre's view */
+        double q[3];
+        mq_td_point_triangle2(s->c, &t->d, q);
+        d3_copy(ps, q);
+        d3_copy(pt, q);
+        return 0.0;
+    }
+    return best;
+}
+
+double mq_dist_shape_triangle(const mq_dist_shape *s, const mq_dw_tri *t, double ps[3], double pt[3])
+{
+    switch (s->kind) {
+    case MQ_SHAPE_SPHERE: {
+        double q[3];
+        double d2 = mq_td_point_triangle2(s->c, &t->d, q);
+        if (mq_overlap_sphere_triangle(&s->src.u.sphere, &t->f)) {
+            d3_copy(ps, q);
+            d3_copy(pt, q);
+            return 0.0;
+        }
+        return round_result(s->c, q, d2, s->radius, ps, pt);
+    }
+    case MQ_SHAPE_CAPSULE: {
+        double best = INFINITY, a[3] = {0, 0, 0}, q[3] = {0, 0, 0}, x[3], y[3];
+        const double *ends[2] = {s->p0, s->p1};
+        for (int v = 0; v < 2; v++) {
+            double d2 = mq_td_point_triangle2(ends[v], &t->d, y);
+            if (d2 < best) {
+                best = d2;
+                d3_copy(a, ends[v]);
+                d3_copy(q, y);
+            }
+        }
+        for (int e = 0; e < 3; e++) {
+            double d2 = mq_td_segment_segment2(s->p0, s->p1, t->d.v[e], t->d.v[(e + 1) % 3], x, y);
+            if (d2 < best) {
+                best = d2;
+                d3_copy(a, x);
+                d3_copy(q, y);
+            }
+        }
+        if (mq_overlap_capsule_triangle(&s->src.u.capsule, &t->f)) {
+            /* the axis may cross the triangle: its crossing is then a common point */
+            if (mq_td_segment_crossing(s->p0, s->p1, &t->d, x)) {
+                double d2 = mq_td_point_triangle2(x, &t->d, y);
+                if (d2 < best) {
+                    best = d2;
+                    d3_copy(q, y);
+                }
+            }
+            d3_copy(ps, q);
+            d3_copy(pt, q);
+            return 0.0;
+        }
+        return round_result(a, q, best, s->radius, ps, pt);
+    }
+    case MQ_SHAPE_OBB:
+        return box_triangle(s, t, mq_overlap_triangle_obb(&t->f, &s->src.u.obb), ps, pt);
+    case MQ_SHAPE_AABB:
+        return box_triangle(s, t, mq_overlap_triangle_aabb(&t->f, &s->src.u.aabb), ps, pt);
+    default:
+        return INFINITY;
+    }
+}
+
+typedef struct sw_walk {
+    const mq_dist_shape *s;
+    const mq_dist_side *b;
+    double slo[3], shi[3]; /* the shape's box */
+    bool nearest, found, stop;
+    double bound, abs_tol, rel_tol, slack;
+    mq_dist_pair best;
+    mq_dist_pair_fn fn;
+    void *user;
+    size_t calls;
+} sw_walk;
+
+static inline double sw_limit(const sw_walk *w)
+{
+    if (w->nearest && w->found)
+        return (w->bound - w->abs_tol) / (1.0 + w->rel_tol) + w->slack;
+    return w->bound + w->slack;
+}
+
+static void sw_leaf(sw_walk *w, const mq_dw_handle *h)
+{
+    mq_dw_tri t[MQ_DW_LEAF_MAX];
+    int n = mq_dw_leaf_triangles(w->b, h, t);
+    for (int i = 0; i < n && !w->stop; i++) {
+        if (mq_dw_box_gap(w->slo, w->shi, t[i].lo, t[i].hi) > sw_limit(w))
+            continue;
+        double ps[3], pt[3];
+        double d = mq_dist_shape_triangle(w->s, &t[i], ps, pt);
+        mq_dist_pair p;
+        p.triangle_a = MQ_NO_TRIANGLE;
+        p.triangle_b = t[i].id;
+        p.distance = d;
+        d3_copy(p.point_a, ps);
+        d3_copy(p.point_b, pt);
+        if (w->nearest) {
+            if (w->found ? !(d < w->bound) : !(d <= w->bound))
+                continue;
+            w->found = true;
+            w->bound = d;
+            w->best = p;
+            if (d == 0.0)
+                w->stop = true;
+        } else if (d <= w->bound) {
+            w->calls++;
+            if (!w->fn(&p, w->user))
+                w->stop = true;
+        }
+    }
+}
+
+typedef struct sw_entry {
+    mq_dw_handle h;
+    double lb;
+} sw_entry;
+
+static void sw_run(sw_walk *w)
+{
+    mq_dw_nbox sb, rb;
+    shape_nbox(w->s, &sb);
+    for (int k = 0; k < 3; k++) {
+        w->slo[k] = sb.c[k] - sb.ext[k];
+        w->shi[k] = sb.c[k] + sb.ext[k];
+    }
+    mq_dw_handle root = mq_dw_root(w->b);
+    mq_dw_nbox_of(w->b, &root, &rb);
+    w->slack = 0x1p-21 * mq_dw_magnitude(&sb, &rb) + 1e-300;
+    sw_entry stack[MQ_TRAVERSAL_STACK + MQ_BVH_WIDTH];
+    int top = 0;
+    stack[top++] = (sw_entry){root, mq_dw_lower_bound(&sb, &rb)};
+    while (top > 0 && !w->stop) {
+        sw_entry e = stack[--top];
+        if (e.lb > sw_limit(w))
+            continue;
+        if (mq_dw_is_leaf(w->b, &e.h)) {
+            sw_leaf(w, &e.h);
+            continue;
+        }
+        mq_dw_handle kids[MQ_BVH_WIDTH];
+        int nk = mq_dw_children(w->b, &e.h, kids), n = 0;
+        sw_entry ke[MQ_BVH_WIDTH];
+        double limit = sw_limit(w);
+        for (int i = 0; i < nk; i++) {
+            mq_dw_nbox kb;
+            mq_dw_nbox_of(w->b, &kids[i], &kb);
+            double l = mq_dw_lower_bound(&sb, &kb);
+            if (l > limit)
+                continue;
+            int j = n++;
+            if (w->nearest)
+                while (j > 0 && ke[j - 1].lb < l) {
+                    ke[j] = ke[j - 1];
+                    j--;
+                }
+            ke[j] = (sw_entry){kids[i], l};
+        }
+        for (int i = 0; i < n; i++)
+            stack[top++] = ke[i];
+    }
+}
+
+static bool tol_ok(double x)
+{
+    return x >= 0.0 && isfinite(x);
+}
+
+bool mq_dist_walk_shape_nearest(const mq_dist_shape *s, const mq_dist_side *b, double max_distance, double abs_tol,
+                                double rel_tol, mq_dist_pair *out)
+{
+    if (!s || !mq_dw_side_ok(b) || !(max_distance >= 0.0) || !tol_ok(abs_tol) || !tol_ok(rel_tol))
+        return false;
+    sw_walk w = {0};
+    w.s = s;
+    w.b = b;
+    w.nearest = true;
+    w.bound = max_distance;
+    w.abs_tol = abs_tol;
+    w.rel_tol = rel_tol;
+    sw_run(&w);
+    if (w.found && out)
+        *out = w.best;
+    return w.found;
+}
+
+size_t mq_dist_walk_shape_within(const mq_dist_shape *s, const mq_dist_side *b, double d, mq_dist_pair_fn fn,
+                                 void *user)
+{
+    if (!s || !fn || !mq_dw_side_ok(b) || !(d >= 0.0))
+        return 0;
+    sw_walk w = {0};
+    w.s = s;
+    w.b = b;
+    w.bound = d;
+    w.fn = fn;
+    w.user = user;
+    sw_run(&w);
+    return w.calls;
+}

@@ -1,0 +1,383 @@
+/*
+ * The dual-hierarchy distance walk (distance_walk.h): nearest pair and every
+ * pair within d, between two hierarchies mapped into a common frame.
+ *
+ * A pair of nodes is the unit of work. Each node box (a BVH child's AABB or
+ * an OBB-tree box, in its mesh frame) is mapped into the common frame as a
+ * parallelepiped: centre c and half-axis vectors e[0..2]. The lower bound of
+ * the distance between two such nodes is the larger of
+ *   - the distance between their enclosing common-frame AABBs
+ *     (half extent ext[k] = sum_i |e[i][k]|), and
+ *   - their gap along the line of centres u: |d| - sum_i |u.eA[i]| - sum_i |u.eB[i]|,
+ * both exact for the mapped boxes up to double rounding. A pair is entered
+ * while its bound does not exceed the current limit plus `slack`, which
+ * covers the float rounding of mapped corners in the intersection decision
+ * (a pair the float test puts at 0 may be a float ulp apart in double).
+ *
+ * Order: depth first; the node with the larger common-frame box is split;
+ * in nearest mode its children go on the stack farthest first, so the
+ * nearest is walked next and the first descent reaches a close leaf pair,
+ * whose distance then prunes the rest. Two leaves map their triangles into
+ * the common frame (double, plus float copies) and test every pair whose
+ * triangle boxes are close enough.
+ */
+#include <float.h>
+#include <math.h>
+
+#include "primitives/triangle_distance.h"
+#include "proximity/distance_walk.h"
+#include "proximity/distance_walk_internal.h"
+#include "query/bvh_walk.h"
+
+/* Stack: each split leaves at most 7 (BVH) or 1 (OBB tree) siblings per level of
+ * either hierarchy, and both depths are bounded (bvh_layout.h, obbtree_internal.h). */
+#define DW_STACK (2 * MQ_TRAVERSAL_STACK)
+
+typedef struct dw_entry {
+    mq_dw_handle a, b;
+    double lb;
+} dw_entry;
+
+typedef struct dw_walk {
+    const mq_dist_side *sa, *sb;
+    bool nearest;
+    double bound; /* nearest: best distance so far (max_distance at the start); within: d */
+    bool found;
+    double abs_tol, rel_tol;
+    double slack;
+    mq_dist_pair best;
+    mq_dist_pair_fn fn;
+    void *user;
+    size_t calls;
+    bool stop;
+} dw_walk;
+
+/* Largest lower bound a pair (of nodes or triangles) may have to be entered. */
+static inline double dw_limit(const dw_walk *w)
+{
+    if (w->nearest && w->found)
+        return (w->bound - w->abs_tol) / (1.0 + w->rel_tol) + w->slack;
+    return w->bound + w->slack;
+}
+
+bool mq_dw_side_ok(const mq_dist_side *s)
+{
+    if (!s || (s->bvh != NULL) == (s->obbtree != NULL))
+        return false;
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 4; c++)
+            if (!isfinite(s->m[r][c]))
+                return false;
+    if (s->bvh)
+        return s->bvh->root != MQ_REF_EMPTY;
+    return s->obbtree->node_count > 0;
+}
+
+mq_dw_handle mq_dw_root(const mq_dist_side *s)
+{
+    mq_dw_handle h;
+    if (s->bvh) {
+        const float *rb = s->bvh->root_box;
+        h.ref = s->bvh->root;
+        for (int k = 0; k < 3; k++) {
+            h.lo[k] = rb[2 * k];
+            h.hi[k] = rb[2 * k + 1];
+        }
+    } else {
+        h.ref = 0;
+        for (int k = 0; k < 3; k++)
+            h.lo[k] = h.hi[k] = 0.0f;
+    }
+    return h;
+}
+
+void mq_dw_nbox_of(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_nbox *o)
+{
+    const double(*m)[4] = s->m;
+    if (s->bvh) {
+        double cl[3], hl[3];
+        for (int k = 0; k < 3; k++) {
+            cl[k] = 0.5 * ((double)h->lo[k] + (double)h->hi[k]);
+            hl[k] = 0.5 * ((double)h->hi[k] - (double)h->lo[k]);
+        }
+        for (int r = 0; r < 3; r++) {
+            o->c[r] = m[r][0] * cl[0] + m[r][1] * cl[1] + m[r][2] * cl[2] + m[r][3];
+            for (int i = 0; i < 3; i++)
+                o->e[i][r] = m[r][i] * hl[i];
+        }
+    } else {
+        const mq_obbtree_node *n = &s->obbtree->nodes[h->ref];
+        for (int r = 0; r < 3; r++) {
+            o->c[r] = m[r][0] * n->center[0] + m[r][1] * n->center[1] + m[r][2] * n->center[2] + m[r][3];
+            for (int i = 0; i < 3; i++)
+                o->e[i][r] =
+                    (m[r][0] * n->axes[i][0] + m[r][1] * n->axes[i][1] + m[r][2] * n->axes[i][2]) * (double)n->half[i];
+        }
+    }
+    o->size = 0.0;
+    for (int r = 0; r < 3; r++) {
+        o->ext[r] = fabs(o->e[0][r]) + fabs(o->e[1][r]) + fabs(o->e[2][r]);
+        o->size += o->ext[r] * o->ext[r];
+    }
+}
+
+double mq_dw_lower_bound(const mq_dw_nbox *a, const mq_dw_nbox *b)
+{
+    double d[3], g2 = 0.0;
+    for (int k = 0; k < 3; k++) {
+        d[k] = b->c[k] - a->c[k];
+        double g = fabs(d[k]) - a->ext[k] - b->ext[k];
+        if (g > 0.0)
+            g2 += g * g;
+    }
+    double lb = sqrt(g2);
+    double l2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    if (l2 > 0.0) {
+        double l = sqrt(l2), inv = 1.0 / l;
+        double u[3] = {d[0] * inv, d[1] * inv, d[2] * inv};
+        double r = 0.0;
+        for (int i = 0; i < 3; i++) {
+            r += fabs(u[0] * a->e[i][0] + u[1] * a->e[i][1] + u[2] * a->e[i][2]);
+            r += fabs(u[0] * b->e[i][0] + u[1] * b->e[i][1] + u[2] * b->e[i][2]);
+        }
+        if (l - r > lb)
+            lb = l - r;
+    }
+    return lb;
+}
+
+bool mq_dw_is_leaf(const mq_dist_side *s, const mq_dw_handle *h)
+{
+    if (s->bvh)
+        return mq_ref_is_leaf(h->ref);
+    return mq_obbtree_node_is_leaf(&s->obbtree->nodes[h->ref]);
+}
+
+int mq_dw_children(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_handle out[MQ_BVH_WIDTH])
+{
+    int n = 0;
+    if (s->bvh) {
+        const mq_node8 *node = mq_arena_node(s->bvh->arena, h->ref);
+        for (int i = 0; i < MQ_BVH_WIDTH; i++) {
+            if (node->child[i] == MQ_REF_EMPTY)
+                continue;
+            out[n].ref = node->child[i];
+            mq_walk_child_box(node, i, s->bvh->inv_scale, out[n].lo, out[n].hi);
+            n++;
+        }
+    } else {
+        const mq_obbtree_node *node = &s->obbtree->nodes[h->ref];
+        out[0] = (mq_dw_handle){h->ref + 1, {0, 0, 0}, {0, 0, 0}};
+        out[1] = (mq_dw_handle){node->data, {0, 0, 0}, {0, 0, 0}};
+        n = 2;
+    }
+    return n;
+}
+
+/* Maps one local triangle into the common frame; false when a mapped corner is
+ * not finite in double or in float. */
+static bool map_triangle(const double m[3][4], const mq_triangle *t, uint32_t id, mq_dw_tri *o)
+{
+    for (int v = 0; v < 3; v++)
+        for (int r = 0; r < 3; r++) {
+            double x = m[r][0] * t->v[v][0] + m[r][1] * t->v[v][1] + m[r][2] * t->v[v][2] + m[r][3];
+            float f = (float)x;
+            if (!isfinite(f))
+                return false;
+            o->d.v[v][r] = x;
+            o->f.v[v][r] = f;
+        }
+    for (int r = 0; r < 3; r++) {
+        o->lo[r] = fmin(fmin(o->d.v[0][r], o->d.v[1][r]), o->d.v[2][r]);
+        o->hi[r] = fmax(fmax(o->d.v[0][r], o->d.v[1][r]), o->d.v[2][r]);
+    }
+    o->id = id;
+    return true;
+}
+
+int mq_dw_leaf_triangles(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_tri out[MQ_DW_LEAF_MAX])
+{
+    int n = 0;
+    if (s->bvh) {
+        const mq_tri_block *blk = mq_arena_leaf(s->bvh->arena, h->ref);
+        uint32_t nb = mq_ref_block_count(h->ref);
+        for (uint32_t b = 0; b < nb; b++)
+            for (int lane = 0; lane < MQ_TRI_BLOCK; lane++) {
+                mq_triangle t;
+                if (mq_walk_block_triangle(s->bvh, &blk[b], lane, &t) &&
+                    map_triangle(s->m, &t, blk[b].id[lane], &out[n]))
+                    n++;
+            }
+    } else {
+        const mq_obbtree_node *node = &s->obbtree->nodes[h->ref];
+        uint32_t first = mq_obbtree_leaf_first(node), end = first + mq_obbtree_leaf_count(node);
+        for (uint32_t k = first; k < end; k++)
+            if (map_triangle(s->m, &s->obbtree->tris[k], s->obbtree->ids[k], &out[n]))
+                n++;
+    }
+    return n;
+}
+
+double mq_dw_box_gap(const double alo[3], const double ahi[3], const double blo[3], const double bhi[3])
+{
+    double g2 = 0.0;
+    for (int k = 0; k < 3; k++) {
+        double g = fmax(alo[k] - bhi[k], blo[k] - ahi[k]);
+        if (g > 0.0)
+            g2 += g * g;
+    }
+    return sqrt(g2);
+}
+
+double mq_dw_magnitude(const mq_dw_nbox *a, const mq_dw_nbox *b)
+{
+    double m = 0.0;
+    for (int k = 0; k < 3; k++) {
+        m = fmax(m, fabs(a->c[k]) + a->ext[k]);
+        m = fmax(m, fabs(b->c[k]) + b->ext[k]);
+    }
+    return m;
+}
+
+/* Offers one triangle pair at distance d to the walk. */
+static void offer(dw_walk *w, const mq_dw_tri *ta, const mq_dw_tri *tb, double d, const double pa[3],
+                  const double pb[3])
+{
+    if (w->nearest) {
+        if (w->found ? !(d < w->bound) : !(d <= w->bound))
+            return;
+        w->found = true;
+        w->bound = d;
+        w->best.triangle_a = ta->id;
+        w->best.triangle_b = tb->id;
+        w->best.distance = d;
+        for (int k = 0; k < 3; k++) {
+            w->best.point_a[k] = pa[k];
+            w->best.point_b[k] = pb[k];
+        }
+        if (d == 0.0)
+            w->stop = true;
+        return;
+    }
+    if (!(d <= w->bound))
+        return;
+    mq_dist_pair p;
+    p.triangle_a = ta->id;
+    p.triangle_b = tb->id;
+    p.distance = d;
+    for (int k = 0; k < 3; k++) {
+        p.point_a[k] = pa[k];
+        p.point_b[k] = pb[k];
+    }
+    w->calls++;
+    if (!w->fn(&p, w->user))
+        w->stop = true;
+}
+
+static void leaf_pair(dw_walk *w, const mq_dw_handle *ha, const mq_dw_handle *hb)
+{
+    mq_dw_tri ta[MQ_DW_LEAF_MAX], tb[MQ_DW_LEAF_MAX];
+    int na = mq_dw_leaf_triangles(w->sa, ha, ta);
+    if (na == 0)
+        return;
+    int nb = mq_dw_leaf_triangles(w->sb, hb, tb);
+    for (int i = 0; i < na; i++)
+        for (int j = 0; j < nb; j++) {
+            if (mq_dw_box_gap(ta[i].lo, ta[i].hi, tb[j].lo, tb[j].hi) > dw_limit(w))
+                continue;
+            double pa[3], pb[3];
+            double d = mq_td_triangle_triangle(&ta[i].d, &ta[i].f, &tb[j].d, &tb[j].f, pa, pb);
+            offer(w, &ta[i], &tb[j], d, pa, pb);
+            if (w->stop)
+                return;
+        }
+}
+
+static void walk(dw_walk *w)
+{
+    dw_entry stack[DW_STACK];
+    int top = 0;
+    mq_dw_nbox ra, rb;
+    mq_dw_handle ha = mq_dw_root(w->sa), hb = mq_dw_root(w->sb);
+    mq_dw_nbox_of(w->sa, &ha, &ra);
+    mq_dw_nbox_of(w->sb, &hb, &rb);
+    /* the float rounding of mapped corners (< 2^-23 of the magnitude per coordinate) */
+    w->slack = 0x1p-21 * mq_dw_magnitude(&ra, &rb) + 1e-300;
+    stack[top++] = (dw_entry){ha, hb, mq_dw_lower_bound(&ra, &rb)};
+    while (top > 0 && !w->stop) {
+        dw_entry e = stack[--top];
+        if (e.lb > dw_limit(w))
+            continue;
+        bool la = mq_dw_is_leaf(w->sa, &e.a), lb = mq_dw_is_leaf(w->sb, &e.b);
+        if (la && lb) {
+            leaf_pair(w, &e.a, &e.b);
+            continue;
+        }
+        mq_dw_nbox na, nb;
+        mq_dw_nbox_of(w->sa, &e.a, &na);
+        mq_dw_nbox_of(w->sb, &e.b, &nb);
+        bool split_a = lb || (!la && na.size >= nb.size);
+        const mq_dist_side *s = split_a ? w->sa : w->sb;
+        const mq_dw_nbox *other = split_a ? &nb : &na;
+        mq_dw_handle kids[MQ_BVH_WIDTH];
+        int nk = mq_dw_children(s, split_a ? &e.a : &e.b, kids);
+        dw_entry ke[MQ_BVH_WIDTH];
+        int n = 0;
+        double limit = dw_limit(w);
+        for (int i = 0; i < nk; i++) {
+            mq_dw_nbox kb;
+            mq_dw_nbox_of(s, &kids[i], &kb);
+            double l = split_a ? mq_dw_lower_bound(&kb, other) : mq_dw_lower_bound(other, &kb);
+            if (l > limit)
+                continue;
+            dw_entry x = split_a ? (dw_entry){kids[i], e.b, l} : (dw_entry){e.a, kids[i], l};
+            int j = n++;
+            if (w->nearest) /* farthest first on the stack, so the nearest is popped next */
+                while (j > 0 && ke[j - 1].lb < l) {
+                    ke[j] = ke[j - 1];
+                    j--;
+                }
+            ke[j] = x;
+        }
+        for (int i = 0; i < n; i++)
+            stack[top++] = ke[i];
+    }
+}
+
+static bool tol_ok(double x)
+{
+    return x >= 0.0 && isfinite(x);
+}
+
+bool mq_dist_walk_nearest(const mq_dist_side *a, const mq_dist_side *b, double max_distance, double abs_tol,
+                          double rel_tol, mq_dist_pair *out)
+{
+    if (!mq_dw_side_ok(a) || !mq_dw_side_ok(b) || !(max_distance >= 0.0) || !tol_ok(abs_tol) || !tol_ok(rel_tol))
+        return false;
+    dw_walk w = {0};
+    w.sa = a;
+    w.sb = b;
+    w.nearest = true;
+    w.bound = max_distance;
+    w.abs_tol = abs_tol;
+    w.rel_tol = rel_tol;
+    walk(&w);
+    if (w.found && out)
+        *out = w.best;
+    return w.found;
+}
+
+size_t mq_dist_walk_within(const mq_dist_side *a, const mq_dist_side *b, double d, mq_dist_pair_fn fn, void *user)
+{
+    if (!fn || !mq_dw_side_ok(a) || !mq_dw_side_ok(b) || !(d >= 0.0))
+        return 0;
+    dw_walk w = {0};
+    w.sa = a;
+    w.sb = b;
+    w.nearest = false;
+    w.bound = d;
+    w.fn = fn;
+    w.user = user;
+    walk(&w);
+    return w.calls;
+}

@@ -1,0 +1,61 @@
+/*
+ * Pieces of the distance walk shared by the dual walk (distance_walk.c) and
+ * the shape walk (distance_shape.c): node handles, node boxes mapped into the
+ * common frame, their lower bounds, and a leaf's triangles mapped into it.
+ */
+#ifndef MQ_PROXIMITY_DISTANCE_WALK_INTERNAL_H
+#define MQ_PROXIMITY_DISTANCE_WALK_INTERNAL_H
+
+#include "bvh/bvh_layout.h"
+#include "primitives/triangle_distance.h"
+#include "proximity/distance_walk.h"
+
+/* Most triangles in one leaf of either hierarchy. */
+#define MQ_DW_LEAF_MAX 16
+
+/* A node of either hierarchy: BVH: a child reference and its box (mesh frame);
+ * OBB tree: the node's index (the box is in the node). */
+typedef struct mq_dw_handle {
+    uint32_t ref;
+    float lo[3], hi[3];
+} mq_dw_handle;
+
+/* A node box in the common frame: centre, half-axis vectors, the half extents of
+ * its enclosing AABB, and its squared half diagonal (which node to split). */
+typedef struct mq_dw_nbox {
+    double c[3];
+    double e[3][3];
+    double ext[3];
+    double size;
+} mq_dw_nbox;
+
+/* A triangle mapped into the common frame: double corners, their float copies
+ * (the intersection decision), the double box, the mesh id. */
+typedef struct mq_dw_tri {
+    mq_td_tri d;
+    mq_triangle f;
+    double lo[3], hi[3];
+    uint32_t id;
+} mq_dw_tri;
+
+/* A side with exactly one non-empty hierarchy and a finite map. */
+bool mq_dw_side_ok(const mq_dist_side *s);
+mq_dw_handle mq_dw_root(const mq_dist_side *s);
+void mq_dw_nbox_of(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_nbox *out);
+bool mq_dw_is_leaf(const mq_dist_side *s, const mq_dw_handle *h);
+/* The children of an inner node; returns their number (2 for the OBB tree, up to 8). */
+int mq_dw_children(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_handle out[MQ_BVH_WIDTH]);
+/* A leaf's triangles with finite mapped corners; returns their number. */
+int mq_dw_leaf_triangles(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_tri out[MQ_DW_LEAF_MAX]);
+/* Lower bound of the distance between anything in box a and anything in box b. */
+double mq_dw_lower_bound(const mq_dw_nbox *a, const mq_dw_nbox *b);
+/* Distance between two axis-aligned boxes (0 when they overlap). */
+double mq_dw_box_gap(const double alo[3], const double ahi[3], const double blo[3], const double bhi[3]);
+/* Largest |coordinate| of the two boxes' enclosing AABBs. */
+double mq_dw_magnitude(const mq_dw_nbox *a, const mq_dw_nbox *b);
+
+/* Distance between a solid shape and a mapped triangle (distance_shape.c), with the
+ * closest points ps on the shape and pt on the triangle. */
+double mq_dist_shape_triangle(const mq_dist_shape *s, const mq_dw_tri *t, double ps[3], double pt[3]);
+
+#endif
