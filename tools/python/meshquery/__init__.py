@@ -185,7 +185,7 @@ class _Out:
         ctype, dtype = _SCALARS[kind]
         self.n = n
         if np is not None:
-            self.arr = np.zeros(max(1, n), dtype=dtype)
+            self.arr = np.empty(max(1, n), dtype=dtype)  # every C batch writes every entry
             self.ptr = self.arr.ctypes.data_as(ctypes.c_void_p)
         else:
             self.arr = (ctype * max(1, n))()
@@ -246,10 +246,11 @@ class Records:
         return "<%s of %d records: %s>" % (type(self).__name__, self.count, ", ".join(self.fields))
 
 
-def _records_out(ctype, n):
-    """Allocates n C records: (c_void_p, finish(cls) -> Records)."""
+def _records_out(ctype, n, zero=True):
+    """Allocates n C records: (c_void_p, finish(cls) -> Records). zero=False when
+    the C call writes every record (no need to clear them first)."""
     if np is not None:
-        arr = np.zeros(max(1, n), dtype=np.dtype(ctype))
+        arr = (np.zeros if zero else np.empty)(max(1, n), dtype=np.dtype(ctype))
         return arr.ctypes.data_as(ctypes.c_void_p), lambda cls=Records: cls(ctype, n, arr)
     buf = (ctype * max(1, n))()
     return ctypes.cast(buf, ctypes.c_void_p), lambda cls=Records: cls(ctype, n, buf)
@@ -865,7 +866,7 @@ class _Tree(_Handle):
         where nothing lies within max_distance), triangle (NO_TRIANGLE there), u, v,
         and `found` (bool per point)."""
         n, ptr, keep = _pack3(points, "points")
-        out, finish = _records_out(_c.MqPointHit, n)
+        out, finish = _records_out(_c.MqPointHit, n, zero=False)
         found = _Out("bool", n)
         self._f("closest_point_batch")(self.handle, ptr, n, max_distance, threads, out, found.ptr)
         r = finish()
@@ -965,7 +966,7 @@ class _Tree(_Handle):
         Returns RayHits."""
         n, rays, keep = _make_rays(origins, directions, tmin, tmax)
         q = _query(cull_back_faces)
-        out, finish = _records_out(_c.MqHit, n)
+        out, finish = _records_out(_c.MqHit, n, zero=False)
         self._f("raycast_closest_batch")(self.handle, rays, n, ctypes.byref(q), threads, out)
         return finish(RayHits)
 
@@ -1115,7 +1116,7 @@ class BVH(_Tree):
                 offs.append(acc)
             offsets = (ctypes.c_uint64 * (n + 1))(*offs)
             optr, ray = ctypes.cast(offsets, ctypes.c_void_p), [i for i in range(n) for _ in range(c[i])]
-        out, finish = _records_out(_c.MqHit, int(total))
+        out, finish = _records_out(_c.MqHit, int(total), zero=False)
         _c.lib.mq_bvh_raycast_all_batch(self.handle, rays, n, ctypes.byref(q), threads, optr, out)
         return ray, finish(RayHits)
 

@@ -1,0 +1,82 @@
+"""Scaling of meshquery.dask.raycast from 1 to 2 worker processes.
+
+    python3 tests/python/bench_dask.py [--rays 10000000] [--chunk 250000] [--mesh data/stanford-bunny.obj]
+
+Saves the mesh's BVH, then on a LocalCluster of 1 and then 2 worker
+processes (1 thread each, C batches on 1 thread) casts the same N random
+rays (generated on the workers by dask.array.random, so no ray crosses the
+network) and reduces the answers on the workers (hit count, sum of t). Each
+configuration runs once to warm up (imports, mapping the file) and then
+--repeat times; the best time is printed, with rays per second and the
+speed-up. The answers of both configurations must be equal.
+"""
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+import dask.array as da
+import numpy as np
+from distributed import Client, LocalCluster
+
+import meshquery as mq
+import meshquery.dask as mqd
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def rays(n, chunk, lo, hi, seed):
+    rs = da.random.RandomState(seed)
+    c, r = (lo + hi) / 2, float(np.max(hi - lo))
+    origins = (c + rs.uniform(-1.5, 1.5, size=(n, 3), chunks=(chunk, 3)) * r).astype(np.float32)
+    targets = rs.uniform(0.0, 1.0, size=(n, 3), chunks=(chunk, 3)) * (hi - lo) + lo
+    return origins, (targets - origins).astype(np.float32)
+
+
+def run(workers, path, n, chunk, lo, hi, repeat):
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        o, d = rays(n, chunk, lo, hi, 26)
+        hits = mqd.raycast(path, o, d, chunk=chunk, threads=1)
+        hit = hits.triangle != mq.NO_TRIANGLE
+        answer = (hit.sum(), da.where(hit, hits.t, 0).astype(np.float64).sum())
+        ow, dw = rays(4 * chunk, chunk, lo, hi, 1)  # warm-up: imports and the mapping on every worker
+        client.compute(mqd.raycast(path, ow, dw, chunk=chunk).t.sum(), sync=True)
+        best, result = float("inf"), None
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            result = tuple(float(x) for x in client.compute(answer, sync=True))
+            best = min(best, time.perf_counter() - t0)
+        return best, result
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rays", type=int, default=10_000_000)
+    ap.add_argument("--chunk", type=int, default=250_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--mesh", default=os.path.join(HERE, "..", "..", "data", "stanford-bunny.obj"))
+    a = ap.parse_args()
+    mesh = mq.load_obj(a.mesh)
+    lo, hi = (np.array(x) for x in mesh.bounds())
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "bench.mqh")
+        mq.BVH(mesh).save(path)
+        print("meshquery %s, %s (%d triangles), %d rays in chunks of %d" % (
+            mq.version(), os.path.basename(a.mesh), mesh.triangle_count, a.rays, a.chunk))
+        times = {}
+        for workers in (1, 2):
+            t, result = run(workers, path, a.rays, a.chunk, lo, hi, a.repeat)
+            times[workers] = (t, result)
+            print("%d worker(s): %.2f s  %.2f Mrays/s  hits %d  sum t %.6g" % (
+                workers, t, a.rays / t / 1e6, result[0], result[1]))
+        if times[1][1] != times[2][1]:
+            print("answers differ between 1 and 2 workers", file=sys.stderr)
+            return 1
+        print("speed-up 1 -> 2 workers: %.2fx" % (times[1][0] / times[2][0]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
