@@ -13,10 +13,22 @@
 
 #include <meshquery/types.h>
 
-/* A triangle of double corners. */
+/* A triangle of double corners, with its normal n = (v1 - v0) x (v2 - v0), n.n,
+ * and whether it is numerically flat (then its edges stand for it); set v,
+ * then call mq_td_tri_prepare. */
 typedef struct mq_td_tri {
     double v[3][3];
+    double n[3];
+    double n2;
+    bool flat;
 } mq_td_tri;
+
+/* Sets t->n, t->n2 and t->flat from t->v. */
+void mq_td_tri_prepare(mq_td_tri *t);
+
+/* A cheap lower bound of the distance between two prepared triangles: how far
+ * all of one lies from the other's plane (0 when that says nothing). */
+double mq_td_triangle_lower_bound(const mq_td_tri *a, const mq_td_tri *b);
 
 /* Squared distance from p to segment [a, b] (a == b: a point); q = the closest point. */
 double mq_td_point_segment2(const double p[3], const double a[3], const double b[3], double q[3]);

@@ -212,32 +212,83 @@ bool mq_td_segment_crossing(const double p[3], const double q[3], const mq_td_tr
     return true;
 }
 
+void mq_td_tri_prepare(mq_td_tri *t)
+{
+    double ab[3], ac[3];
+    sub3(ab, t->v[1], t->v[0]);
+    sub3(ac, t->v[2], t->v[0]);
+    cross3(t->n, ab, ac);
+    t->n2 = dot3(t->n, t->n);
+    t->flat = !(t->n2 > TD_FLAT_SIN2 * dot3(ab, ab) * dot3(ac, ac));
+}
+
+double mq_td_triangle_lower_bound(const mq_td_tri *a, const mq_td_tri *b)
+{
+    double lb = 0.0;
+    for (int side = 0; side < 2; side++) {
+        const mq_td_tri *s = side ? b : a, *t = side ? a : b;
+        if (s->flat)
+            continue;
+        double lo = INFINITY, hi = -INFINITY;
+        for (int v = 0; v < 3; v++) {
+            double d[3];
+            sub3(d, t->v[v], s->v[0]);
+            double h = dot3(d, s->n);
+            lo = fmin(lo, h);
+            hi = fmax(hi, h);
+        }
+        double g = lo > 0.0 ? lo : (hi < 0.0 ? -hi : 0.0);
+        if (g * g > lb * lb * s->n2)
+            lb = g / sqrt(s->n2);
+    }
+    return lb;
+}
+
+/* Vertex p against the face of a prepared, non-flat triangle: true when p
+ * projects inside it, with the squared distance and the foot. Outside, the
+ * closest point is on an edge, which the edge-edge distances cover. */
+static bool vertex_face(const double p[3], const mq_td_tri *t, double *d2, double q[3])
+{
+    for (int e = 0; e < 3; e++) {
+        double ed[3], pd[3], c[3];
+        sub3(ed, t->v[(e + 1) % 3], t->v[e]);
+        sub3(pd, p, t->v[e]);
+        cross3(c, ed, pd);
+        if (dot3(c, t->n) < 0.0)
+            return false;
+    }
+    double d[3];
+    sub3(d, p, t->v[0]);
+    double h = dot3(d, t->n);
+    lerp3(q, p, t->n, -h / t->n2);
+    *d2 = h * h / t->n2;
+    return true;
+}
+
 double mq_td_triangle_features(const mq_td_tri *a, const mq_td_tri *b, double pa[3], double pb[3])
 {
-    double best = INFINITY, x[3], y[3];
-    for (int i = 0; i < 3; i++) {
-        double d2 = mq_td_point_triangle2(a->v[i], b, y);
-        if (d2 < best) {
-            best = d2;
-            copy3(pa, a->v[i]);
-            copy3(pb, y);
-        }
-        d2 = mq_td_point_triangle2(b->v[i], a, x);
-        if (d2 < best) {
-            best = d2;
-            copy3(pa, x);
-            copy3(pb, b->v[i]);
-        }
-    }
+    double best = INFINITY, x[3], y[3], d2;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
-            double d2 = mq_td_segment_segment2(a->v[i], a->v[(i + 1) % 3], b->v[j], b->v[(j + 1) % 3], x, y);
+            d2 = mq_td_segment_segment2(a->v[i], a->v[(i + 1) % 3], b->v[j], b->v[(j + 1) % 3], x, y);
             if (d2 < best) {
                 best = d2;
                 copy3(pa, x);
                 copy3(pb, y);
             }
         }
+    for (int i = 0; i < 3; i++) {
+        if (!b->flat && vertex_face(a->v[i], b, &d2, y) && d2 < best) {
+            best = d2;
+            copy3(pa, a->v[i]);
+            copy3(pb, y);
+        }
+        if (!a->flat && vertex_face(b->v[i], a, &d2, x) && d2 < best) {
+            best = d2;
+            copy3(pa, x);
+            copy3(pb, b->v[i]);
+        }
+    }
     return sqrt(best);
 }
 
@@ -291,6 +342,8 @@ double mq_closest_points_triangle_triangle(const mq_triangle *a, const mq_triang
             da.v[v][k] = a->v[v][k];
             db.v[v][k] = b->v[v][k];
         }
+    mq_td_tri_prepare(&da);
+    mq_td_tri_prepare(&db);
     double d = mq_td_triangle_triangle(&da, a, &db, b, pa, pb);
     if (out_a)
         copy3(out_a, pa);

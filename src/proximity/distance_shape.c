@@ -189,6 +189,7 @@ static double box_triangle(const mq_dist_shape *s, const mq_dw_tri *t, bool over
                 mq_td_tri f;
                 for (int c = 0; c < 3; c++)
                     d3_copy(f.v[c], q[halves[h][c]]);
+                mq_td_tri_prepare(&f);
                 double a[3], b[3], d;
                 if (overlap) {
                     mq_td_triangle_witness(&f, &t->d, a, b);
@@ -341,7 +342,7 @@ static void sw_run(sw_walk *w)
     w->slack = 0x1p-21 * mq_dw_magnitude(&sb, &rb) + 1e-300;
     sw_entry stack[MQ_TRAVERSAL_STACK + MQ_BVH_WIDTH];
     int top = 0;
-    stack[top++] = (sw_entry){root, mq_dw_lower_bound(&sb, &rb)};
+    stack[top++] = (sw_entry){root, mq_dw_lower_bound(&sb, &rb, INFINITY)};
     while (top > 0 && !w->stop) {
         sw_entry e = stack[--top];
         if (e.lb > sw_limit(w))
@@ -357,7 +358,7 @@ static void sw_run(sw_walk *w)
         for (int i = 0; i < nk; i++) {
             mq_dw_nbox kb;
             mq_dw_nbox_of(w->b, &kids[i], &kb);
-            double l = mq_dw_lower_bound(&sb, &kb);
+            double l = mq_dw_lower_bound(&sb, &kb, limit);
             if (l > limit)
                 continue;
             int j = n++;

@@ -121,7 +121,7 @@ void mq_dw_nbox_of(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_nbox *o)
     }
 }
 
-double mq_dw_lower_bound(const mq_dw_nbox *a, const mq_dw_nbox *b)
+double mq_dw_lower_bound(const mq_dw_nbox *a, const mq_dw_nbox *b, double limit)
 {
     double d[3], g2 = 0.0;
     for (int k = 0; k < 3; k++) {
@@ -131,6 +131,23 @@ double mq_dw_lower_bound(const mq_dw_nbox *a, const mq_dw_nbox *b)
             g2 += g * g;
     }
     double lb = sqrt(g2);
+    if (lb > limit)
+        return lb;
+    /* the gap along each box's own axes (any unit direction gives a valid bound) */
+    for (int side = 0; side < 2; side++) {
+        const mq_dw_nbox *x = side ? b : a;
+        for (int i = 0; i < 3; i++) {
+            const double *u = x->e[i];
+            double n2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+            double r = 0.0;
+            for (int j = 0; j < 3; j++)
+                r += fabs(u[0] * a->e[j][0] + u[1] * a->e[j][1] + u[2] * a->e[j][2]) +
+                     fabs(u[0] * b->e[j][0] + u[1] * b->e[j][1] + u[2] * b->e[j][2]);
+            double g = fabs(u[0] * d[0] + u[1] * d[1] + u[2] * d[2]) - r;
+            if (g > 0.0 && g * g > lb * lb * n2)
+                lb = g / sqrt(n2);
+        }
+    }
     double l2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
     if (l2 > 0.0) {
         double l = sqrt(l2), inv = 1.0 / l;
@@ -187,6 +204,7 @@ static bool map_triangle(const double m[3][4], const mq_triangle *t, uint32_t id
             o->d.v[v][r] = x;
             o->f.v[v][r] = f;
         }
+    mq_td_tri_prepare(&o->d);
     for (int r = 0; r < 3; r++) {
         o->lo[r] = fmin(fmin(o->d.v[0][r], o->d.v[1][r]), o->d.v[2][r]);
         o->hi[r] = fmax(fmax(o->d.v[0][r], o->d.v[1][r]), o->d.v[2][r]);
@@ -274,6 +292,32 @@ static void offer(dw_walk *w, const mq_dw_tri *ta, const mq_dw_tri *tb, double d
         w->stop = true;
 }
 
+static void union_box(const mq_dw_tri *t, int n, double lo[3], double hi[3])
+{
+    for (int k = 0; k < 3; k++) {
+        lo[k] = t[0].lo[k];
+        hi[k] = t[0].hi[k];
+    }
+    for (int i = 1; i < n; i++)
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fmin(lo[k], t[i].lo[k]);
+            hi[k] = fmax(hi[k], t[i].hi[k]);
+        }
+}
+
+/* Moves the triangles within `limit` of the box [lo, hi] to the front; returns their number. */
+static int keep_near(mq_dw_tri *t, int n, const double lo[3], const double hi[3], double limit)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (!(mq_dw_box_gap(t[i].lo, t[i].hi, lo, hi) > limit)) {
+            if (m != i)
+                t[m] = t[i];
+            m++;
+        }
+    return m;
+}
+
 static void leaf_pair(dw_walk *w, const mq_dw_handle *ha, const mq_dw_handle *hb)
 {
     mq_dw_tri ta[MQ_DW_LEAF_MAX], tb[MQ_DW_LEAF_MAX];
@@ -281,9 +325,20 @@ static void leaf_pair(dw_walk *w, const mq_dw_handle *ha, const mq_dw_handle *hb
     if (na == 0)
         return;
     int nb = mq_dw_leaf_triangles(w->sb, hb, tb);
+    if (nb == 0)
+        return;
+    /* keep the triangles near the other leaf's triangles at all (big BVH leaves) */
+    double alo[3], ahi[3], blo[3], bhi[3];
+    union_box(ta, na, alo, ahi);
+    union_box(tb, nb, blo, bhi);
+    double limit0 = dw_limit(w);
+    na = keep_near(ta, na, blo, bhi, limit0);
+    nb = keep_near(tb, nb, alo, ahi, limit0);
     for (int i = 0; i < na; i++)
         for (int j = 0; j < nb; j++) {
-            if (mq_dw_box_gap(ta[i].lo, ta[i].hi, tb[j].lo, tb[j].hi) > dw_limit(w))
+            double limit = dw_limit(w);
+            if (mq_dw_box_gap(ta[i].lo, ta[i].hi, tb[j].lo, tb[j].hi) > limit ||
+                mq_td_triangle_lower_bound(&ta[i].d, &tb[j].d) > limit)
                 continue;
             double pa[3], pb[3];
             double d = mq_td_triangle_triangle(&ta[i].d, &ta[i].f, &tb[j].d, &tb[j].f, pa, pb);
@@ -303,7 +358,7 @@ static void walk(dw_walk *w)
     mq_dw_nbox_of(w->sb, &hb, &rb);
     /* the float rounding of mapped corners (< 2^-23 of the magnitude per coordinate) */
     w->slack = 0x1p-21 * mq_dw_magnitude(&ra, &rb) + 1e-300;
-    stack[top++] = (dw_entry){ha, hb, mq_dw_lower_bound(&ra, &rb)};
+    stack[top++] = (dw_entry){ha, hb, mq_dw_lower_bound(&ra, &rb, INFINITY)};
     while (top > 0 && !w->stop) {
         dw_entry e = stack[--top];
         if (e.lb > dw_limit(w))
@@ -327,7 +382,7 @@ static void walk(dw_walk *w)
         for (int i = 0; i < nk; i++) {
             mq_dw_nbox kb;
             mq_dw_nbox_of(s, &kids[i], &kb);
-            double l = split_a ? mq_dw_lower_bound(&kb, other) : mq_dw_lower_bound(other, &kb);
+            double l = split_a ? mq_dw_lower_bound(&kb, other, limit) : mq_dw_lower_bound(other, &kb, limit);
             if (l > limit)
                 continue;
             dw_entry x = split_a ? (dw_entry){kids[i], e.b, l} : (dw_entry){e.a, kids[i], l};
