@@ -12,11 +12,12 @@
  *                 (mq_bvh_overlap / _array / _any) and closest point
  *   obbtree.h     the OBB tree: shape overlaps (mq_obbtree_overlap / _array / _any), raycasts,
  *                 closest point, mesh vs mesh, statistics
+ *   kdoptree.h    the k-DOP tree (k = 6, 14, 18, 26): the OBB tree's queries on slab-bounded nodes, refit
+ *   spheretree.h  the bounding-sphere tree: the same queries on balls, refit
  *   saved.h       saving a built BVH / OBB tree with its mesh to a file, loading it back in milliseconds
  *   scene.h       instances of hierarchies placed by transforms: every query on the world
  *                 (shape overlaps: mq_scene_overlap / _array / _any), batches
  *   casts.h       sphere and capsule casts (sweeps), winding number and signed distance, both hierarchies
- *   batch.h       batches of closest points, solids, overlaps, casts, OBB tree rays and all hits
  *   proximity.h   distances mesh-mesh and shape-mesh, clearance (pairs within d), both hierarchies
  *   contacts.h    a shape's contacts with a mesh: per triangle depth, normal, points
  */
@@ -30,8 +31,9 @@
 #include <meshquery/obj.h>
 #include <meshquery/bvh.h>
 #include <meshquery/obbtree.h>
+#include <meshquery/kdoptree.h>
+#include <meshquery/spheretree.h>
 #include <meshquery/casts.h>
-#include <meshquery/batch.h>
 #include <meshquery/proximity.h>
 #include <meshquery/contacts.h>
 #include <meshquery/saved.h>
