@@ -18,6 +18,7 @@
  *   scene.h       instances of hierarchies placed by transforms: every query on the world
  *                 (shape overlaps: mq_scene_overlap / _array / _any), batches
  *   casts.h       sphere and capsule casts (sweeps), winding number and signed distance, both hierarchies
+ *   batch.h       batches of closest points, solids, overlaps, casts, OBB tree rays and all hits
  *   proximity.h   distances mesh-mesh and shape-mesh, clearance (pairs within d), both hierarchies
  *   contacts.h    a shape's contacts with a mesh: per triangle depth, normal, points
  */
@@ -34,6 +35,7 @@
 #include <meshquery/kdoptree.h>
 #include <meshquery/spheretree.h>
 #include <meshquery/casts.h>
+#include <meshquery/batch.h>
 #include <meshquery/proximity.h>
 #include <meshquery/contacts.h>
 #include <meshquery/saved.h>
