@@ -43,6 +43,7 @@ def main():
     ap.add_argument("--count", type=int, default=1_000_000)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", help="comma-separated batch names (default: all)")
     ap.add_argument("--mesh", default=os.path.join(HERE, "..", "..", "data", "stanford-bunny.obj"))
     a = ap.parse_args()
     if not mq.HAS_NUMPY:
@@ -88,6 +89,8 @@ def main():
         mq.version(), os.path.basename(a.mesh), mesh.triangle_count, n, th, a.repeat))
     print("%-16s %10s %10s %8s" % ("batch", "C s", "Python s", "C/Py"))
     for name, cfn, pyfn in cases:
+        if a.only and name not in a.only.split(","):
+            continue
         tc, tp = best(cfn, a.repeat), best(pyfn, a.repeat)
         print("%-16s %10.3f %10.3f %7.1f%%" % (name, tc, tp, 100.0 * tc / tp))
     return 0

@@ -320,11 +320,15 @@ def _make_rays(origins, directions, tmin, tmax, double=False):
     if n != nd:
         raise ValueError("origins and directions differ in length (%d, %d)" % (n, nd))
     if np is not None:
-        rays = np.empty(n, dtype=_DRAY_DTYPE if double else _RAY_DTYPE)
-        rays["origin"] = o
-        rays["dir"] = d
-        rays["tmin"] = tmin
-        rays["tmax"] = tmax
+        # mq_ray / mq_dray: origin, tmin, dir, tmax: 8 numbers a ray (checked by test_layout)
+        rays = np.empty((n, 8), dtype=dt)
+        if n:  # whole 3-vectors as opaque items: NumPy copies them faster than 3 strided floats
+            item = np.dtype((np.void, 3 * rays.itemsize))
+            raw = rays.view(np.uint8).reshape(n, 8 * rays.itemsize)
+            raw[:, :3 * rays.itemsize].view(item)[:, 0] = np.ascontiguousarray(o).view(item)[:, 0]
+            raw[:, 4 * rays.itemsize:7 * rays.itemsize].view(item)[:, 0] = np.ascontiguousarray(d).view(item)[:, 0]
+        rays[:, 3] = tmin
+        rays[:, 7] = tmax
         return n, rays.ctypes.data_as(ctypes.c_void_p), rays
     tmins, tmaxs = _column(tmin, n, "tmin"), _column(tmax, n, "tmax")
     flat = []
@@ -378,18 +382,24 @@ class Shapes:
     queries: make one with spheres(), capsules(), aabbs(), obbs() (or the
     one-shape sphere(), capsule(), aabb(), obb()); `a + b` concatenates batches
     of any kinds. The shapes keep their parameters in double precision; the
-    BVH / OBB tree read them rounded to float, a Scene in double."""
+    BVH / OBB tree read them rounded to float, a Scene in double.
+
+    kinds: the MQ_SHAPE_* of each shape; params: N rows of up to 16 numbers,
+    the shape's fields in the order of the C union member (sphere: centre,
+    radius; capsule: a, b, radius; obb: centre, half, axes rows; aabb: min, max)."""
 
     def __init__(self, kinds, params):
         self.kinds = kinds    # (N,) int array / list of MQ_SHAPE_*
-        self.params = params  # (N, 16) float64 array / list of 16-lists, in the C union's order
+        self.params = params  # (N, k <= 16) float64 array / list of k-lists
 
     def __len__(self):
         return len(self.kinds)
 
     def __add__(self, other):
         if np is not None:
-            return Shapes(np.concatenate([self.kinds, other.kinds]), np.concatenate([self.params, other.params]))
+            w = max(self.params.shape[1], other.params.shape[1])
+            pad = [np.pad(p, ((0, 0), (0, w - p.shape[1]))) for p in (self.params, other.params)]
+            return Shapes(np.concatenate([self.kinds, other.kinds]), np.concatenate(pad))
         return Shapes(list(self.kinds) + list(other.kinds), list(self.params) + list(other.params))
 
     def _packed(self, double):
@@ -398,13 +408,17 @@ class Shapes:
         size = ctypes.sizeof(ctype)
         n = len(self)
         if np is not None:
-            buf = np.zeros(max(1, n) * size, dtype=np.uint8)
+            buf = np.empty(max(1, n) * size, dtype=np.uint8)  # bytes past a kind's member are never read
             if n:
+                params = np.asarray(self.params)
+                w = params.shape[1]
                 buf.view(np.int32).reshape(n, size // 4)[:, 0] = self.kinds
                 if double:
-                    buf.view(np.float64).reshape(n, size // 8)[:, ctype.u.offset // 8:][:, :16] = self.params
+                    at = ctype.u.offset // 8
+                    buf.view(np.float64).reshape(n, size // 8)[:, at:at + w] = params
                 else:
-                    buf.view(np.float32).reshape(n, size // 4)[:, ctype.u.offset // 4:][:, :16] = self.params
+                    at = ctype.u.offset // 4
+                    buf.view(np.float32).reshape(n, size // 4)[:, at:at + w] = params
             return n, buf.ctypes.data_as(ctypes.c_void_p), buf
         buf = (ctype * max(1, n))()
         field = ctypes.c_double if double else ctypes.c_float
@@ -419,8 +433,9 @@ class Shapes:
 
 def _shape_rows(kind, n, cols):
     """Shapes of one kind from columns [(values (N, k) or (N,), k), ...] laid out in order."""
+    width = sum(k for _, k in cols)
     if np is not None:
-        params = np.zeros((n, 16), dtype=np.float64)
+        params = np.empty((n, width), dtype=np.float64)
         at = 0
         for vals, k in cols:
             params[:, at:at + k] = np.asarray(vals, dtype=np.float64).reshape(n, k)
@@ -431,7 +446,7 @@ def _shape_rows(kind, n, cols):
         for i in range(n):
             v = vals[i]
             rows[i].extend(float(x) for x in v) if k > 1 else rows[i].append(float(v))
-    return Shapes([_KINDS[kind]] * n, [r + [0.0] * (16 - len(r)) for r in rows])
+    return Shapes([_KINDS[kind]] * n, rows)
 
 
 def spheres(centers: Array, radii) -> Shapes:

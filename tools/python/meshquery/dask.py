@@ -194,12 +194,12 @@ def signed_distance(hierarchy_file, points, chunk=1 << 16, threads=1):
 
 def overlap_counts(hierarchy_file, shapes, chunk=1 << 16, threads=1):
     """For each tagged shape (a meshquery.Shapes made with NumPy, or a pair
-    (kinds, params) of Dask arrays (N,) int32 and (N, 16) float64 laid out as
+    (kinds, params) of Dask arrays (N,) int32 and (N, k) float64 laid out as
     Shapes holds them) the number of triangles it overlaps: a Dask uint64 array."""
     path = os.path.abspath(os.fspath(hierarchy_file))
     if isinstance(shapes, mq.Shapes):
         kinds, params = shapes.kinds, shapes.params
     else:
         kinds, params = shapes
-    k, p = _rows(kinds, chunk, 0, np.int32), _rows(params, chunk, 16, np.float64)
+    k, p = _rows(kinds, chunk, 0, np.int32), _rows(params, chunk, params.shape[1], np.float64)
     return _blockwise(partial(_overlap_task, path, int(threads)), np.uint64, [k, p])
