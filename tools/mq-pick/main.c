@@ -136,16 +136,16 @@ static int run_rays(const pick_options *o, pick_model *m, mq_ray **rays, size_t 
     return 0;
 }
 
-/* --queries / shapes, --closest and --collide on the mesh's OBB (or world-axis) tree. */
+/* --queries / shapes, --closest and --collide on the mesh's tree of --hierarchy. */
 static int run_shapes(const pick_options *o, pick_model *m)
 {
     const char *hierarchy = o->hierarchy ? o->hierarchy : "obb";
     pick_model other = {0};
-    if (!pick_model_obbtree(m, hierarchy))
+    if (!pick_model_tree(m, hierarchy))
         return 1;
     bool self = o->collide_path && !strcmp(o->collide_path, o->meshes[0].path);
     if (o->collide_path && !self &&
-        (!pick_model_load(&other, o->collide_path, o->strict) || !pick_model_obbtree(&other, hierarchy))) {
+        (!pick_model_load(&other, o->collide_path, o->strict) || !pick_model_tree(&other, hierarchy))) {
         pick_model_free(&other);
         return 1;
     }
@@ -153,11 +153,10 @@ static int run_shapes(const pick_options *o, pick_model *m)
     int rc = 1;
     if (out) {
         pick_source source = {o->meshes[0].path, m->mesh, 0};
-        pick_target t = {m->obbtree, NULL, &source, false, o->threads};
+        pick_target t = {m->obbtree, NULL, &source, false, o->threads, m->kdop, m->sphere};
         pick_shape_format f = pick_shape_format_of(o);
         if (o->collide_path)
-            rc = pick_run_collide(m->obbtree, self ? m->obbtree : other.obbtree, o->xforms_path, o->mode == MODE_ANY,
-                                  o->list_pairs, out, f);
+            rc = pick_run_collide(m, self ? m : &other, o->xforms_path, o->mode == MODE_ANY, o->list_pairs, out, f);
         else if (o->point_count)
             rc = pick_run_closest(&t, o->points, o->point_count, out, f);
         else

@@ -58,9 +58,9 @@ static const char usage_text2[] =
     "  --capsule AX,AY,AZ,BX,BY,BZ,R           answered after the --queries lines, in order)\n"
     "  --box CX,CY,CZ,HX,HY,HZ[,QW,QX,QY,QZ]   a box: centre, half extents, rotation\n"
     "  --aabb MINX,MINY,MINZ,MAXX,MAXY,MAXZ    an axis-aligned box\n"
-    "  --hierarchy H      boxes of the tree for shapes, --closest and --collide: obb (fitted,\n"
-    "                     default) or aabb (axis-aligned); the answers are the same, only the\n"
-    "                     speed differs\n"
+    "  --hierarchy H      tree for shapes, --closest, --collide: obb (default), aabb,\n"
+    "                     kdop (18-DOP) or sphere; same answers, other speeds (scenes,\n"
+    "                     distances, clashes use obb under kdop and sphere)\n"
     "closest point:\n"
     "  --closest X,Y,Z[,MAXDIST]  the nearest surface point to (X,Y,Z) within MAXDIST (default:\n"
     "                     any distance): its distance, triangle, face, line, file, barycentrics\n"
@@ -273,8 +273,8 @@ static int parse_valued(pick_options *o, const char *a, const char *v)
     } else if (!strcmp(a, "--sphere") || !strcmp(a, "--capsule") || !strcmp(a, "--box") || !strcmp(a, "--aabb")) {
         return parse_shape(o, a, v);
     } else if (!strcmp(a, "--hierarchy")) {
-        if (strcmp(v, "aabb") && strcmp(v, "obb"))
-            return pick_usage_error("--hierarchy is aabb or obb, not '%s'", v);
+        if (strcmp(v, "aabb") && strcmp(v, "obb") && strcmp(v, "kdop") && strcmp(v, "sphere"))
+            return pick_usage_error("--hierarchy is aabb, obb, kdop or sphere, not '%s'", v);
         o->hierarchy = v;
     } else if (!strcmp(a, "--threads")) {
         char *end;

@@ -16,7 +16,10 @@ static bool nearest(const pick_target *t, const pick_point *q, mq_scene_point_hi
     if ((double)maxd < q->max_distance)
         maxd = nextafterf(maxd, INFINITY);
     mq_point_hit h;
-    if (!mq_obbtree_closest_point(t->tree, p, maxd, &h))
+    bool found = t->kdop     ? mq_kdoptree_closest_point(t->kdop, p, maxd, &h)
+                 : t->sphere ? mq_spheretree_closest_point(t->sphere, p, maxd, &h)
+                             : mq_obbtree_closest_point(t->tree, p, maxd, &h);
+    if (!found)
         return false;
     *out = (mq_scene_point_hit){{h.point[0], h.point[1], h.point[2]}, h.distance, h.u, h.v, 0, h.triangle, 0};
     return true;

@@ -1,6 +1,7 @@
 #include "pick_load.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "meshload.h"
 #include "pick_shapes.h"
@@ -42,8 +43,26 @@ bool pick_model_obbtree(pick_model *m, const char *hierarchy)
     return m->obbtree != NULL;
 }
 
+bool pick_model_tree(pick_model *m, const char *hierarchy)
+{
+    mq_diag diag = {0};
+    mq_status st = MQ_OK;
+    if (!strcmp(hierarchy, "kdop") && !m->kdop)
+        st = mq_kdoptree_build(m->mesh, NULL, &m->kdop, &diag);
+    else if (!strcmp(hierarchy, "sphere") && !m->sphere)
+        st = mq_spheretree_build(m->mesh, NULL, &m->sphere, &diag);
+    else if (strcmp(hierarchy, "kdop") && strcmp(hierarchy, "sphere"))
+        return pick_model_obbtree(m, hierarchy);
+    if (st != MQ_OK)
+        fprintf(stderr, "mq-pick: %s: building the %s tree failed: %s (%s)\n", m->path, hierarchy, diag.message,
+                mq_status_string(st));
+    return st == MQ_OK;
+}
+
 void pick_model_free(pick_model *m)
 {
+    mq_kdoptree_destroy(m->kdop);
+    mq_spheretree_destroy(m->sphere);
     if (m->origin == PICK_FROM_SAVED_OBBTREE) {
         mq_bvh_destroy(m->bvh);
         mq_obbtree_destroy(m->obbtree);

@@ -224,7 +224,7 @@ static int run_shapes(scene_run *r)
     FILE *out = pick_open_out(o->out_path, false);
     if (!out)
         return 1;
-    pick_target t = {NULL, r->scene, r->sources, true, o->threads};
+    pick_target t = {NULL, r->scene, r->sources, true, o->threads, NULL, NULL};
     pick_shape_format f = pick_shape_format_of(o);
     int rc = o->point_count ? pick_run_closest(&t, o->points, o->point_count, out, f)
                             : pick_run_queries(&t, o->queries_path, o->shapes, o->shape_count, out, f);

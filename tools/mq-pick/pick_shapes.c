@@ -64,23 +64,26 @@ static size_t overlaps(const pick_target *t, const mqt_query *q, mq_instance_tri
         mq_dshape d = to_dshape(q);
         return mq_scene_overlap_array(t->scene, &d, NULL, items, cap);
     }
-    size_t n = 0;
+    mq_shape s;
     switch (q->kind) {
     case MQT_SPHERE:
-        n = mq_obbtree_overlap_array(t->tree, &(mq_shape){MQ_SHAPE_SPHERE, {.sphere = q->s}}, ids, cap);
+        s = (mq_shape){MQ_SHAPE_SPHERE, {.sphere = q->s}};
         break;
     case MQT_CAPSULE:
-        n = mq_obbtree_overlap_array(t->tree, &(mq_shape){MQ_SHAPE_CAPSULE, {.capsule = q->c}}, ids, cap);
+        s = (mq_shape){MQ_SHAPE_CAPSULE, {.capsule = q->c}};
         break;
     case MQT_OBB:
-        n = mq_obbtree_overlap_array(t->tree, &(mq_shape){MQ_SHAPE_OBB, {.obb = q->o}}, ids, cap);
+        s = (mq_shape){MQ_SHAPE_OBB, {.obb = q->o}};
         break;
     case MQT_AABB:
-        n = mq_obbtree_overlap_array(t->tree, &(mq_shape){MQ_SHAPE_AABB, {.aabb = q->a}}, ids, cap);
+        s = (mq_shape){MQ_SHAPE_AABB, {.aabb = q->a}};
         break;
-    case MQT_SHAPE_KINDS:
-        break;
+    default:
+        return 0;
     }
+    size_t n = t->kdop     ? mq_kdoptree_overlap_array(t->kdop, &s, ids, cap)
+               : t->sphere ? mq_spheretree_overlap_array(t->sphere, &s, ids, cap)
+                           : mq_obbtree_overlap_array(t->tree, &s, ids, cap);
     for (size_t i = 0; i < n && i < cap; i++)
         items[i] = (mq_instance_triangle){0, ids[i]};
     return n;
@@ -317,7 +320,26 @@ static void write_collide(FILE *out, size_t i, bool any, size_t n, const mq_tri_
     }
 }
 
-int pick_run_collide(const mq_obbtree *a, const mq_obbtree *b, const char *xforms_path, bool any, bool list, FILE *out,
+/* Mesh vs mesh on the two models' trees of one kind (pick_model_tree). */
+static size_t collide_array(const pick_model *a, const pick_model *b, const mq_rigid *xf, mq_tri_pair *out, size_t cap)
+{
+    if (a->kdop && b->kdop)
+        return mq_kdoptree_collide_array(a->kdop, b->kdop, xf, out, cap);
+    if (a->sphere && b->sphere)
+        return mq_spheretree_collide_array(a->sphere, b->sphere, xf, out, cap);
+    return mq_obbtree_collide_array(a->obbtree, b->obbtree, xf, out, cap);
+}
+
+static bool any_collide(const pick_model *a, const pick_model *b, const mq_rigid *xf)
+{
+    if (a->kdop && b->kdop)
+        return mq_kdoptree_any_collide(a->kdop, b->kdop, xf);
+    if (a->sphere && b->sphere)
+        return mq_spheretree_any_collide(a->sphere, b->sphere, xf);
+    return mq_obbtree_any_collide(a->obbtree, b->obbtree, xf);
+}
+
+int pick_run_collide(const pick_model *a, const pick_model *b, const char *xforms_path, bool any, bool list, FILE *out,
                      pick_shape_format format)
 {
     mq_rigid *xforms;
@@ -338,9 +360,9 @@ int pick_run_collide(const mq_obbtree *a, const mq_obbtree *b, const char *xform
     for (size_t i = 0; i < count && rc == 0; i++) {
         size_t n;
         if (any) {
-            n = (size_t)mq_obbtree_any_collide(a, b, &xforms[i]);
+            n = (size_t)any_collide(a, b, &xforms[i]);
         } else {
-            n = mq_obbtree_collide_array(a, b, &xforms[i], pairs, list ? cap : 0);
+            n = collide_array(a, b, &xforms[i], pairs, list ? cap : 0);
             if (list && n > cap) { /* the array form returns the total: grow and ask again */
                 mq_tri_pair *more = realloc(pairs, n * sizeof *more);
                 if (!more) {
@@ -350,7 +372,7 @@ int pick_run_collide(const mq_obbtree *a, const mq_obbtree *b, const char *xform
                 }
                 pairs = more;
                 cap = n;
-                n = mq_obbtree_collide_array(a, b, &xforms[i], pairs, cap);
+                n = collide_array(a, b, &xforms[i], pairs, cap);
             }
             if (list)
                 qsort(pairs, n, sizeof *pairs, cmp_pair);

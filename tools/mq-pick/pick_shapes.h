@@ -13,6 +13,7 @@
 #include <meshquery/scene.h>
 
 #include "pick_args.h"
+#include "pick_load.h"
 #include "pick_output.h"
 
 /* What shape queries run on: one mesh's tree (instance 0), or a scene. */
@@ -22,6 +23,8 @@ typedef struct pick_target {
     const pick_source *sources; /* indexed by instance */
     bool name_instance;         /* records name the instance (scene runs) */
     uint32_t threads;
+    const mq_kdoptree *kdop;     /* --hierarchy kdop: answers instead of `tree` */
+    const mq_spheretree *sphere; /* --hierarchy sphere: answers instead of `tree` */
 } pick_target;
 
 /* How shape answers are written: the .overlaps lines (the default), or for people and programs. */
@@ -39,11 +42,12 @@ int pick_run_queries(const pick_target *t, const char *queries_path, const mqt_q
 /* The nearest surface point to each point (SHAPES_OVERLAPS writes the table). Returns 0 or 1. */
 int pick_run_closest(const pick_target *t, const pick_point *points, size_t count, FILE *out, pick_shape_format format);
 
-/* For every transform of `xforms_path` (placing `b` in `a`'s frame): the number of intersecting
+/* For every transform of `xforms_path` (placing `b` in `a`'s frame; each model's k-DOP, sphere
+ * or OBB tree, whichever pick_model_tree built, both of the same kind): the number of intersecting
  * triangle pairs, or 0/1 when `any`; with `list`, the pairs too (triangle of a, triangle of b,
  * increasing). SHAPES_OVERLAPS writes the contract's lines ("count", with `list` followed by
  * " a,b" per pair), the others a table, CSV or JSON lines. Returns 0, or 1 after printing an error. */
-int pick_run_collide(const mq_obbtree *a, const mq_obbtree *b, const char *xforms_path, bool any, bool list, FILE *out,
+int pick_run_collide(const pick_model *a, const pick_model *b, const char *xforms_path, bool any, bool list, FILE *out,
                      pick_shape_format format);
 
 #endif
