@@ -92,9 +92,18 @@ static inline double mq_cl_len2_d(const vec3 a)
     return x * x + y * y + z * z;
 }
 
+/* max(a, b) for operands that are never NaN (the kernels' inputs are checked
+ * finite; differences may overflow to +-Inf, never to NaN). One instruction:
+ * fmaxf itself, bound to NaN rules, is a call into libm on x86-64 without
+ * -ffinite-math-only, and these maxima sit in every kernel's hot path. */
+static inline float mq_cl_maxf(float a, float b)
+{
+    return a > b ? a : b;
+}
+
 static inline float mq_cl_absmax3(const vec3 v)
 {
-    return fmaxf(fabsf(v[0]), fmaxf(fabsf(v[1]), fabsf(v[2])));
+    return mq_cl_maxf(fabsf(v[0]), mq_cl_maxf(fabsf(v[1]), fabsf(v[2])));
 }
 
 /* x / den clamped to [0, 1] for den > 0, exactly 0 or 1 at the ends and never a division by zero. */
@@ -120,7 +129,7 @@ static inline int mq_cl_diffs(vec3 out[], const float *const x[], const float *c
     float m = 0.0f;
     for (int i = 0; i < n; i++) {
         mq_v3_sub(out[i], x[i], y[i]);
-        m = fmaxf(m, mq_cl_absmax3(out[i]));
+        m = mq_cl_maxf(m, mq_cl_absmax3(out[i]));
     }
     if ((m >= MQ_CL_RANGE_LO && m <= MQ_CL_RANGE_HI) || m == 0.0f)
         return 0;
@@ -178,7 +187,7 @@ static inline bool mq_cl_len_le(const vec3 v, float r)
 static inline void mq_cl_aabb_excess(const vec3 p, const vec3 lo, const vec3 hi, vec3 out)
 {
     for (int i = 0; i < 3; i++)
-        out[i] = fmaxf(fmaxf(lo[i] - p[i], p[i] - hi[i]), 0.0f);
+        out[i] = mq_cl_maxf(mq_cl_maxf(lo[i] - p[i], p[i] - hi[i]), 0.0f);
 }
 
 /* Sphere vs AABB (Arvo 1990: the box point nearest the centre is within r); inputs valid. */
@@ -201,7 +210,7 @@ static inline float mq_cl_obb_local(const mq_obb *box, const float *const pts[],
     float k = 1.0f, m = 0.0f;
     for (int i = 0; i < n; i++) {
         mq_v3_sub(out[i], pts[i], box->center);
-        m = fmaxf(m, mq_cl_absmax3(out[i]));
+        m = mq_cl_maxf(m, mq_cl_absmax3(out[i]));
     }
     if (!(m <= 0x1p120f)) {
         k = 0x1p-4f;
@@ -299,6 +308,16 @@ typedef struct mq_cl_segtri {
  * v1 - v0, v2 - v0; segment_triangle.c).
  */
 float mq_cl_segment_triangle(const mq_cl_segtri *in, float *s, float w[3]);
+
+/*
+ * Whether mq_cl_segment_triangle(in) <= r2: the same verdict (the distance is
+ * the least of the same candidates, so it is within r2 exactly when one of
+ * them is), found with early exits: a cheap rejection when the whole segment
+ * stays on one side of the triangle's plane clearly farther than sqrt(r2)
+ * (by a margin far above the candidates' rounding, so it never decides a
+ * case they would), then each candidate in turn until one is within r2.
+ */
+bool mq_cl_segment_triangle_within(const mq_cl_segtri *in, float r2);
 
 /*
  * Capsule (segment [a, b], radius r) vs the closed box [lo, hi], exactly: the

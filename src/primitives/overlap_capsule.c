@@ -140,7 +140,6 @@ bool mq_overlap_capsule_triangle(const mq_capsule *c, const mq_triangle *tri)
     mq_cl_segtri st;
     int e = mq_cl_diffs(st.v, (const float *const[]){a, a, a, b, b, b, b, v1, v2, v2},
                         (const float *const[]){v0, v1, v2, v0, v1, v2, a, v0, v0, v1}, MQ_CL_ST_COUNT);
-    float s, w[3];
-    float d2 = mq_cl_segment_triangle(&st, &s, w);
-    return mq_cl_within(d2, e, c->radius, 0.0f);
+    float r = e ? ldexpf(c->radius, -e) : c->radius; /* the radius in the scaled frame, as mq_cl_within */
+    return mq_cl_segment_triangle_within(&st, r * r);
 }

@@ -129,6 +129,49 @@ float mq_cl_segment_triangle(const mq_cl_segtri *in, float *s, float w[3])
     return best;
 }
 
+/* Whether both endpoints lie on one side of the plane of a non-flat triangle
+ * farther than r: heights da / |n|, db / |n| in double from the float
+ * differences (exact products, a few roundings). The margins (1e-4 of r, and
+ * 1e-6 of the coordinates for the heights' own rounding) keep every case
+ * within rounding of r for the exact candidates. */
+static bool clearly_above_plane(const mq_cl_segtri *in, const mq_cl_d3 n, double nn, float r2)
+{
+    mq_cl_d3 A, B;
+    mq_cl_d3_from(A, in->v[MQ_CL_ST_A0]);
+    mq_cl_d3_from(B, in->v[MQ_CL_ST_B0]);
+    double da = mq_cl_d3_dot(n, A), db = mq_cl_d3_dot(n, B);
+    if (!((da > 0.0 && db > 0.0) || (da < 0.0 && db < 0.0)))
+        return false;
+    double mag = mq_cl_absmax3(in->v[MQ_CL_ST_A0]) + mq_cl_absmax3(in->v[MQ_CL_ST_B0]);
+    double limit = sqrt(nn) * (sqrt((double)r2) * (1.0 + 1e-4) + 1e-6 * mag);
+    return fmin(fabs(da), fabs(db)) > limit;
+}
+
+bool mq_cl_segment_triangle_within(const mq_cl_segtri *in, float r2)
+{
+    const vec3 *v = in->v;
+    const float *e01 = v[MQ_CL_ST_E01], *e02 = v[MQ_CL_ST_E02], *e12 = v[MQ_CL_ST_E12];
+    const float *d = v[MQ_CL_ST_D];
+    mq_cl_d3 E1, E2, n;
+    mq_cl_d3_from(E1, e01);
+    mq_cl_d3_from(E2, e02);
+    mq_cl_d3_cross(n, E1, E2);
+    double nn = mq_cl_d3_dot(n, n);
+    float s, se, te, w[3];
+    if (nn > MQ_CL_FLAT_SIN2_D * (mq_cl_d3_dot(E1, E1) * mq_cl_d3_dot(E2, E2))) {
+        if (clearly_above_plane(in, n, nn, r2))
+            return false;
+        if (crosses(in, n, nn, &s, w))
+            return true; /* distance 0 */
+    }
+    if (mq_cl_point_triangle(v[MQ_CL_ST_A0], v[MQ_CL_ST_A1], v[MQ_CL_ST_A2], e01, e02, e12, w) <= r2 ||
+        mq_cl_point_triangle(v[MQ_CL_ST_B0], v[MQ_CL_ST_B1], v[MQ_CL_ST_B2], e01, e02, e12, w) <= r2)
+        return true;
+    return mq_cl_segment_segment(d, e01, v[MQ_CL_ST_A0], &se, &te) <= r2 ||
+           mq_cl_segment_segment(d, e02, v[MQ_CL_ST_A0], &se, &te) <= r2 ||
+           mq_cl_segment_segment(d, e12, v[MQ_CL_ST_A1], &se, &te) <= r2;
+}
+
 float mq_closest_points_segment_triangle(const vec3 a, const vec3 b, const mq_triangle *tri, vec3 out_segment,
                                          vec3 out_triangle)
 {
