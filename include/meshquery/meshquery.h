@@ -14,6 +14,7 @@
  *                 closest point, mesh vs mesh, statistics
  *   kdoptree.h    the k-DOP tree (k = 6, 14, 18, 26): the OBB tree's queries on slab-bounded nodes, refit
  *   spheretree.h  the bounding-sphere tree: the same queries on balls, refit
+ *   convex.h      convex hulls (quickhull) and their exact tests: triangles, convexes, distances, casts
  *   saved.h       saving a built BVH / OBB tree with its mesh to a file, loading it back in milliseconds
  *   scene.h       instances of hierarchies placed by transforms: every query on the world
  *                 (shape overlaps: mq_scene_overlap / _array / _any), batches
@@ -32,6 +33,7 @@
 #include <meshquery/obj.h>
 #include <meshquery/bvh.h>
 #include <meshquery/obbtree.h>
+#include <meshquery/convex.h>
 #include <meshquery/kdoptree.h>
 #include <meshquery/spheretree.h>
 #include <meshquery/casts.h>

@@ -2,8 +2,8 @@
  * @file
  * meshquery/types.h — the plain value types every query speaks: rays, boxes,
  * spheres, capsules, triangles, planes and their 2D cousins, and the tagged
- * shapes mq_shape / mq_dshape (any of sphere, capsule, OBB, AABB) that the
- * overlap queries take. All are transparent structs built on cglm's
+ * shapes mq_shape / mq_dshape (any of sphere, capsule, OBB, AABB, convex) that
+ * the overlap queries take. All are transparent structs built on cglm's
  * vec2/vec3/mat3, passed by const pointer.
  *
  * Conventions (they hold everywhere in the library):
@@ -109,9 +109,12 @@ typedef struct mq_ray_span {
 /* Tagged shapes: one overlap query for every kind of shape                  */
 /* ------------------------------------------------------------------------- */
 
+/** A convex polytope, built and queried through meshquery/convex.h (opaque). */
+typedef struct mq_convex mq_convex;
+
 /**
  * Which member of an mq_shape (or mq_dshape) is set. The list is OPEN: later
- * versions add kinds (convex hulls are planned), so code that switches on it
+ * versions add kinds, so code that switches on it
  * needs a default case. A query given a kind it does not know overlaps
  * nothing (the callback and _array forms return 0, the _any forms false).
  */
@@ -119,7 +122,8 @@ typedef enum mq_shape_kind {
     MQ_SHAPE_SPHERE = 0,  /**< u.sphere */
     MQ_SHAPE_CAPSULE = 1, /**< u.capsule */
     MQ_SHAPE_OBB = 2,     /**< u.obb */
-    MQ_SHAPE_AABB = 3     /**< u.aabb */
+    MQ_SHAPE_AABB = 3,    /**< u.aabb */
+    MQ_SHAPE_CONVEX = 4   /**< u.convex (mq_shape) / u.convex (mq_dshape: placed, mq_dconvex) */
 } mq_shape_kind;
 
 /**
@@ -134,11 +138,12 @@ typedef struct mq_shape {
     mq_shape_kind kind; /**< which member of u is set */
     /** The shape itself. */
     union {
-        mq_sphere sphere;      /**< kind MQ_SHAPE_SPHERE */
-        mq_capsule capsule;    /**< kind MQ_SHAPE_CAPSULE */
-        mq_obb obb;            /**< kind MQ_SHAPE_OBB */
-        mq_aabb aabb;          /**< kind MQ_SHAPE_AABB */
-        uint64_t reserved_[8]; /**< room for later kinds; keeps sizeof(mq_shape) stable */
+        mq_sphere sphere;        /**< kind MQ_SHAPE_SPHERE */
+        mq_capsule capsule;      /**< kind MQ_SHAPE_CAPSULE */
+        mq_obb obb;              /**< kind MQ_SHAPE_OBB */
+        mq_aabb aabb;            /**< kind MQ_SHAPE_AABB */
+        const mq_convex *convex; /**< kind MQ_SHAPE_CONVEX: borrowed, in the mesh's frame; must outlive the query */
+        uint64_t reserved_[8];   /**< room for later kinds; keeps sizeof(mq_shape) stable */
     } u;
 } mq_shape;
 
@@ -175,6 +180,15 @@ static inline mq_shape mq_shape_aabb(mq_aabb b)
     mq_shape r;
     r.kind = MQ_SHAPE_AABB;
     r.u.aabb = b;
+    return r;
+}
+
+/** A convex (meshquery/convex.h) as an mq_shape: borrowed, not copied; it must outlive the query. */
+static inline mq_shape mq_shape_convex(const mq_convex *c)
+{
+    mq_shape r;
+    r.kind = MQ_SHAPE_CONVEX;
+    r.u.convex = c;
     return r;
 }
 
@@ -220,6 +234,17 @@ typedef struct mq_daabb {
 } mq_daabb;
 
 /**
+ * A placed convex in the world: the convex's point x sits at
+ * R(rotation) x + translation, with rotation a unit quaternion w, x, y, z
+ * (normalised when used; a zero or non-finite one makes the shape invalid).
+ */
+typedef struct mq_dconvex {
+    const mq_convex *convex; /**< borrowed (meshquery/convex.h); must outlive the query */
+    mq_dvec3 translation;    /**< where the convex's origin goes */
+    double rotation[4];      /**< unit quaternion w, x, y, z */
+} mq_dconvex;
+
+/**
  * A world query shape of any kind, in double precision: what mq_scene_overlap,
  * mq_scene_overlap_array, mq_scene_overlap_any and the scene's shape batches
  * take. The double twin of mq_shape, with the same kinds and the same rules
@@ -234,6 +259,7 @@ typedef struct mq_dshape {
         mq_dcapsule capsule;    /**< kind MQ_SHAPE_CAPSULE */
         mq_dobb obb;            /**< kind MQ_SHAPE_OBB */
         mq_daabb aabb;          /**< kind MQ_SHAPE_AABB */
+        mq_dconvex convex;      /**< kind MQ_SHAPE_CONVEX */
         uint64_t reserved_[16]; /**< room for later kinds; keeps sizeof(mq_dshape) stable */
     } u;
 } mq_dshape;
@@ -271,6 +297,15 @@ static inline mq_dshape mq_dshape_aabb(mq_daabb b)
     mq_dshape r;
     r.kind = MQ_SHAPE_AABB;
     r.u.aabb = b;
+    return r;
+}
+
+/** A placed convex as an mq_dshape. */
+static inline mq_dshape mq_dshape_convex(mq_dconvex c)
+{
+    mq_dshape r;
+    r.kind = MQ_SHAPE_CONVEX;
+    r.u.convex = c;
     return r;
 }
 

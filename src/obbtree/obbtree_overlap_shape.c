@@ -19,6 +19,8 @@ size_t mq_obbtree_overlap(const mq_obbtree *t, const mq_shape *shape, mq_overlap
         return mq_obbtree_obb_overlap(t, &shape->u.obb, fn, user);
     case MQ_SHAPE_AABB:
         return mq_obbtree_aabb_overlap(t, &shape->u.aabb, fn, user);
+    case MQ_SHAPE_CONVEX:
+        return mq_obbtree_convex_overlap(t, shape->u.convex, fn, user);
     }
     return 0;
 }
@@ -36,6 +38,8 @@ size_t mq_obbtree_overlap_array(const mq_obbtree *t, const mq_shape *shape, uint
         return mq_obbtree_obb_overlap_array(t, &shape->u.obb, out, capacity);
     case MQ_SHAPE_AABB:
         return mq_obbtree_aabb_overlap_array(t, &shape->u.aabb, out, capacity);
+    case MQ_SHAPE_CONVEX:
+        return mq_obbtree_convex_overlap_array(t, shape->u.convex, out, capacity);
     }
     return 0;
 }
@@ -53,6 +57,8 @@ bool mq_obbtree_overlap_any(const mq_obbtree *t, const mq_shape *shape)
         return mq_obbtree_obb_overlap_any(t, &shape->u.obb);
     case MQ_SHAPE_AABB:
         return mq_obbtree_aabb_overlap_any(t, &shape->u.aabb);
+    case MQ_SHAPE_CONVEX:
+        return mq_obbtree_convex_overlap_any(t, shape->u.convex);
     }
     return false;
 }

@@ -26,4 +26,8 @@ size_t mq_obbtree_aabb_overlap(const mq_obbtree *t, const mq_aabb *box, mq_overl
 size_t mq_obbtree_aabb_overlap_array(const mq_obbtree *t, const mq_aabb *box, uint32_t *out, size_t capacity);
 bool mq_obbtree_aabb_overlap_any(const mq_obbtree *t, const mq_aabb *box);
 
+size_t mq_obbtree_convex_overlap(const mq_obbtree *t, const mq_convex *c, mq_overlap_fn fn, void *user);
+size_t mq_obbtree_convex_overlap_array(const mq_obbtree *t, const mq_convex *c, uint32_t *out, size_t capacity);
+bool mq_obbtree_convex_overlap_any(const mq_obbtree *t, const mq_convex *c);
+
 #endif

@@ -280,6 +280,8 @@ bool mq_dshape_reduce(const mq_dshape *s, const double wlo[3], const double whi[
     case MQ_SHAPE_OBB:
         reduce_obb(&out->u.obb, lo, hi, m);
         return true;
+    case MQ_SHAPE_CONVEX:
+        return true; /* a convex is tested in double at any size: kept whole */
     case MQ_SHAPE_AABB:
     default:
         return reduce_aabb(&out->u.aabb, lo, hi);

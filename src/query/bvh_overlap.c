@@ -1,6 +1,6 @@
 /*
  * The AABB BVH's shape-overlap queries (bvh.h, "Shape overlap and closest
- * point"): every triangle a sphere, capsule, OBB or AABB overlaps, with the
+ * point"): every triangle a sphere, capsule, OBB, AABB or convex overlaps, with the
  * OBB tree's contract (obbtree.h). The public entry points take a tagged
  * mq_shape and switch on its kind once, at the entry, into the walk of that
  * kind.
@@ -27,6 +27,7 @@
  */
 #include <float.h>
 
+#include "convex/convex_internal.h"
 #include "primitives/shape_checks.h"
 #include "primitives/shape_reduce.h"
 #include "query/bvh_walk.h"
@@ -266,6 +267,53 @@ static size_t walk_aabb(const mq_bvh *b, const mq_aabb *box, mq_overlap_fn fn, v
     return c.calls;
 }
 
+/* ---- convex ----------------------------------------------------------------------- */
+
+/* The convex's box (its vertices are floats, so the box is exact) and the ball
+ * around its centre filter the nodes; the child boxes that pass are culled by
+ * the convex's face planes (convex_internal.h); each candidate triangle, its
+ * box already checked by the walk, is decided by the exact test in double. No
+ * cutting down: that test is exact at any size. */
+typedef struct convex_visit {
+    const mq_convex *c;
+    mq_cpose pose;
+} convex_visit;
+
+static inline bool refine_convex(const float lo[3], const float hi[3], const void *rq)
+{
+    const mq_convex *c = rq;
+    double ctr[3], half[3];
+    for (int k = 0; k < 3; k++) {
+        ctr[k] = 0.5 * (double)lo[k] + 0.5 * (double)hi[k];
+        half[k] = 0.5 * (double)hi[k] - 0.5 * (double)lo[k];
+    }
+    return mq_convex_box_may_meet(c, ctr, NULL, half);
+}
+
+DEFINE_VISIT(visit_convex, mq_convex_overlap_tri_posed(((const convex_visit *)c->shape)->c,
+                                                       &((const convex_visit *)c->shape)->pose, tri))
+
+static size_t walk_convex(const mq_bvh *b, const mq_convex *cv, mq_overlap_fn fn, void *user)
+{
+    if (!b || !cv)
+        return 0;
+    convex_visit v = {cv, {{{0}}, {0}, true}};
+    mq_cpose_identity(&v.pose);
+    mq_walk_box q;
+    double r = cv->radius * (1.0 + 1e-6);
+    for (int k = 0; k < 3; k++) {
+        float g = MQ_BVH_OVERLAP_SLACK * (fabsf((float)cv->lo[k]) + fabsf((float)cv->hi[k]));
+        q.lo[k] = (float)cv->lo[k] - g;
+        q.hi[k] = (float)cv->hi[k] + g;
+        q.c[k] = (float)cv->center[k];
+        r += MQ_BVH_OVERLAP_SLACK * fabs(cv->center[k]);
+    }
+    q.r2 = sq_or_inf((float)r * (1.0f + MQ_BVH_OVERLAP_SLACK));
+    visit_ctx c = {&v, fn, user, 0};
+    mq_bvh_walk_box_refined(b, &q, refine_convex, cv, visit_convex, &c);
+    return c.calls;
+}
+
 /* ---- the public forms ----------------------------------------------------------- */
 
 /* The kind is read once, here; each case is the walk specialised for it.
@@ -285,6 +333,8 @@ MQ_ALWAYS_INLINE size_t walk_shape(const mq_bvh *b, const mq_shape *shape, mq_ov
         return walk_obb(b, &shape->u.obb, fn, user);
     case MQ_SHAPE_AABB:
         return walk_aabb(b, &shape->u.aabb, fn, user);
+    case MQ_SHAPE_CONVEX:
+        return walk_convex(b, shape->u.convex, fn, user);
     }
     return 0;
 }

@@ -12,7 +12,9 @@
  *    them (query/bvh_walk.h); each triangle's own local box is checked too.
  * 2. The exact test: each candidate's corners and the shape go to the
  *    instance-centred frame (instance_overlap.h: A v and shape - t in double,
- *    rounded once to float) and the primitive of primitives.h decides.
+ *    rounded once to float) and the primitive of primitives.h decides. A
+ *    convex is not rounded: its pose is moved to the centred frame in double
+ *    and the convex's double test (convex.h) decides.
  */
 #include "scene/instance_overlap.h"
 
@@ -68,12 +70,23 @@ bool mq_dshape_valid(const mq_dshape *s)
         return dvec_finite(a->min) && dvec_finite(a->max) && a->min[0] <= a->max[0] && a->min[1] <= a->max[1] &&
                a->min[2] <= a->max[2];
     }
+    case MQ_SHAPE_CONVEX: {
+        mq_cpose p;
+        return s->u.convex.convex && mq_cpose_from_quat(s->u.convex.rotation, s->u.convex.translation, &p);
+    }
     }
     return false;
 }
 
 void mq_dshape_bounds(const mq_dshape *s, mq_daabb *out)
 {
+    if (s->kind == MQ_SHAPE_CONVEX) {
+        mq_cpose p;
+        double c[3], r;
+        mq_cpose_from_quat(s->u.convex.rotation, s->u.convex.translation, &p);
+        mq_convex_placed_bounds(s->u.convex.convex, &p, out->min, out->max, c, &r);
+        return;
+    }
     for (int k = 0; k < 3; k++) {
         switch (s->kind) {
         case MQ_SHAPE_SPHERE:
@@ -97,6 +110,7 @@ void mq_dshape_bounds(const mq_dshape *s, mq_daabb *out)
             break;
         }
         case MQ_SHAPE_AABB:
+        default:
             out->min[k] = s->u.aabb.min[k];
             out->max[k] = s->u.aabb.max[k];
             break;
@@ -206,6 +220,34 @@ bool mq_inst_shape_prepare(const mq_instance_rec *r, const mq_dshape *s, mq_inst
         wmag = maxabs3(c) + hsum;
         break;
     }
+    case MQ_SHAPE_CONVEX: {
+        /* the pose moved to the centred frame (translation - t, in double);
+         * candidates: the local box of the placed convex's box, and its ball */
+        mq_cpose *p = &out->f.convex.pose;
+        double mn[3], mx[3], c[3], h[3], cl[3], bc[3];
+        out->f.convex.c = s->u.convex.convex;
+        if (!mq_cpose_from_quat(s->u.convex.rotation, s->u.convex.translation, p))
+            return false;
+        mq_inst_centre_d(r, s->u.convex.translation, p->t);
+        p->identity = false;
+        mq_convex_placed_bounds(out->f.convex.c, p, mn, mx, bc, &ball_r);
+        for (int k = 0; k < 3; k++) {
+            c[k] = 0.5 * mn[k] + 0.5 * mx[k];
+            h[k] = 0.5 * mx[k] - 0.5 * mn[k];
+        }
+        lin_local(r, c, cl);
+        for (int k = 0; k < 3; k++) {
+            const double *row = r->to_local.m[k];
+            double e = fabs(row[0]) * h[0] + fabs(row[1]) * h[1] + fabs(row[2]) * h[2];
+            lo[k] = cl[k] - e;
+            hi[k] = cl[k] + e;
+            ball_c[k] = bc[k];
+        }
+        wmag = fmax(maxabs3(mn), maxabs3(mx));
+        if (!isfinite(wmag))
+            return false;
+        break;
+    }
     case MQ_SHAPE_AABB:
     default: {
         const mq_daabb *a = &s->u.aabb;
@@ -268,6 +310,8 @@ static inline bool exact_overlap(const mq_inst_shape *s, const mq_triangle *w)
         return mq_overlap_capsule_triangle(&s->f.capsule, w);
     case MQ_SHAPE_OBB:
         return mq_overlap_triangle_obb(w, &s->f.obb);
+    case MQ_SHAPE_CONVEX:
+        return mq_convex_overlap_tri_posed(s->f.convex.c, &s->f.convex.pose, w);
     default:
         return mq_overlap_triangle_aabb(w, &s->f.aabb);
     }

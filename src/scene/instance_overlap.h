@@ -25,6 +25,7 @@
 
 #include <meshquery/primitives.h>
 
+#include "convex/convex_internal.h"
 #include "core/float_steps.h"
 #include "scene/scene_internal.h"
 #include "query/bvh_walk.h"
@@ -102,7 +103,11 @@ typedef struct mq_inst_shape {
         mq_capsule capsule;
         mq_obb obb;
         mq_aabb aabb;
-    } f;           /* the shape in the instance-centred frame, float */
+        struct {
+            const mq_convex *c;
+            mq_cpose pose; /* convex frame -> instance-centred frame, double */
+        } convex;
+    } f;           /* the shape in the instance-centred frame, float (a convex: placed in double) */
     mq_walk_box q; /* local candidate volume */
 } mq_inst_shape;
 
