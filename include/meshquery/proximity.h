@@ -37,7 +37,8 @@
  * distance is not.
  *
  * Inputs: NULL trees, an empty tree, a NULL or non-finite transform, an
- * invalid shape (types.h) or an unknown shape kind give "nothing found"
+ * invalid shape (types.h), a convex shape (MQ_SHAPE_CONVEX: not measured yet)
+ * or an unknown shape kind give "nothing found"
  * (false, found = false, 0 pairs). A negative or NaN max_distance, tolerance
  * or clearance d gives nothing found as well.
  *

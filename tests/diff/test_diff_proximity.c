@@ -18,6 +18,9 @@
  * their distance equal to the reported one; the two hierarchies agree;
  * max_distance and tolerances honoured; clearance pair lists equal to brute
  * force (pairs within 1e-9 D of d excepted: either answer is right there).
+ * The internal walk (src/proximity/distance_walk.h), which the scene's clash
+ * detection calls with affine maps, is checked the same way under random
+ * rotations, scales and mirrors, on every pair of hierarchies.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -32,6 +35,7 @@
 #include <meshquery/meshquery.h>
 
 #include "gen_shapes.h"
+#include "proximity/distance_walk.h"
 #include "oracle.h"
 #include "test_support.h"
 
@@ -666,11 +670,134 @@ static void shapes_match_brute_force(void **state)
     assert_int_equal(st.failures, 0);
 }
 
+/* ---- the internal walk under affine maps (scale, mirror), as the scene's clash detection calls it ---- */
+
+static void place_affine(const gen_tri_boxes *tb, const mq_dist_side *s, placed *out)
+{
+    out->n = tb->count;
+    out->t = malloc(tb->count * sizeof *out->t + 1);
+    out->lo = malloc(tb->count * sizeof *out->lo + 1);
+    out->hi = malloc(tb->count * sizeof *out->hi + 1);
+    out->ok = malloc(tb->count * sizeof *out->ok + 1);
+    for (size_t i = 0; i < tb->count; i++) {
+        out->ok[i] = true;
+        for (int v = 0; v < 3; v++) {
+            const float *p = tb->tris[i].v[v];
+            out->ok[i] = out->ok[i] && isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]);
+            double w[3];
+            for (int r = 0; r < 3; r++)
+                w[r] = s->m[r][0] * p[0] + s->m[r][1] * p[1] + s->m[r][2] * p[2] + s->m[r][3];
+            out->t[i].v[v] = oracle_v3_make(w[0], w[1], w[2]);
+        }
+        for (int k = 0; k < 3; k++) {
+            double a = (&out->t[i].v[0].x)[k], b = (&out->t[i].v[1].x)[k], c = (&out->t[i].v[2].x)[k];
+            out->lo[i][k] = fmin(fmin(a, b), c);
+            out->hi[i][k] = fmax(fmax(a, b), c);
+        }
+    }
+}
+
+/* A random affine map: rotation q, per-axis scale in [0.5, 2] (a mirror sometimes), then t. */
+static void random_affine(mq_test_rng *rng, const double t[3], double m[3][4])
+{
+    double q[4], s[3];
+    mq_test_rng_quat(rng, q);
+    for (int k = 0; k < 3; k++)
+        s[k] = mq_test_rng_range(rng, 0.5, 2.0) * (mq_test_rng_unit(rng) < 0.2 ? -1.0 : 1.0);
+    for (int c = 0; c < 3; c++) {
+        oracle_v3 e = oracle_v3_make(c == 0, c == 1, c == 2);
+        oracle_v3 r = rotate(q, oracle_mul(e, s[c]));
+        m[0][c] = r.x;
+        m[1][c] = r.y;
+        m[2][c] = r.z;
+    }
+    for (int k = 0; k < 3; k++)
+        m[k][3] = t[k];
+}
+
+static bool collect_dist(const mq_dist_pair *p, void *user)
+{
+    pair_list *l = user;
+    mq_clearance_pair *c = &l->p[l->n++];
+    c->triangle_a = p->triangle_a;
+    c->triangle_b = p->triangle_b;
+    c->distance = p->distance;
+    memcpy(c->point_a, p->point_a, sizeof c->point_a);
+    memcpy(c->point_b, p->point_b, sizeof c->point_b);
+    return true;
+}
+
+static void internal_walk_affine_maps(void **state)
+{
+    (void)state;
+    mq_test_rng rng;
+    mq_test_rng_seed(&rng, mq_test_seed(0xD157AFF1));
+    both m[2];
+    both_make(&m[0], mq_test_load_mesh("suzanne.obj"));
+    both_make(&m[1], soup(&rng, 90));
+    stats st = {0};
+    size_t count = (size_t)(40 * PX_SCALE) + 4;
+    for (size_t i = 0; i < count; i++) {
+        const both *a = &m[i % 2], *b = &m[(i / 2) % 2];
+        double D = 2.0 * fmax(a->D, b->D); /* scales up to 2 */
+        double ta[3], tb[3], u[3];
+        mq_test_rng_unit_vector(&rng, u);
+        double len = mq_test_rng_range(&rng, 0.0, 1.5) * D;
+        for (int k = 0; k < 3; k++) {
+            ta[k] = mq_test_rng_range(&rng, -0.1, 0.1) * D;
+            tb[k] = ta[k] + u[k] * len;
+        }
+        mq_dist_side sa = {NULL, NULL, {{0}}}, sb = {NULL, NULL, {{0}}};
+        random_affine(&rng, ta, sa.m);
+        random_affine(&rng, tb, sb.m);
+        placed pa, pb;
+        place_affine(&a->tb, &sa, &pa);
+        place_affine(&b->tb, &sb, &pb);
+        double expect = brute_distance(&pa, &pb), tol = 1e-6 * D;
+        char what[96];
+        for (int h = 0; h < 4; h++) { /* every combination of hierarchies */
+            sa.bvh = h & 1 ? a->bvh : NULL;
+            sa.obbtree = h & 1 ? NULL : a->obb;
+            sb.bvh = h & 2 ? b->bvh : NULL;
+            sb.obbtree = h & 2 ? NULL : b->obb;
+            mq_dist_pair p;
+            st.cases++;
+            snprintf(what, sizeof what, "affine #%zu trees %d", i, h);
+            if (!mq_dist_walk_nearest(&sa, &sb, INFINITY, 0.0, 0.0, &p)) {
+                FAIL(&st, "%s: nothing found, brute %.17g\n", what, expect);
+                continue;
+            }
+            mq_distance_result r = {p.distance, {0}, {0}, p.triangle_a, p.triangle_b, true};
+            memcpy(r.point_a, p.point_a, sizeof r.point_a);
+            memcpy(r.point_b, p.point_b, sizeof r.point_b);
+            check_result(&st, what, &r, expect, &pa, &pb, tol);
+            /* every pair within d */
+            double d = expect + mq_test_rng_range(&rng, 0.0, 0.002) * D;
+            size_t cap = pa.n * pb.n;
+            pair_list l = {malloc(cap * sizeof *l.p + 1), 0};
+            size_t calls = mq_dist_walk_within(&sa, &sb, d, collect_dist, &l);
+            if (calls != l.n)
+                FAIL(&st, "%s: %zu calls, %zu pairs\n", what, calls, l.n);
+            check_clearance(&st, what, l.p, l.n, &pa, &pb, d, tol, 1e-9 * D);
+            free(l.p);
+        }
+        placed_free(&pa);
+        placed_free(&pb);
+    }
+    fprintf(stderr, "  %zu affine walks, %zu pairs within d, %zu in the band, %zu failures\n", st.cases, st.pairs,
+            st.band, st.failures);
+    both_free(&m[0]);
+    both_free(&m[1]);
+    assert_true(st.cases > 0);
+    assert_int_equal(st.failures, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(mesh_mesh_matches_brute_force),
         cmocka_unit_test(shapes_match_brute_force),
+        cmocka_unit_test(internal_walk_affine_maps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
