@@ -17,6 +17,9 @@
  * rounds below zero, depth is reported as 0 (the normal and points as
  * computed); so depth >= 0 always.
  *
+ * Shapes: sphere, capsule, OBB and AABB. Other kinds (a convex hull) have no
+ * contact yet: the queries report nothing for them and return 0.
+ *
  * Thread safety: the queries read the hierarchy only and allocate nothing;
  * any number may run at once. Callbacks run on the calling thread.
  */

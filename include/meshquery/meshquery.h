@@ -22,6 +22,7 @@
  *   batch.h       batches of closest points, solids, overlaps, casts, OBB tree rays and all hits
  *   proximity.h   distances mesh-mesh and shape-mesh, clearance (pairs within d), both hierarchies
  *   contacts.h    a shape's contacts with a mesh: per triangle depth, normal, points
+ *   clash.h       clash detection over a scene (pairs within a clearance), instance distance
  */
 #ifndef MESHQUERY_H
 #define MESHQUERY_H
@@ -42,5 +43,6 @@
 #include <meshquery/contacts.h>
 #include <meshquery/saved.h>
 #include <meshquery/scene.h>
+#include <meshquery/clash.h>
 
 #endif

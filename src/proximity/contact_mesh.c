@@ -35,6 +35,13 @@ static bool on_triangle(uint32_t id, void *user)
     return c->fn(&k, c->user);
 }
 
+/* The kinds with a contact (primitives.h mq_contact); others (convex hulls) have none yet. */
+static bool known_kind(const mq_shape *s)
+{
+    return s->kind == MQ_SHAPE_SPHERE || s->kind == MQ_SHAPE_CAPSULE || s->kind == MQ_SHAPE_OBB ||
+           s->kind == MQ_SHAPE_AABB;
+}
+
 static bool to_array(const mq_contact *k, void *user)
 {
     contact_ctx *c = user;
@@ -45,7 +52,7 @@ static bool to_array(const mq_contact *k, void *user)
 
 size_t mq_bvh_contacts(const mq_bvh *bvh, const mq_shape *shape, mq_contact_fn fn, void *user)
 {
-    if (!bvh || !shape || !fn)
+    if (!bvh || !shape || !fn || !known_kind(shape))
         return 0;
     contact_ctx c = {mq_bvh_mesh(bvh), shape, fn, user, 0, NULL, 0};
     mq_bvh_overlap(bvh, shape, on_triangle, &c);
@@ -54,7 +61,7 @@ size_t mq_bvh_contacts(const mq_bvh *bvh, const mq_shape *shape, mq_contact_fn f
 
 size_t mq_obbtree_contacts(const mq_obbtree *tree, const mq_shape *shape, mq_contact_fn fn, void *user)
 {
-    if (!tree || !shape || !fn)
+    if (!tree || !shape || !fn || !known_kind(shape))
         return 0;
     contact_ctx c = {mq_obbtree_mesh(tree), shape, fn, user, 0, NULL, 0};
     mq_obbtree_overlap(tree, shape, on_triangle, &c);
@@ -63,7 +70,7 @@ size_t mq_obbtree_contacts(const mq_obbtree *tree, const mq_shape *shape, mq_con
 
 size_t mq_bvh_contacts_array(const mq_bvh *bvh, const mq_shape *shape, mq_contact *out, size_t capacity)
 {
-    if (!bvh || !shape)
+    if (!bvh || !shape || !known_kind(shape))
         return 0;
     contact_ctx c = {mq_bvh_mesh(bvh), shape, to_array, NULL, 0, out, out ? capacity : 0};
     c.user = &c;
@@ -73,7 +80,7 @@ size_t mq_bvh_contacts_array(const mq_bvh *bvh, const mq_shape *shape, mq_contac
 
 size_t mq_obbtree_contacts_array(const mq_obbtree *tree, const mq_shape *shape, mq_contact *out, size_t capacity)
 {
-    if (!tree || !shape)
+    if (!tree || !shape || !known_kind(shape))
         return 0;
     contact_ctx c = {mq_obbtree_mesh(tree), shape, to_array, NULL, 0, out, out ? capacity : 0};
     c.user = &c;

@@ -1,0 +1,123 @@
+/*
+ * Self-join of the top-level tree (tlas_selfjoin.h). A node is joined with
+ * itself (each child with itself, each pair of its children whose boxes come
+ * within the margin with each other), and a pair of subtrees by opening the
+ * larger one and keeping the children that come within the margin of the
+ * other. Every unordered pair of leaves is reached along exactly one path, so
+ * each instance pair is reported once. Recursion depth: at most twice the
+ * tree's depth (mq_tlas_self_join's callers are scene queries, whose trees
+ * are at most MQ_TLAS_SAH_DEPTH + 34 levels deep).
+ */
+#include "scene/tlas/tlas_selfjoin.h"
+
+typedef struct jbox {
+    double lo[3], hi[3];
+} jbox;
+
+typedef struct join_ctx {
+    const mq_scene *s;
+    double margin;
+    uint32_t mask;
+    mq_tlas_pair_fn fn;
+    void *user;
+} join_ctx;
+
+static bool boxes_near(const jbox *a, const jbox *b, double m)
+{
+    for (int k = 0; k < 3; k++)
+        if (!(a->lo[k] - m <= b->hi[k] && b->lo[k] - m <= a->hi[k]))
+            return false;
+    return true;
+}
+
+/* Slot i of node n: its child reference (MQ_TLAS_EMPTY when unused or masked out) and float box. */
+static uint32_t slot(const join_ctx *c, const mq_tlas_block *n, int i, jbox *b)
+{
+    const mq_tlas_block *w = &n[i / MQ_TLAS_BLOCK];
+    int j = i % MQ_TLAS_BLOCK;
+    if (w->child[j] == MQ_TLAS_EMPTY || (w->mask[j] & c->mask) == 0)
+        return MQ_TLAS_EMPTY;
+    for (int k = 0; k < 3; k++) {
+        b->lo[k] = w->lo[k][j];
+        b->hi[k] = w->hi[k][j];
+    }
+    return w->child[j];
+}
+
+static double box_size(const jbox *b)
+{
+    return (b->hi[0] - b->lo[0]) + (b->hi[1] - b->lo[1]) + (b->hi[2] - b->lo[2]);
+}
+
+static bool leaf_pair(const join_ctx *c, uint32_t x, uint32_t y)
+{
+    const mq_instance_rec *a = &c->s->recs[x & ~MQ_TLAS_LEAF_BIT], *b = &c->s->recs[y & ~MQ_TLAS_LEAF_BIT];
+    if ((a->mask & c->mask) == 0 || (b->mask & c->mask) == 0)
+        return true;
+    jbox ba, bb;
+    for (int k = 0; k < 3; k++) {
+        ba.lo[k] = a->world_box.min[k];
+        ba.hi[k] = a->world_box.max[k];
+        bb.lo[k] = b->world_box.min[k];
+        bb.hi[k] = b->world_box.max[k];
+    }
+    if (!boxes_near(&ba, &bb, c->margin))
+        return true;
+    return a->id < b->id ? c->fn(a, b, c->user) : c->fn(b, a, c->user);
+}
+
+static bool join_pair(const join_ctx *c, uint32_t x, const jbox *bx, uint32_t y, const jbox *by)
+{
+    bool xl = (x & MQ_TLAS_LEAF_BIT) != 0, yl = (y & MQ_TLAS_LEAF_BIT) != 0;
+    if (xl && yl)
+        return leaf_pair(c, x, y);
+    /* open the larger node (a leaf is never opened) */
+    if (xl || (!yl && box_size(by) > box_size(bx))) {
+        uint32_t t = x;
+        x = y;
+        y = t;
+        const jbox *tb = bx;
+        bx = by;
+        by = tb;
+    }
+    const mq_tlas_block *n = &c->s->nodes[mq_tlas_ref_first(x)];
+    int slots = (int)mq_tlas_ref_blocks(x) * MQ_TLAS_BLOCK;
+    for (int i = 0; i < slots; i++) {
+        jbox bi;
+        uint32_t ci = slot(c, n, i, &bi);
+        if (ci != MQ_TLAS_EMPTY && boxes_near(&bi, by, c->margin) && !join_pair(c, ci, &bi, y, by))
+            return false;
+    }
+    return true;
+}
+
+static bool join_self(const join_ctx *c, uint32_t x)
+{
+    if (x & MQ_TLAS_LEAF_BIT)
+        return true;
+    const mq_tlas_block *n = &c->s->nodes[mq_tlas_ref_first(x)];
+    int slots = (int)mq_tlas_ref_blocks(x) * MQ_TLAS_BLOCK;
+    for (int i = 0; i < slots; i++) {
+        jbox bi;
+        uint32_t ci = slot(c, n, i, &bi);
+        if (ci == MQ_TLAS_EMPTY)
+            continue;
+        if (!join_self(c, ci))
+            return false;
+        for (int j = i + 1; j < slots; j++) {
+            jbox bj;
+            uint32_t cj = slot(c, n, j, &bj);
+            if (cj != MQ_TLAS_EMPTY && boxes_near(&bi, &bj, c->margin) && !join_pair(c, ci, &bi, cj, &bj))
+                return false;
+        }
+    }
+    return true;
+}
+
+bool mq_tlas_self_join(const mq_scene *s, double margin, uint32_t mask, mq_tlas_pair_fn fn, void *user)
+{
+    if (!s || !fn || s->node_count == 0 || !(margin >= 0.0))
+        return true;
+    join_ctx c = {s, margin, mask, fn, user};
+    return join_self(&c, s->root);
+}
