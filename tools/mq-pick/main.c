@@ -13,6 +13,7 @@
 #include <meshquery/saved.h>
 
 #include "generate.h"
+#include "pick_clash.h"
 #include "pick_common.h"
 #include "pick_load.h"
 #include "pick_parallel.h"
@@ -213,7 +214,10 @@ int main(int argc, char **argv)
     pick_options o = {.out_path = "-", .mode = MODE_CLOSEST, .width = 1024, .height = 1024};
     int rc = pick_parse_args(argc, argv, &o);
     if (rc == 0)
-        rc = pick_uses_scene(&o) ? pick_run_scene(&o) : run_single(&o);
+        rc = o.clash               ? pick_run_clash(&o)
+             : o.contacts          ? pick_run_contacts(&o)
+             : pick_uses_scene(&o) ? pick_run_scene(&o)
+                                   : run_single(&o);
     pick_options_free(&o);
     return rc;
 }

@@ -14,6 +14,8 @@ static const char usage_text[] =
     "       mq-pick MESH... --queries FILE | --sphere S | --capsule C | --box B | --aabb A  [options]\n"
     "       mq-pick MESH... --closest X,Y,Z[,MAXDIST] [options]\n"
     "       mq-pick MESH --collide OTHER.obj --xforms FILE [--any] [--out FILE]\n"
+    "       mq-pick MESH [--place P] MESH [--place P] ... --clash [--clearance D] [options]\n"
+    "       mq-pick MESH --sphere S | --capsule C | --box B | --aabb A | --queries FILE --contacts\n"
     "       mq-pick MESH.obj --save FILE.mqh\n"
     "\n"
     "Finds what rays hit in Wavefront OBJ meshes, which triangles shapes overlap, the\n"
@@ -48,6 +50,19 @@ static const char usage_text[] =
     "  --any              is anything hit? (occlusion, line of sight)\n"
     "  --all              every hit along each ray, nearest first\n"
     "  --cull-back-faces  ignore triangles seen from behind\n";
+
+static const char usage_clash[] =
+    "clash and contacts:\n"
+    "  --clash            every pair of the placed meshes (instances i < j) that intersect,\n"
+    "                     touch or come within --clearance: one record per pair, sorted, with\n"
+    "                     the distance (0 when they intersect or touch), a closest triangle\n"
+    "                     pair and its points (world)\n"
+    "  --clearance D      with --clash: pairs at distance <= D clash (D >= 0, default 0)\n"
+    "  --contacts         with one mesh and shapes: per shape, every triangle it overlaps with\n"
+    "                     the penetration depth, the normal (the way the shape moves out) and\n"
+    "                     a point on each\n"
+    "                     e.g. mq-pick data/spot.obj data/spot.obj --place 0.3,0,0 --clash --json\n"
+    "                          mq-pick data/spot.obj --sphere 0,0.3,0.4,0.15 --contacts --json\n";
 
 static const char usage_text2[] =
     "shapes (answers: per shape the count of overlapping triangles, touching counts, then\n"
@@ -272,6 +287,11 @@ static int parse_valued(pick_options *o, const char *a, const char *v)
         o->points[o->point_count++] = (pick_point){{p[0], p[1], p[2]}, n == 4 ? p[3] : INFINITY};
     } else if (!strcmp(a, "--sphere") || !strcmp(a, "--capsule") || !strcmp(a, "--box") || !strcmp(a, "--aabb")) {
         return parse_shape(o, a, v);
+    } else if (!strcmp(a, "--clearance")) {
+        if (mqt_parse_numbers(v, f, 1) != 1 || !(f[0] >= 0.0) || !isfinite(f[0]))
+            return pick_usage_error("--clearance needs a distance D >= 0, got '%s'", v);
+        o->clearance = f[0];
+        o->has_clearance = true;
     } else if (!strcmp(a, "--hierarchy")) {
         if (strcmp(v, "aabb") && strcmp(v, "obb") && strcmp(v, "kdop") && strcmp(v, "sphere"))
             return pick_usage_error("--hierarchy is aabb, obb, kdop or sphere, not '%s'", v);
@@ -296,10 +316,10 @@ static int parse_valued(pick_options *o, const char *a, const char *v)
 
 static bool takes_value(const char *a)
 {
-    static const char *const names[] = {"--ray",     "--pixel",   "--size",      "--camera",  "--up",
-                                        "--fov",     "--place",   "--closest",   "--sphere",  "--capsule",
-                                        "--box",     "--aabb",    "--hierarchy", "--threads", "--rays",
-                                        "--queries", "--collide", "--xforms",    "--save",    "--out"};
+    static const char *const names[] = {"--ray",       "--pixel",   "--size",     "--camera",  "--up",      "--fov",
+                                        "--place",     "--closest", "--sphere",   "--capsule", "--box",     "--aabb",
+                                        "--hierarchy", "--threads", "--rays",     "--queries", "--collide", "--xforms",
+                                        "--save",      "--out",     "--clearance"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(a, names[i]))
             return true;
@@ -317,6 +337,26 @@ static int check_combination(pick_options *o)
 {
     if (o->mesh_count == 0)
         return pick_usage_error("no mesh given%s", "");
+    if (o->clash) {
+        bool other = o->rays_path || o->cli_ray_count || o->pixel_count || o->queries_path || o->shape_count ||
+                     o->point_count || o->collide_path || o->save_path || o->contacts || o->mode != MODE_CLOSEST;
+        if (other)
+            return pick_usage_error("--clash takes meshes, --place, --clearance, --hierarchy, --threads and the "
+                                    "output options only%s",
+                                    "");
+        return 0;
+    }
+    if (o->contacts) {
+        bool other = o->rays_path || o->cli_ray_count || o->pixel_count || o->point_count || o->collide_path ||
+                     o->save_path || o->mode != MODE_CLOSEST;
+        if (other || !(o->queries_path || o->shape_count))
+            return pick_usage_error("--contacts needs shapes (--sphere, --capsule, --box, --aabb or --queries) "
+                                    "and nothing else to do%s",
+                                    "");
+        if (pick_uses_scene(o))
+            return pick_usage_error("--contacts works on one mesh without --place%s", "");
+        return 0;
+    }
     bool rays = o->rays_path || o->cli_ray_count || o->pixel_count;
     bool shapes = o->queries_path || o->shape_count;
     int modes = rays + shapes + !!o->point_count + !!o->collide_path;
@@ -359,6 +399,7 @@ int pick_parse_args(int argc, char **argv, pick_options *o)
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage_text, stdout);
+            fputs(usage_clash, stdout);
             fputs(usage_text2, stdout);
             exit(0);
         } else if (takes_value(a)) {
@@ -379,6 +420,10 @@ int pick_parse_args(int argc, char **argv, pick_options *o)
             o->timing = true;
         } else if (!strcmp(a, "--strict")) {
             o->strict = true;
+        } else if (!strcmp(a, "--clash")) {
+            o->clash = true;
+        } else if (!strcmp(a, "--contacts")) {
+            o->contacts = true;
         } else if (!strcmp(a, "--pairs")) {
             o->list_pairs = true;
         } else if (!strcmp(a, "--version")) {
