@@ -151,6 +151,16 @@ static const bench_option distance_options[] = {
     {NULL, ARG_FLAG, NULL, 0, 0, NULL, NULL},
 };
 
+static const bench_option convex_options[] = {
+    {"--hulls", ARG_UINT, "N", 1, MAX_GENERATED, "convex hulls queried", "1000"},
+    {"--points", ARG_UINT, "P", 4, 1u << 20, "points per hull (one hull in four is a box)", "32"},
+    {"--size", ARG_REAL, "F", 0, 0, "hull radius as a fraction of the mesh's diagonal", "0.03"},
+    {"--reps", ARG_UINT, "R", 1, 64, "timed runs (at least 3 are made; the median is reported)", "3"},
+    {"--seed", ARG_SEED, "S", 0, 0, "seed of the hulls", "1"},
+    {"--no-refs", ARG_FLAG, NULL, 0, 0, "leave out FCL and Bullet", "compared when built in"},
+    {NULL, ARG_FLAG, NULL, 0, 0, NULL, NULL},
+};
+
 typedef struct bench_command {
     const char *name;
     int (*run)(int argc, char **argv);
@@ -170,6 +180,8 @@ static const bench_command commands[] = {
      collide_options},
     {"distance", bench_distance_main, "mesh vs mesh and shape vs mesh distance, beside FCL's fcl::distance",
      " MESH.obj", distance_options},
+    {"convex", bench_convex_main, "convex hull vs mesh: all overlapping triangles, beside FCL Convex and Bullet",
+     " MESH.obj", convex_options},
     {"save", bench_save_main, "saved hierarchies: save and load time against building", " MESH.obj", save_options},
     {"scene", bench_scene_main, "raycasts into a scene of N instances of a mesh, beside Embree instancing", " MESH.obj",
      scene_options},
