@@ -233,6 +233,24 @@ class Api(unittest.TestCase):
             with self.assertRaises(mq.MeshqueryError):
                 mq.OBBTree.load(os.path.join(d, "missing.mqh"))
 
+    def test_refit_and_validate(self):
+        m = mq.load_obj(SUZANNE)
+        b = mq.BVH(m)
+        b.validate()
+        lo, hi = m.bounds()
+        o = ((lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, hi[2] + 5)
+        before = b.raycast_closest(o, (0, 0, -1))
+        moved = [(2 * x, 2 * y, 2 * z) for x, y, z in L(m.positions)]  # exact: every float doubled
+        b.refit(moved)
+        b.validate()
+        after = b.raycast_closest(tuple(2 * x for x in o), (0, 0, -1))
+        self.assertEqual(after.triangle, before.triangle)
+        self.assertEqual(after.t, 2 * before.t)
+        b.refit()  # back to the mesh's own positions
+        self.assertEqual(b.raycast_closest(o, (0, 0, -1)).triangle, before.triangle)
+        with self.assertRaises(ValueError):
+            b.refit([(0, 0, 0)])
+
     def test_help_reads(self):
         for obj in (mq, mq.BVH, mq.OBBTree, mq.Scene, mq.Mesh, mq.Shapes, mq.BVH.raycast_all_batch,
                     mq.BVH.closest_points, mq.Scene.raycast):

@@ -1097,6 +1097,23 @@ class BVH(_Tree):
         _c.lib.mq_bvh_get_stats(self.handle, ctypes.byref(s))
         return {name: getattr(s, name) for name, _ in _c.MqBvhStats._fields_}
 
+    def refit(self, positions: Optional[Array] = None) -> None:
+        """Refits the tree to moved vertices (V x 3, same order and triangles; None:
+        the mesh's own positions again). Queries answer for the new geometry; the
+        mesh's positions stay the old ones. No query may run meanwhile."""
+        keep, ptr = None, None
+        if positions is not None:
+            n, ptr, keep = _pack3(positions, "positions")
+            if n != self.mesh.vertex_count:
+                raise ValueError("positions: expected %d vertices, got %d" % (self.mesh.vertex_count, n))
+        diag = _c.MqDiag()
+        _check(_c.lib.mq_bvh_refit(self.handle, ptr, ctypes.byref(diag)), diag, "BVH.refit")
+
+    def validate(self) -> None:
+        """Checks the tree's invariants; raises MeshqueryError (MQ_ERR_CORRUPT) naming the first violation."""
+        diag = _c.MqDiag()
+        _check(_c.lib.mq_bvh_validate(self.handle, ctypes.byref(diag)), diag, "BVH.validate")
+
     def raycast_all(self, origin: Vec3, direction: Vec3, tmin: float = 0.0, tmax: float = math.inf,
                     cull_back_faces: bool = False) -> List[Hit]:
         """Every hit of one ray, nearest first (mq_bvh_raycast_all), as a list of Hit."""

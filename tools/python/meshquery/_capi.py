@@ -391,6 +391,8 @@ _fn("mq_obbtree_raycast_closest_batch", c_size_t, c_void_p, c_void_p, c_size_t, 
 _fn("mq_obbtree_raycast_any_batch", c_size_t, c_void_p, c_void_p, c_size_t, P(MqRayQuery), c_uint32, c_void_p)
 _fn("mq_obbtree_mesh", c_void_p, c_void_p)
 _fn("mq_bvh_mesh", c_void_p, c_void_p)
+_fn("mq_bvh_refit", c_int, c_void_p, c_void_p, P(MqDiag))
+_fn("mq_bvh_validate", c_int, c_void_p, P(MqDiag))
 
 # The calls both hierarchies have with the same signature: mq_bvh_<name> and mq_obbtree_<name>.
 for _t in ("bvh", "obbtree"):
