@@ -15,6 +15,7 @@ int bench_distance_main(int argc, char **argv);
 int bench_convex_main(int argc, char **argv);
 int bench_save_main(int argc, char **argv);
 int bench_scene_main(int argc, char **argv);
+int bench_survey_main(int argc, char **argv);
 
 /* `--isa NAME` (auto | scalar | sse2 | avx2 | avx512, pin_isa.c): holds
  * meshquery (MQ_ISA) and Embree (its device's "isa=") to that level. Call

@@ -169,6 +169,20 @@ typedef struct bench_command {
     const bench_option *options;
 } bench_command;
 
+static const bench_option survey_options[] = {
+    {"--subdivide", ARG_UINT, "K", 1, 64, "split every triangle in K*K first", "1"},
+    {"--rays", ARG_UINT, "N", 0, MAX_GENERATED, "incoherent rays (closest and any hit)", "200000"},
+    {"--shapes", ARG_UINT, "N", 0, MAX_GENERATED, "shapes of each kind", "5000"},
+    {"--points", ARG_UINT, "N", 0, MAX_GENERATED, "closest-point queries", "20000"},
+    {"--xforms", ARG_UINT, "N", 0, MAX_GENERATED, "transforms of the mesh against itself", "40"},
+    {"--fcl-queries", ARG_UINT, "N", 0, MAX_GENERATED, "FCL's queries per kind (a prefix; 10 transforms at most)",
+     "300"},
+    {"--reps", ARG_UINT, "R", 1, 64, "timed runs (at least 3 are made; the median is reported)", "3"},
+    {"--seed", ARG_SEED, "S", 0, 0, "seed of the generated inputs", "1"},
+    {"--no-fcl", ARG_FLAG, NULL, 0, 0, "leave out FCL", "compared when built in"},
+    {NULL, ARG_FLAG, NULL, 0, 0, NULL, NULL},
+};
+
 static const bench_command commands[] = {
     {"prims", bench_prims_main, "nanoseconds per call of every primitive test", "", prims_options},
     {"obj", bench_obj_main, "OBJ loading: MB/s and triangles/s, beside tinyobjloader and assimp", " FILE.obj...",
@@ -185,6 +199,8 @@ static const bench_command commands[] = {
     {"save", bench_save_main, "saved hierarchies: save and load time against building", " MESH.obj", save_options},
     {"scene", bench_scene_main, "raycasts into a scene of N instances of a mesh, beside Embree instancing", " MESH.obj",
      scene_options},
+    {"survey", bench_survey_main, "every bounding volume on the same work: AABB, OBB, k-DOP, sphere, beside FCL",
+     " MESH.obj", survey_options},
 };
 
 static void usage(FILE *f)
