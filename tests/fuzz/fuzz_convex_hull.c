@@ -1,0 +1,126 @@
+/*
+ * libFuzzer target for the convex hull builder (mq_convex_create).
+ *
+ * Input layout (every read past the end yields 0):
+ *   byte   scale exponent: the points are multiplied by 2^(b % 200 - 100)
+ *   then points, 3 coordinates each, until the input ends (at most 512):
+ *          a tag byte; tag < 192 gives a small "nice" value (tag % 16 - 8,
+ *          in quarters), so duplicates, coplanar and collinear subsets are
+ *          common; tag >= 192 reads 4 raw bytes as a float (NaN, Inf, huge,
+ *          subnormal).
+ *
+ * What is checked (a violation aborts with a message):
+ *   - a failure is MQ_ERR_INVALID_ARG (non-finite, < 4 points, flat) with a
+ *     message, and leaves out NULL;
+ *   - a hull: every vertex is one of the input points; V = 2 + F/2 (a closed
+ *     triangulated sphere); every input point lies below every face plane
+ *     within 1e-6 of the scale; its own vertices and faces overlap it.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <meshquery/convex.h>
+
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            fprintf(stderr, "fuzz_convex_hull: " __VA_ARGS__);                                                         \
+            fputc('\n', stderr);                                                                                       \
+            abort();                                                                                                   \
+        }                                                                                                              \
+    } while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+typedef struct reader {
+    const uint8_t *p;
+    size_t n;
+} reader;
+
+static uint8_t byte(reader *r)
+{
+    if (!r->n)
+        return 0;
+    r->n--;
+    return *r->p++;
+}
+
+static float coord(reader *r, float scale)
+{
+    uint8_t tag = byte(r);
+    if (tag < 192)
+        return (float)((int)(tag % 16) - 8) * 0.25f * scale;
+    uint32_t u = 0;
+    for (int i = 0; i < 4; i++)
+        u |= (uint32_t)byte(r) << (8 * i);
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    reader r = {data, size};
+    float scale = ldexpf(1.0f, (int)(byte(&r) % 200) - 100);
+    float p[3 * 512];
+    size_t n = 0;
+    while (r.n && n < 512) {
+        for (int k = 0; k < 3; k++)
+            p[3 * n + k] = coord(&r, scale);
+        n++;
+    }
+    mq_convex *c = (mq_convex *)(void *)p;
+    mq_diag d;
+    mq_status st = mq_convex_create(p, n, NULL, &c, &d);
+    if (st != MQ_OK) {
+        CHECK(st == MQ_ERR_INVALID_ARG, "%zu points: status %s", n, mq_status_string(st));
+        CHECK(c == NULL && d.message[0], "failure without a message or with a convex");
+        return 0;
+    }
+    size_t nv = mq_convex_vertex_count(c), nf = mq_convex_face_count(c);
+    const float *v = mq_convex_vertices(c);
+    const uint32_t *f = mq_convex_faces(c);
+    CHECK(nv >= 4 && nf >= 4 && nv == 2 + nf / 2 && nf % 2 == 0, "V %zu F %zu is not a closed hull", nv, nf);
+    double big = 0.0;
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++)
+            big = fmax(big, fabs((double)p[3 * i + k]));
+    for (size_t i = 0; i < nv; i++) {
+        bool found = false;
+        for (size_t j = 0; j < n && !found; j++)
+            found = memcmp(v + 3 * i, p + 3 * j, sizeof(float[3])) == 0;
+        CHECK(found, "hull vertex %zu is not an input point", i);
+    }
+    for (size_t t = 0; t < nf; t++) {
+        double a[3], e1[3], e2[3], nn[3];
+        for (int k = 0; k < 3; k++) {
+            a[k] = v[3 * f[3 * t] + k] / big;
+            e1[k] = v[3 * f[3 * t + 1] + k] / big - a[k];
+            e2[k] = v[3 * f[3 * t + 2] + k] / big - a[k];
+        }
+        nn[0] = e1[1] * e2[2] - e1[2] * e2[1];
+        nn[1] = e1[2] * e2[0] - e1[0] * e2[2];
+        nn[2] = e1[0] * e2[1] - e1[1] * e2[0];
+        double len = sqrt(nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2]);
+        if (!(len > 1e-12))
+            continue; /* a sliver face: its plane is not defined well enough to check against */
+        for (size_t i = 0; i < n; i++) {
+            double h = 0.0;
+            for (int k = 0; k < 3; k++)
+                h += nn[k] / len * (p[3 * i + k] / big - a[k]);
+            CHECK(h <= 1e-6, "input point %zu is %g (of the scale) above face %zu", i, h, t);
+        }
+        mq_triangle tri;
+        for (int j = 0; j < 3; j++)
+            memcpy(tri.v[j], v + 3 * f[3 * t + j], sizeof(float[3]));
+        CHECK(mq_overlap_convex_triangle(c, &tri), "face %zu does not overlap its hull", t);
+    }
+    for (size_t i = 0; i < nv; i++)
+        CHECK(mq_convex_contains_point(c, v + 3 * i), "vertex %zu is not in its hull", i);
+    CHECK(mq_overlap_convex_convex(c, c), "a hull does not overlap itself");
+    mq_convex_destroy(c);
+    return 0;
+}

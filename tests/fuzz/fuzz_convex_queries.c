@@ -1,0 +1,193 @@
+/*
+ * libFuzzer target for the convex queries: a hull of 4..16 points and a tiny
+ * mesh (up to 24 triangles) decoded from the input; every triangle's
+ * mq_overlap_convex_triangle is compared with a double-precision oracle (the
+ * hull's half-spaces, the triangle clipped by them), and the BVH's and the
+ * OBB tree's convex overlap with brute force over the triangles.
+ *
+ * Input layout (every read past the end yields 0):
+ *   byte   point count (4 + b % 13), then 3 coordinates per point
+ *   byte   vertex count (3 + b % 14), then 3 coordinates per vertex
+ *   byte   triangle count (1 + b % 24), then 3 index bytes per triangle
+ *   coordinates: a tag byte; tag < 224 gives a small value (tag % 32 - 16, in
+ *   quarters), so touching, shared and coplanar cases are common; tag >= 224
+ *   reads 4 raw bytes as a float.
+ *
+ * What is compared (a mismatch aborts):
+ *   - primitive vs oracle, for cases the oracle decides (the answer does not
+ *     change when every plane moves by 1e-9 of the scale; inputs beyond 1e15
+ *     in magnitude are run but not compared);
+ *   - trees vs brute force: exactly the same id sets; _any agrees.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <meshquery/bvh.h>
+#include <meshquery/convex.h>
+#include <meshquery/mesh.h>
+#include <meshquery/obbtree.h>
+
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            fprintf(stderr, "fuzz_convex_queries: " __VA_ARGS__);                                                      \
+            fputc('\n', stderr);                                                                                       \
+            abort();                                                                                                   \
+        }                                                                                                              \
+    } while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+typedef struct reader {
+    const uint8_t *p;
+    size_t n;
+} reader;
+
+static uint8_t byte(reader *r)
+{
+    if (!r->n)
+        return 0;
+    r->n--;
+    return *r->p++;
+}
+
+static float coord(reader *r)
+{
+    uint8_t tag = byte(r);
+    if (tag < 224)
+        return (float)((int)(tag % 32) - 16) * 0.25f;
+    uint32_t u = 0;
+    for (int i = 0; i < 4; i++)
+        u |= (uint32_t)byte(r) << (8 * i);
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static bool clip_meets(const double (*n)[3], const double *d, size_t count, const mq_triangle *t, double shift)
+{
+    double poly[64][3], next[64][3];
+    int m = 3;
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 3; k++)
+            poly[i][k] = t->v[i][k];
+    for (size_t j = 0; j < count && m > 0; j++) {
+        int q = 0;
+        for (int i = 0; i < m && q < 62; i++) {
+            const double *a = poly[i], *b = poly[(i + 1) % m];
+            double sa = n[j][0] * a[0] + n[j][1] * a[1] + n[j][2] * a[2] - d[j] - shift;
+            double sb = n[j][0] * b[0] + n[j][1] * b[1] + n[j][2] * b[2] - d[j] - shift;
+            if (sa <= 0.0)
+                memcpy(next[q++], a, sizeof(double[3]));
+            if ((sa < 0.0 && sb > 0.0) || (sa > 0.0 && sb < 0.0)) {
+                double s = sa / (sa - sb);
+                for (int k = 0; k < 3; k++)
+                    next[q][k] = a[k] + s * (b[k] - a[k]);
+                q++;
+            }
+        }
+        m = q;
+        memcpy(poly, next, (size_t)m * sizeof(double[3]));
+    }
+    return m > 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    reader r = {data, size};
+    float p[3 * 16], pos[3 * 16];
+    uint32_t idx[3 * 24];
+    size_t np = 4 + byte(&r) % 13;
+    for (size_t i = 0; i < 3 * np; i++)
+        p[i] = coord(&r);
+    size_t nv = 3 + byte(&r) % 14;
+    for (size_t i = 0; i < 3 * nv; i++)
+        pos[i] = coord(&r);
+    size_t nt = 1 + byte(&r) % 24;
+    for (size_t i = 0; i < 3 * nt; i++)
+        idx[i] = byte(&r) % nv;
+    mq_convex *c = NULL;
+    if (mq_convex_create(p, np, NULL, &c, NULL) != MQ_OK)
+        return 0;
+    bool compare = true;
+    for (size_t i = 0; i < 3 * np; i++)
+        compare &= fabsf(p[i]) < 1e15f;
+    for (size_t i = 0; i < 3 * nv; i++)
+        compare &= isfinite(pos[i]) && fabsf(pos[i]) < 1e15f;
+    /* the oracle's half-spaces, from the public hull */
+    size_t hv = mq_convex_vertex_count(c), hf = mq_convex_face_count(c);
+    const float *v = mq_convex_vertices(c);
+    const uint32_t *f = mq_convex_faces(c);
+    double(*n)[3] = malloc(hf * sizeof *n), *d = malloc(hf * sizeof *d), scale = 0.0;
+    for (size_t i = 0; i < 3 * hv; i++)
+        scale = fmax(scale, fabs((double)v[i]));
+    for (size_t j = 0; j < hf; j++) {
+        double e1[3], e2[3], nn[3];
+        const float *a = v + 3 * f[3 * j], *b = v + 3 * f[3 * j + 1], *cc = v + 3 * f[3 * j + 2];
+        for (int k = 0; k < 3; k++) {
+            e1[k] = (double)b[k] - a[k];
+            e2[k] = (double)cc[k] - a[k];
+        }
+        nn[0] = e1[1] * e2[2] - e1[2] * e2[1];
+        nn[1] = e1[2] * e2[0] - e1[0] * e2[2];
+        nn[2] = e1[0] * e2[1] - e1[1] * e2[0];
+        double l = sqrt(nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2]);
+        d[j] = -INFINITY;
+        for (int k = 0; k < 3; k++)
+            n[j][k] = l > 0.0 ? nn[k] / l : 0.0;
+        for (size_t i = 0; i < hv; i++)
+            d[j] = fmax(d[j], n[j][0] * v[3 * i] + n[j][1] * v[3 * i + 1] + n[j][2] * v[3 * i + 2]);
+    }
+    uint32_t want[24], got[24];
+    size_t nw = 0;
+    for (size_t t = 0; t < nt; t++) {
+        mq_triangle tri;
+        for (int j = 0; j < 3; j++)
+            memcpy(tri.v[j], pos + 3 * idx[3 * t + j], sizeof(float[3]));
+        bool hit = mq_overlap_convex_triangle(c, &tri);
+        if (hit)
+            want[nw++] = (uint32_t)t;
+        if (!compare)
+            continue;
+        double e = 1e-9 * scale;
+        bool out = clip_meets((const double(*)[3])n, d, hf, &tri, e),
+             in = clip_meets((const double(*)[3])n, d, hf, &tri, -e);
+        if (out == in)
+            CHECK(hit == out, "triangle %zu: convex-triangle %d, oracle %d", t, hit, out);
+    }
+    free(n);
+    free(d);
+    mq_mesh *m = NULL;
+    if (mq_mesh_create(pos, nv, idx, nt, NULL, &m, NULL) == MQ_OK) {
+        mq_bvh *b = NULL;
+        mq_obbtree *o = NULL;
+        mq_shape s = mq_shape_convex(c);
+        if (compare && mq_bvh_build(m, NULL, &b, NULL) == MQ_OK) {
+            size_t k = mq_bvh_overlap_array(b, &s, got, 24);
+            qsort(got, k < 24 ? k : 24, sizeof *got, cmp_u32);
+            CHECK(k == nw && memcmp(got, want, nw * sizeof *got) == 0, "bvh: %zu triangles, brute force %zu", k, nw);
+            CHECK(mq_bvh_overlap_any(b, &s) == (nw > 0), "bvh any");
+            mq_bvh_destroy(b);
+        }
+        if (compare && mq_obbtree_build(m, NULL, &o, NULL) == MQ_OK) {
+            size_t k = mq_obbtree_overlap_array(o, &s, got, 24);
+            qsort(got, k < 24 ? k : 24, sizeof *got, cmp_u32);
+            CHECK(k == nw && memcmp(got, want, nw * sizeof *got) == 0, "obbtree: %zu triangles, brute force %zu", k,
+                  nw);
+            CHECK(mq_obbtree_overlap_any(o, &s) == (nw > 0), "obbtree any");
+            mq_obbtree_destroy(o);
+        }
+        mq_mesh_destroy(m);
+    }
+    mq_convex_destroy(c);
+    return 0;
+}
