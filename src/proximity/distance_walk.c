@@ -133,34 +133,19 @@ double mq_dw_lower_bound(const mq_dw_nbox *a, const mq_dw_nbox *b, double limit)
     double lb = sqrt(g2);
     if (lb > limit)
         return lb;
-    /* the gap along each box's own axes (any unit direction gives a valid bound) */
-    for (int side = 0; side < 2; side++) {
-        const mq_dw_nbox *x = side ? b : a;
-        for (int i = 0; i < 3; i++) {
-            const double *u = x->e[i];
-            double n2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
-            double r = 0.0;
-            for (int j = 0; j < 3; j++)
-                r += fabs(u[0] * a->e[j][0] + u[1] * a->e[j][1] + u[2] * a->e[j][2]) +
-                     fabs(u[0] * b->e[j][0] + u[1] * b->e[j][1] + u[2] * b->e[j][2]);
-            double g = fabs(u[0] * d[0] + u[1] * d[1] + u[2] * d[2]) - r;
-            if (g > 0.0 && g * g > lb * lb * n2)
-                lb = g / sqrt(n2);
-        }
-    }
     double l2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    if (l2 > 0.0) {
-        double l = sqrt(l2), inv = 1.0 / l;
-        double u[3] = {d[0] * inv, d[1] * inv, d[2] * inv};
-        double r = 0.0;
-        for (int i = 0; i < 3; i++) {
-            r += fabs(u[0] * a->e[i][0] + u[1] * a->e[i][1] + u[2] * a->e[i][2]);
-            r += fabs(u[0] * b->e[i][0] + u[1] * b->e[i][1] + u[2] * b->e[i][2]);
-        }
-        if (l - r > lb)
-            lb = l - r;
+    if (!(l2 > 0.0))
+        return lb;
+    double l = sqrt(l2), inv = 1.0 / l;
+    double u[3] = {d[0] * inv, d[1] * inv, d[2] * inv};
+    double r = 0.0;
+    for (int i = 0; i < 3; i++) {
+        r += fabs(u[0] * a->e[i][0] + u[1] * a->e[i][1] + u[2] * a->e[i][2]);
+        r += fabs(u[0] * b->e[i][0] + u[1] * b->e[i][1] + u[2] * b->e[i][2]);
     }
-    return lb;
+    /* overlapping boxes: the (negative) gap along the line of centres, so that
+     * the deeper overlap is walked first (intersections are found sooner) */
+    return lb > 0.0 ? (l - r > lb ? l - r : lb) : l - r;
 }
 
 bool mq_dw_is_leaf(const mq_dist_side *s, const mq_dw_handle *h)

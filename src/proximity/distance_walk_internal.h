@@ -47,8 +47,11 @@ bool mq_dw_is_leaf(const mq_dist_side *s, const mq_dw_handle *h);
 int mq_dw_children(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_handle out[MQ_BVH_WIDTH]);
 /* A leaf's triangles with finite mapped corners; returns their number. */
 int mq_dw_leaf_triangles(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_tri out[MQ_DW_LEAF_MAX]);
-/* Lower bound of the distance between anything in box a and anything in box b;
- * stops refining it as soon as it exceeds `limit` (the pair is pruned anyway). */
+/* Lower bound of the distance between anything in box a and anything in box b,
+ * once clamped at 0: the larger of the gap between their enclosing AABBs and
+ * their gap along the line of centres. When the AABBs overlap it is that
+ * signed gap (negative: the boxes overlap along the line), which orders the
+ * walk; it stops refining as soon as it exceeds `limit` (pruned anyway). */
 double mq_dw_lower_bound(const mq_dw_nbox *a, const mq_dw_nbox *b, double limit);
 /* Distance between two axis-aligned boxes (0 when they overlap). */
 double mq_dw_box_gap(const double alo[3], const double ahi[3], const double blo[3], const double bhi[3]);
