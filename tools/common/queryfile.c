@@ -1,5 +1,6 @@
 #include "queryfile.h"
 
+#include <meshquery/obj.h>
 #include <meshquery/primitives.h>
 
 #include <errno.h>
@@ -28,6 +29,85 @@ static int numbers(const char *p, float *v, int max)
     }
 }
 
+static bool allow_convex;
+
+void mqt_queries_allow_convex(bool allow)
+{
+    allow_convex = allow;
+}
+
+mq_convex *mqt_load_convex(const char *path, const mqt_place *place, char *err, size_t err_size)
+{
+    mq_mesh *m = NULL;
+    mq_diag d;
+    mq_status st = mq_obj_load(path, NULL, &m, NULL, &d);
+    if (st != MQ_OK) {
+        snprintf(err, err_size, "%s: %s", path, d.message[0] ? d.message : mq_status_string(st));
+        return NULL;
+    }
+    size_t n = mq_mesh_vertex_count(m);
+    float *p = malloc((n ? n : 1) * sizeof(float[3]));
+    mq_convex *c = NULL;
+    if (!p) {
+        snprintf(err, err_size, "%s: out of memory", path);
+    } else {
+        const float *v = mq_mesh_positions(m);
+        for (size_t i = 0; i < n; i++) {
+            if (place)
+                mqt_place_point(place, v + 3 * i, p + 3 * i);
+            else
+                memcpy(p + 3 * i, v + 3 * i, sizeof(float[3]));
+        }
+        st = mq_convex_create(p, n, NULL, &c, &d);
+        if (st != MQ_OK)
+            snprintf(err, err_size, "%s: %s", path, d.message);
+    }
+    free(p);
+    mq_mesh_destroy(m);
+    return c;
+}
+
+void mqt_free_queries(mqt_query *q, size_t count)
+{
+    for (size_t i = 0; q && i < count; i++)
+        if (q[i].kind == MQT_CONVEX)
+            mq_convex_destroy(q[i].cv);
+    free(q);
+}
+
+/* "convex FILE tx ty tz qw qx qy qz": the placed hull (p points past the word). */
+static bool parse_convex(const char *p, mqt_query *q)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    const char *end = p;
+    while (*end && *end != ' ' && *end != '\t' && *end != '\r' && *end != '\n' && *end != '#')
+        end++;
+    if (end == p || (size_t)(end - p) >= 4096)
+        return false;
+    char path[4096];
+    memcpy(path, p, (size_t)(end - p));
+    path[end - p] = '\0';
+    float f[7];
+    if (numbers(end, f, 7) != 7)
+        return false;
+    mqt_place pl = mqt_place_identity();
+    for (int k = 0; k < 3; k++)
+        pl.translation[k] = f[k];
+    for (int k = 0; k < 4; k++)
+        pl.rotation[k] = f[3 + k];
+    if (pl.rotation[0] == 0 && pl.rotation[1] == 0 && pl.rotation[2] == 0 && pl.rotation[3] == 0)
+        return false;
+    char err[512];
+    q->cv = mqt_load_convex(path, &pl, err, sizeof err);
+    if (!q->cv) {
+        fprintf(stderr, "%s\n", err);
+        return false;
+    }
+    q->kind = MQT_CONVEX;
+    return true;
+}
+
 bool mqt_parse_query(const char *line, mqt_query *q)
 {
     memset(q, 0, sizeof *q);
@@ -36,6 +116,8 @@ bool mqt_parse_query(const char *line, mqt_query *q)
         line++;
     if (*line == '\0' || *line == '#' || *line == '\n' || *line == '\r')
         return true;
+    if (allow_convex && strncmp(line, "convex", 6) == 0 && (line[6] == ' ' || line[6] == '\t'))
+        return parse_convex(line + 6, q);
     static const struct {
         const char *word;
         mqt_shape_kind kind;
@@ -65,6 +147,7 @@ bool mqt_parse_query(const char *line, mqt_query *q)
             q->a = (mq_aabb){{f[0], f[1], f[2]}, {f[3], f[4], f[5]}};
             break;
         case MQT_SHAPE_KINDS:
+        case MQT_CONVEX:
             break;
         }
         return true;
@@ -164,12 +247,14 @@ static bool parse_xform_line(const char *line, void *item, bool *keep)
 #define QUERY_FORMS                                                                                                    \
     "sphere cx cy cz r | capsule ax ay az bx by bz r | obb cx cy cz hx hy hz qw qx qy qz | "                           \
     "aabb minx miny minz maxx maxy maxz"
+#define QUERY_FORMS_CONVEX QUERY_FORMS " | convex FILE tx ty tz qw qx qy qz"
 #define XFORM_FORM "tx ty tz qw qx qy qz"
 
 bool mqt_read_queries(const char *path, mqt_query **out, size_t *count, char *err, size_t err_size)
 {
     void *items;
-    bool ok = read_lines(path, parse_query_line, sizeof(mqt_query), QUERY_FORMS, &items, count, err, err_size);
+    bool ok = read_lines(path, parse_query_line, sizeof(mqt_query), allow_convex ? QUERY_FORMS_CONVEX : QUERY_FORMS,
+                         &items, count, err, err_size);
     *out = items;
     return ok;
 }
@@ -185,7 +270,8 @@ bool mqt_read_xforms(const char *path, mq_rigid **out, size_t *count, char *err,
 bool mqt_read_queries_stream(FILE *f, const char *name, mqt_query **out, size_t *count, char *err, size_t err_size)
 {
     void *items;
-    bool ok = read_stream(f, name, parse_query_line, sizeof(mqt_query), QUERY_FORMS, &items, count, err, err_size);
+    bool ok = read_stream(f, name, parse_query_line, sizeof(mqt_query), allow_convex ? QUERY_FORMS_CONVEX : QUERY_FORMS,
+                          &items, count, err, err_size);
     *out = items;
     return ok;
 }

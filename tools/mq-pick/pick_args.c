@@ -64,6 +64,13 @@ static const char usage_clash[] =
     "                     e.g. mq-pick data/spot.obj data/spot.obj --place 0.3,0,0 --clash --json\n"
     "                          mq-pick data/spot.obj --sphere 0,0.3,0.4,0.15 --contacts --json\n";
 
+static const char usage_convex[] =
+    "convex hulls (answered with the shapes, in command-line order):\n"
+    "  --convex HULL.obj [--place P]  the convex hull of HULL.obj's vertices, placed by the\n"
+    "                     --place right after it (as a mesh's); its overlapping triangles,\n"
+    "                     touching counts. --queries lines: convex FILE tx ty tz qw qx qy qz\n"
+    "                     e.g. mq-pick data/spot.obj --convex hull.obj --place 0,0.5,0 --out o.overlaps\n";
+
 static const char usage_text2[] =
     "shapes (answers: per shape the count of overlapping triangles, touching counts, then\n"
     "their ids, increasing: the '.overlaps' format; --json/--csv/--table add file, face, line):\n"
@@ -273,6 +280,32 @@ static int parse_valued(pick_options *o, const char *a, const char *v)
         if (mqt_parse_numbers(v, f, 1) != 1 || !(f[0] > 0.0 && f[0] < 180.0))
             return pick_usage_error("--fov needs degrees between 0 and 180, got '%s'", v);
         o->fov = f[0];
+    } else if (!strcmp(a, "--convex")) {
+        char err[600];
+        mqt_query q;
+        memset(&q, 0, sizeof q);
+        q.kind = MQT_CONVEX;
+        if (!(q.cv = mqt_load_convex(v, NULL, err, sizeof err))) {
+            fprintf(stderr, "mq-pick: --convex %s\n", err);
+            return 1;
+        }
+        o->shapes = grow(o->shapes, o->shape_count, sizeof *o->shapes);
+        o->shapes[o->shape_count++] = q;
+        o->convex_open = true;
+    } else if (!strcmp(a, "--place") && o->convex_open) {
+        /* --convex HULL.obj --place P: the hull's vertices placed, then the hull again */
+        mqt_place p;
+        char err[600];
+        if (!mqt_parse_place(v, &p))
+            return pick_usage_error(MQT_PLACE_FORM_ERROR, v);
+        mq_convex *c = mqt_load_convex(o->convex_path, &p, err, sizeof err);
+        if (!c) {
+            fprintf(stderr, "mq-pick: --convex %s\n", err);
+            return 1;
+        }
+        mq_convex_destroy(o->shapes[o->shape_count - 1].cv);
+        o->shapes[o->shape_count - 1].cv = c;
+        o->convex_open = false;
     } else if (!strcmp(a, "--place")) {
         if (o->mesh_count == 0 || o->meshes[o->mesh_count - 1].placed)
             return pick_usage_error(MQT_PLACE_ORDER_ERROR, v);
@@ -316,10 +349,10 @@ static int parse_valued(pick_options *o, const char *a, const char *v)
 
 static bool takes_value(const char *a)
 {
-    static const char *const names[] = {"--ray",       "--pixel",   "--size",     "--camera",  "--up",      "--fov",
-                                        "--place",     "--closest", "--sphere",   "--capsule", "--box",     "--aabb",
-                                        "--hierarchy", "--threads", "--rays",     "--queries", "--collide", "--xforms",
-                                        "--save",      "--out",     "--clearance"};
+    static const char *const names[] = {"--ray",       "--pixel",   "--size",      "--camera",  "--up",      "--fov",
+                                        "--place",     "--closest", "--sphere",    "--capsule", "--box",     "--aabb",
+                                        "--hierarchy", "--threads", "--rays",      "--queries", "--collide", "--xforms",
+                                        "--save",      "--out",     "--clearance", "--convex"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(a, names[i]))
             return true;
@@ -395,12 +428,18 @@ static int check_combination(pick_options *o)
 
 int pick_parse_args(int argc, char **argv, pick_options *o)
 {
+    mqt_queries_allow_convex(true); /* .queries "convex FILE ..." lines */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        if (strcmp(a, "--place") && strcmp(a, "--convex"))
+            o->convex_open = false; /* a --place now follows something else */
+        if (!strcmp(a, "--convex") && i + 1 < argc)
+            o->convex_path = argv[i + 1];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage_text, stdout);
             fputs(usage_clash, stdout);
             fputs(usage_text2, stdout);
+            fputs(usage_convex, stdout);
             exit(0);
         } else if (takes_value(a)) {
             if (i + 1 >= argc)
@@ -449,6 +488,6 @@ void pick_options_free(pick_options *o)
     free(o->meshes);
     free(o->cli_rays);
     free(o->pixels);
-    free(o->shapes);
+    mqt_free_queries(o->shapes, o->shape_count);
     free(o->points);
 }

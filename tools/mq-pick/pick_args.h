@@ -53,10 +53,12 @@ typedef struct pick_options {
     size_t shape_count;
     pick_point *points; /* --closest */
     size_t point_count;
-    bool clash;         /* --clash: every pair of the placed meshes within the clearance */
-    bool contacts;      /* --contacts: the shapes' contacts per triangle */
-    bool has_clearance; /* --clearance D given */
-    double clearance;   /* D >= 0 */
+    bool clash;              /* --clash: every pair of the placed meshes within the clearance */
+    bool contacts;           /* --contacts: the shapes' contacts per triangle */
+    bool has_clearance;      /* --clearance D given */
+    double clearance;        /* D >= 0 */
+    bool convex_open;        /* the last argument was --convex HULL: a --place next places the hull */
+    const char *convex_path; /* the last --convex's file */
 } pick_options;
 
 /* Parses argv into *o (zeroed by the caller except the defaults main sets). Returns 0, or the

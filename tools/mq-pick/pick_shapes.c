@@ -51,6 +51,10 @@ static mq_dshape to_dshape(const mqt_query *q)
             d.u.aabb.min[k] = q->a.min[k];
             d.u.aabb.max[k] = q->a.max[k];
             break;
+        case MQT_CONVEX:
+            d.kind = MQ_SHAPE_CONVEX;
+            d.u.convex = (mq_dconvex){q->cv, {0, 0, 0}, {1, 0, 0, 0}}; /* the hull is placed already */
+            break;
         case MQT_SHAPE_KINDS:
             break;
         }
@@ -77,6 +81,23 @@ static size_t overlaps(const pick_target *t, const mqt_query *q, mq_instance_tri
         break;
     case MQT_AABB:
         s = (mq_shape){MQ_SHAPE_AABB, {.aabb = q->a}};
+        break;
+    case MQT_CONVEX:
+        s = mq_shape_convex(q->cv);
+        if (t->kdop || t->sphere) { /* these trees take no convex: every triangle's exact test */
+            const mq_mesh *m = t->sources[0].mesh;
+            size_t n = 0, nt = mq_mesh_triangle_count(m);
+            for (uint32_t i = 0; i < nt; i++) {
+                mq_triangle tri;
+                mq_mesh_get_triangle(m, i, &tri);
+                if (mq_overlap_convex_triangle(q->cv, &tri)) {
+                    if (n < cap)
+                        items[n] = (mq_instance_triangle){0, i};
+                    n++;
+                }
+            }
+            return n;
+        }
         break;
     default:
         return 0;
@@ -146,7 +167,7 @@ static void write_answer(const pick_target *t, mqt_textbuf *b, size_t index, con
                          const mq_instance_triangle *items, size_t n, pick_shape_format f)
 {
     char head[96];
-    const char *shape = shape_names[q->kind];
+    const char *shape = q->kind == MQT_CONVEX ? "convex" : shape_names[q->kind];
     if (f == SHAPES_OVERLAPS || f == SHAPES_JSON) {
         if (f == SHAPES_JSON)
             snprintf(head, sizeof head, "{\"query\":%zu,\"count\":%zu,\"triangles\":[", index, n);
@@ -197,7 +218,8 @@ static void write_header(const pick_target *t, mqt_textbuf *b, pick_shape_format
 }
 
 /* The file's queries followed by the command line's, in one malloc'ed array. */
-static bool gather(const char *path, const mqt_query *extra, size_t extra_count, mqt_query **all, size_t *count)
+static bool gather(const char *path, const mqt_query *extra, size_t extra_count, mqt_query **all, size_t *count,
+                   size_t *from_file)
 {
     mqt_query *queries = NULL;
     size_t n = 0;
@@ -206,9 +228,10 @@ static bool gather(const char *path, const mqt_query *extra, size_t extra_count,
         fprintf(stderr, "mq-pick: %s\n", err);
         return false;
     }
+    *from_file = n;
     mqt_query *grown = realloc(queries, (n + extra_count + 1) * sizeof *grown);
     if (!grown) {
-        free(queries);
+        mqt_free_queries(queries, n);
         fprintf(stderr, "mq-pick: out of memory\n");
         return false;
     }
@@ -223,8 +246,8 @@ int pick_run_queries(const pick_target *t, const char *queries_path, const mqt_q
                      FILE *out, pick_shape_format format)
 {
     mqt_query *queries;
-    size_t count;
-    if (!gather(queries_path, extra, extra_count, &queries, &count))
+    size_t count, from_file = 0;
+    if (!gather(queries_path, extra, extra_count, &queries, &count, &from_file))
         return 1;
     size_t cap = 1024;
     mq_instance_triangle *items = malloc(cap * sizeof *items);
@@ -266,7 +289,7 @@ int pick_run_queries(const pick_target *t, const char *queries_path, const mqt_q
     free(b);
     free(ids);
     free(items);
-    free(queries);
+    mqt_free_queries(queries, from_file); /* the command line's convexes belong to the options */
     return rc;
 }
 
