@@ -85,6 +85,24 @@ class DaskCluster(unittest.TestCase):
         self.assertTrue(same(mqd.overlap_counts(self.path, shapes, chunk=1000).compute(),
                              self.bvh.overlap_counts(shapes)))
 
+    def test_scene_description_equals_the_c_batch(self):
+        instances = [{"file": self.path, "user_id": 5},
+                     {"file": self.tree_path, "translation": (0.3, 0.0, 0.0), "rotation": (0.8, 0.0, 0.6, 0.0),
+                      "scale": 1.5, "user_id": 6, "mask": 2}]
+        local = mq.Scene()
+        local.add(self.bvh, user_id=5)
+        local.add(self.tree, translation=(0.3, 0.0, 0.0), rotation=(0.8, 0.0, 0.6, 0.0), scale=1.5, user_id=6,
+                  mask=2)
+        local.commit()
+        o, d = self.origins.astype(np.float64), self.dirs.astype(np.float64)
+        want = local.raycast(o, d)
+        got = mqd.scene_raycast(instances, o, d, chunk=10000)
+        for f, arr in zip(got.fields, got.compute()):
+            self.assertTrue(same(arr, getattr(want, f)), f)
+        self.assertEqual(set(np.unique(want.instance)), {0, 1, mq.NO_INSTANCE})
+        self.assertTrue(same(mqd.scene_occluded(instances, o, d, mask=1, chunk=10000).compute(),
+                             local.occluded(o, d, mask=1)))
+
     def test_a_killed_worker_recomputes_its_chunks(self):
         want = self.bvh.raycast(self.origins, self.dirs)
         hits = mqd.raycast(self.path, self.origins, self.dirs, chunk=3000).persist()

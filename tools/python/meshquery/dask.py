@@ -1,4 +1,5 @@
-"""meshquery.dask: ray and shape batches over a saved hierarchy, as Dask arrays.
+"""meshquery.dask: ray and shape batches over a saved hierarchy or a scene of
+saved hierarchies, as Dask arrays.
 
 Each task of the graph answers one chunk of queries with the C batch of the
 hierarchy saved in `hierarchy_file` (BVH.save / OBBTree.save). Every worker
@@ -33,7 +34,8 @@ import numpy as np
 
 import meshquery as mq
 
-__all__ = ["raycast", "occluded", "closest_points", "signed_distance", "overlap_counts", "DaskRecords", "hierarchy"]
+__all__ = ["raycast", "occluded", "closest_points", "signed_distance", "overlap_counts", "scene_raycast",
+           "scene_occluded", "DaskRecords", "hierarchy", "scene"]
 
 _CACHE = {}
 _LOCK = threading.Lock()
@@ -58,6 +60,39 @@ def hierarchy(path):
                 del _CACHE[old]
             _CACHE[key] = tree
         return tree
+
+
+_PLACEMENT = ("transform", "translation", "rotation", "scale", "user_id", "mask")
+
+
+def _scene_key(instances):
+    key = []
+    for inst in instances:
+        path = os.path.abspath(os.fspath(inst["file"]))
+        st = os.stat(path)
+        place = tuple((k, repr(inst[k].tolist() if hasattr(inst[k], "tolist") else inst[k]))
+                      for k in _PLACEMENT if k in inst)
+        key.append((path, st.st_size, st.st_mtime_ns, place))
+    return ("scene", tuple(key))
+
+
+def scene(instances):
+    """The committed Scene of a description, built once per process and
+    description: `instances` is a list of dicts with "file" (a saved BVH or OBB
+    tree, mapped once per process by hierarchy()) and any of the placement
+    keywords of Scene.add ("transform", "translation", "rotation", "scale",
+    "user_id", "mask"). Instance ids are the list's indices."""
+    key = _scene_key(instances)
+    with _LOCK:
+        found = _CACHE.get(key)
+    if found is not None:
+        return found
+    sc = mq.Scene()
+    for inst in instances:
+        sc.add(hierarchy(inst["file"]), **{k: inst[k] for k in _PLACEMENT if k in inst})
+    sc.commit()
+    with _LOCK:
+        return _CACHE.setdefault(key, sc)
 
 
 class DaskRecords:
@@ -147,6 +182,24 @@ def _signed_task(path, threads, points):
     return hierarchy(path).signed_distance(points, threads=threads)
 
 
+_SCENE_RAY = np.dtype([("t", np.float64), ("instance", np.uint32), ("triangle", np.uint32), ("user_id", np.uint64),
+                       ("u", np.float32), ("v", np.float32), ("point", np.float64, (3,)),
+                       ("normal", np.float64, (3,))])
+
+
+def _scene_raycast_task(instances, tmin, tmax, mask, threads, cull, origins, directions):
+    h = scene(instances).raycast(origins, directions, tmin, tmax, mask=mask, cull_back_faces=cull, threads=threads)
+    out = np.empty(len(h), dtype=_SCENE_RAY)
+    for f in _SCENE_RAY.names:
+        out[f] = getattr(h, f)
+    return out
+
+
+def _scene_occluded_task(instances, tmin, tmax, mask, threads, cull, origins, directions):
+    return scene(instances).occluded(origins, directions, tmin, tmax, mask=mask, cull_back_faces=cull,
+                                     threads=threads)
+
+
 def _overlap_task(path, threads, kinds, params):
     return hierarchy(path).overlap_counts(mq.Shapes(kinds, params), threads=threads)
 
@@ -203,3 +256,39 @@ def overlap_counts(hierarchy_file, shapes, chunk=1 << 16, threads=1):
         kinds, params = shapes
     k, p = _rows(kinds, chunk, 0, np.int32), _rows(params, chunk, params.shape[1], np.float64)
     return _blockwise(partial(_overlap_task, path, int(threads)), np.uint64, [k, p])
+
+
+def _instances(instances):
+    out = []
+    for inst in instances:
+        d = dict(inst)
+        d["file"] = os.path.abspath(os.fspath(d["file"]))
+        out.append(d)
+    return out
+
+
+def scene_raycast(instances, origins, directions, tmin=0.0, tmax=math.inf, mask=0xFFFFFFFF, chunk=1 << 18,
+                  threads=1, cull_back_faces=False) -> DaskRecords:
+    """Closest world hits of N rays (float64 (N, 3), NumPy or Dask) in the scene
+    described by `instances` (see scene()): DaskRecords with t (inf on a miss),
+    instance (NO_INSTANCE on a miss; the index in `instances`), triangle,
+    user_id, u, v, point, normal, equal to Scene.raycast in one process."""
+    inst = _instances(instances)
+    o, d = _rows(origins, chunk, 3, np.float64), _rows(directions, chunk, 3, np.float64)
+    if o.shape != d.shape:
+        raise ValueError("origins and directions differ in shape (%s, %s)" % (o.shape, d.shape))
+    fn = partial(_scene_raycast_task, inst, float(tmin), float(tmax), int(mask), int(threads), bool(cull_back_faces))
+    return DaskRecords(_blockwise(fn, _SCENE_RAY, [o, d]), list(_SCENE_RAY.names))
+
+
+def scene_occluded(instances, origins, directions, tmin=0.0, tmax=math.inf, mask=0xFFFFFFFF, chunk=1 << 18,
+                   threads=1, cull_back_faces=False):
+    """Any-hit answers of N world rays in the described scene: a Dask bool array (N,)."""
+    inst = _instances(instances)
+    o, d = _rows(origins, chunk, 3, np.float64), _rows(directions, chunk, 3, np.float64)
+    if o.shape != d.shape:
+        raise ValueError("origins and directions differ in shape (%s, %s)" % (o.shape, d.shape))
+    fn = partial(_scene_occluded_task, inst, float(tmin), float(tmax), int(mask), int(threads),
+                 bool(cull_back_faces))
+    return _blockwise(fn, np.bool_, [o, d])
+
