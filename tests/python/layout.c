@@ -169,6 +169,10 @@ int main(void)
     S(mq_daabb);
     F(mq_daabb, min);
     F(mq_daabb, max);
+    S(mq_dconvex);
+    F(mq_dconvex, convex);
+    F(mq_dconvex, translation);
+    F(mq_dconvex, rotation);
     S(mq_dshape);
     F(mq_dshape, kind);
     F(mq_dshape, u);

@@ -233,6 +233,44 @@ class Api(unittest.TestCase):
             with self.assertRaises(mq.MeshqueryError):
                 mq.OBBTree.load(os.path.join(d, "missing.mqh"))
 
+    def test_convex_shapes(self):
+        import ctypes
+        from meshquery import _capi
+        lib = _capi.lib
+        lib.mq_overlap_convex_triangle.restype = ctypes.c_bool
+        lib.mq_overlap_convex_triangle.argtypes = [ctypes.c_void_p, ctypes.POINTER(_capi.MqTriangle)]
+        lib.mq_mesh_get_triangle.restype = None
+        lib.mq_mesh_get_triangle.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.POINTER(_capi.MqTriangle)]
+        rng = random.Random(8)
+        hulls = []
+        for c in self.pts[:12]:
+            pts = [tuple(c[k] + rng.uniform(-0.15, 0.15) for k in range(3)) for _ in range(12)]
+            hulls.append(mq.Convex(pts))
+        self.assertTrue(hulls[0].contains(tuple(sum(v[k] for v in L(hulls[0].vertices)) / len(hulls[0].vertices)
+                                                for k in range(3))))
+        shapes = mq.convexes(hulls) + mq.spheres(self.pts[:2], 0.1)
+        tris = []
+        for i in range(self.spot.triangle_count):
+            t = _capi.MqTriangle()
+            lib.mq_mesh_get_triangle(self.spot.handle, i, ctypes.byref(t))
+            tris.append(t)
+        for tree in (self.bvh, self.tree):
+            counts = L(tree.overlap_counts(shapes))
+            for i, h in enumerate(hulls):
+                brute = sorted(k for k, t in enumerate(tris) if lib.mq_overlap_convex_triangle(h.handle, ctypes.byref(t)))
+                self.assertEqual(sorted(L(tree.overlap(h.shape()))), brute, i)
+                self.assertEqual(counts[i], len(brute), i)
+            self.assertEqual(counts[12], len(L(tree.overlap_sphere(self.pts[0], 0.1))))
+        self.assertGreater(sum(counts[:12]), 0)
+        # in a scene: a hull placed by a translation answers as the hull moved
+        scene = mq.Scene()
+        scene.add(self.bvh, translation=(1.0, 0.0, 0.0))
+        scene.commit()
+        placed = L(scene.overlap_counts(mq.convexes(hulls, translations=[(1.0, 0.0, 0.0)] * len(hulls))))
+        self.assertEqual(placed, counts[:12])
+        with self.assertRaises(mq.MeshqueryError):
+            mq.Convex([(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0)])  # a plane
+
     def test_refit_and_validate(self):
         m = mq.load_obj(SUZANNE)
         b = mq.BVH(m)

@@ -46,8 +46,8 @@ from typing import Any, List, Optional, Sequence, Tuple
 from . import _capi as _c
 
 __all__ = ["MeshqueryError", "Mesh", "BVH", "OBBTree", "Scene", "Shapes", "Records", "RayHits", "Hit", "PointHit",
-           "CastHit", "load_obj", "load_obj_text", "spheres", "capsules", "aabbs", "obbs", "sphere", "capsule",
-           "aabb", "obb", "version", "library_path", "HAS_NUMPY", "NO_TRIANGLE", "NO_INSTANCE"]
+           "CastHit", "Convex", "load_obj", "load_obj_text", "spheres", "capsules", "aabbs", "obbs", "convexes",
+           "sphere", "capsule", "aabb", "obb", "version", "library_path", "HAS_NUMPY", "NO_TRIANGLE", "NO_INSTANCE"]
 
 if os.environ.get("MESHQUERY_NO_NUMPY", "") not in ("", "0"):
     np = None
@@ -361,7 +361,7 @@ def _query(cull_back_faces):
 # ---------------------------------------------------------------------------
 
 _KINDS = {"sphere": _c.MQ_SHAPE_SPHERE, "capsule": _c.MQ_SHAPE_CAPSULE, "obb": _c.MQ_SHAPE_OBB,
-          "aabb": _c.MQ_SHAPE_AABB}
+          "aabb": _c.MQ_SHAPE_AABB, "convex": _c.MQ_SHAPE_CONVEX}
 
 
 def _quat_axes(w, x, y, z):
@@ -388,19 +388,21 @@ class Shapes:
     the shape's fields in the order of the C union member (sphere: centre,
     radius; capsule: a, b, radius; obb: centre, half, axes rows; aabb: min, max)."""
 
-    def __init__(self, kinds, params):
+    def __init__(self, kinds, params, keep=()):
         self.kinds = kinds    # (N,) int array / list of MQ_SHAPE_*
         self.params = params  # (N, k <= 16) float64 array / list of k-lists
+        self._keep = tuple(keep)  # the Convex objects convex rows point to
 
     def __len__(self):
         return len(self.kinds)
 
     def __add__(self, other):
+        keep = self._keep + other._keep
         if np is not None:
             w = max(self.params.shape[1], other.params.shape[1])
             pad = [np.pad(p, ((0, 0), (0, w - p.shape[1]))) for p in (self.params, other.params)]
-            return Shapes(np.concatenate([self.kinds, other.kinds]), np.concatenate(pad))
-        return Shapes(list(self.kinds) + list(other.kinds), list(self.params) + list(other.params))
+            return Shapes(np.concatenate([self.kinds, other.kinds]), np.concatenate(pad), keep)
+        return Shapes(list(self.kinds) + list(other.kinds), list(self.params) + list(other.params), keep)
 
     def _packed(self, double):
         """(count, c_void_p, keepalive) of mq_dshape (double) or mq_shape records."""
@@ -419,7 +421,11 @@ class Shapes:
                 else:
                     at = ctype.u.offset // 4
                     buf.view(np.float32).reshape(n, size // 4)[:, at:at + w] = params
-            return n, buf.ctypes.data_as(ctypes.c_void_p), buf
+                convex = np.asarray(self.kinds) == _c.MQ_SHAPE_CONVEX
+                if convex.any():  # the hull's address (exact in a double) into the union's pointer slot
+                    slot = buf.view(np.uint64).reshape(n, size // 8)[:, ctype.u.offset // 8]
+                    slot[convex] = params[convex, 0].astype(np.uint64)
+            return n, buf.ctypes.data_as(ctypes.c_void_p), (buf, self._keep)
         buf = (ctype * max(1, n))()
         field = ctypes.c_double if double else ctypes.c_float
         base = ctypes.addressof(buf)
@@ -428,7 +434,9 @@ class Shapes:
             vals = (field * 16).from_address(base + i * size + ctype.u.offset)
             for k, v in enumerate(self.params[i]):
                 vals[k] = v
-        return n, ctypes.cast(buf, ctypes.c_void_p), buf
+            if self.kinds[i] == _c.MQ_SHAPE_CONVEX:
+                ctypes.c_uint64.from_address(base + i * size + ctype.u.offset).value = int(self.params[i][0])
+        return n, ctypes.cast(buf, ctypes.c_void_p), (buf, self._keep)
 
 
 def _shape_rows(kind, n, cols):
@@ -512,6 +520,28 @@ def aabb(lo: Vec3, hi: Vec3) -> Shapes:
 def obb(center: Vec3, half: Vec3, axes=None, quat=None) -> Shapes:
     """One oriented box (axes: 3 rows, or quat: w, x, y, z), as a Shapes of length 1."""
     return obbs([center], [half], None if axes is None else [axes], None if quat is None else [quat])
+
+
+def convexes(hulls: Sequence["Convex"], translations: Optional[Array] = None,
+             rotations: Optional[Array] = None) -> Shapes:
+    """Convex hulls (Convex objects) as shapes. A BVH or OBB tree takes them in
+    the mesh's frame as built; a Scene places each by its translation (N x 3,
+    default 0) and rotation (N x 4 quaternions w, x, y, z, default identity).
+    The Shapes keep the hulls alive."""
+    hulls = list(hulls)
+    n = len(hulls)
+    addr = [float(h.handle) for h in hulls]
+    if any(int(a) != h.handle for a, h in zip(addr, hulls)):
+        raise ValueError("convexes: an address beyond 2**53")
+    t = translations if translations is not None else [(0.0, 0.0, 0.0)] * n
+    r = rotations if rotations is not None else [(1.0, 0.0, 0.0, 0.0)] * n
+    _, t = _rows3(t, "translations", "float64")
+    r = [[float(x) for x in q] for q in (r.tolist() if hasattr(r, "tolist") else r)]
+    if len(r) != n or any(len(q) != 4 for q in r):
+        raise ValueError("rotations: expected %d quaternions w, x, y, z" % n)
+    s = _shape_rows("convex", n, [(addr, 1), (t, 3), (r, 4)])
+    s._keep = tuple(hulls)
+    return s
 
 
 # ---------------------------------------------------------------------------
@@ -756,6 +786,41 @@ def load_obj_text(text, name: str = "<memory>", threads: int = 0, strict: bool =
                                        ctypes.byref(st), ctypes.byref(diag))
     _check(status, diag)
     return Mesh(out.value, _stats_dict(st))
+
+
+class Convex(_Handle):
+    """The convex hull of a point set (C: mq_convex, meshquery/convex.h), for
+    overlap queries as a tagged shape: convexes([hull]) or hull.shape().
+    Raises MeshqueryError for fewer than 4 affinely independent points."""
+    _destroy = "mq_convex_destroy"
+
+    def __init__(self, points: Array):
+        if not _c.HAVE_CONVEX:
+            raise NotImplementedError("this libmeshquery has no convex hulls (meshquery/convex.h)")
+        n, ptr, keep = _pack3(points, "points")
+        out, diag = ctypes.c_void_p(), _c.MqDiag()
+        _check(_c.lib.mq_convex_create(ptr, n, None, ctypes.byref(out), ctypes.byref(diag)), diag, "Convex")
+        self._h = out.value
+
+    @property
+    def vertices(self) -> Array:
+        """The hull's vertices, V x 3."""
+        n = _c.lib.mq_convex_vertex_count(self.handle)
+        return Mesh._array(self, _c.lib.mq_convex_vertices(self.handle), n, ctypes.c_float, "float32")
+
+    @property
+    def faces(self) -> Array:
+        """The hull's triangles, F x 3 vertex indices (counter-clockwise from outside)."""
+        n = _c.lib.mq_convex_face_count(self.handle)
+        return Mesh._array(self, _c.lib.mq_convex_faces(self.handle), n, ctypes.c_uint32, "uint32")
+
+    def contains(self, point: Vec3) -> bool:
+        """True when the point lies in the closed solid."""
+        return bool(_c.lib.mq_convex_contains_point(self.handle, _vec3(point)))
+
+    def shape(self, translation: Vec3 = (0.0, 0.0, 0.0), rotation: Sequence[float] = (1.0, 0.0, 0.0, 0.0)) -> Shapes:
+        """This hull as a Shapes of length 1 (placed by translation / rotation in a Scene)."""
+        return convexes([self], [translation], [rotation])
 
 
 # ---------------------------------------------------------------------------

@@ -138,12 +138,12 @@ class MqObbtreeStats(ctypes.Structure):
 
 
 # mq_shape_kind
-MQ_SHAPE_SPHERE, MQ_SHAPE_CAPSULE, MQ_SHAPE_OBB, MQ_SHAPE_AABB = 0, 1, 2, 3
+MQ_SHAPE_SPHERE, MQ_SHAPE_CAPSULE, MQ_SHAPE_OBB, MQ_SHAPE_AABB, MQ_SHAPE_CONVEX = 0, 1, 2, 3, 4
 
 
 class MqShapeUnion(ctypes.Union):
     _fields_ = [("sphere", MqSphere), ("capsule", MqCapsule), ("obb", MqObb), ("aabb", MqAabb),
-                ("reserved_", c_uint64 * 8)]
+                ("convex", c_void_p), ("reserved_", c_uint64 * 8)]
 
 
 class MqShape(ctypes.Structure):
@@ -188,9 +188,14 @@ class MqDaabb(ctypes.Structure):
     _fields_ = [("min", dvec3), ("max", dvec3)]
 
 
+class MqDconvex(ctypes.Structure):
+    """C: mq_dconvex, a borrowed hull placed by a double translation and rotation (w, x, y, z)."""
+    _fields_ = [("convex", c_void_p), ("translation", dvec3), ("rotation", c_double * 4)]
+
+
 class MqDshapeUnion(ctypes.Union):
     _fields_ = [("sphere", MqDsphere), ("capsule", MqDcapsule), ("obb", MqDobb), ("aabb", MqDaabb),
-                ("reserved_", c_uint64 * 16)]
+                ("convex", MqDconvex), ("reserved_", c_uint64 * 16)]
 
 
 class MqDshape(ctypes.Structure):
@@ -245,7 +250,8 @@ STRUCTS = {
     "mq_bvh_def": MqBvhDef, "mq_bvh_stats": MqBvhStats, "mq_obbtree_def": MqObbtreeDef,
     "mq_obbtree_stats": MqObbtreeStats, "mq_shape": MqShape, "mq_cast_hit": MqCastHit, "mq_dray": MqDray,
     "mq_dsphere": MqDsphere, "mq_dcapsule": MqDcapsule, "mq_dobb": MqDobb, "mq_daabb": MqDaabb,
-    "mq_dshape": MqDshape, "mq_xform": MqXform, "mq_instance_def": MqInstanceDef, "mq_scene_query": MqSceneQuery,
+    "mq_dshape": MqDshape, "mq_dconvex": MqDconvex, "mq_xform": MqXform, "mq_instance_def": MqInstanceDef,
+    "mq_scene_query": MqSceneQuery,
     "mq_scene_hit": MqSceneHit, "mq_scene_point_hit": MqScenePointHit, "mq_instance_triangle": MqInstanceTriangle,
 }
 
@@ -417,6 +423,17 @@ for _t in ("bvh", "obbtree"):
     _fn("mq_%s_load_memory" % _t, c_int, c_void_p, c_size_t, c_void_p, P(c_void_p), P(MqDiag))
     _fn("mq_%s_save_memory" % _t, c_int, c_void_p, c_void_p, P(c_void_p), P(c_size_t), P(MqDiag))
 _fn("mq_saved_free", None, c_void_p, c_size_t, c_void_p)
+
+# Convex hulls (meshquery/convex.h), when the library has them.
+HAVE_CONVEX = hasattr(lib, "mq_convex_create")
+if HAVE_CONVEX:
+    _fn("mq_convex_create", c_int, c_void_p, c_size_t, c_void_p, P(c_void_p), P(MqDiag))
+    _fn("mq_convex_destroy", None, c_void_p)
+    _fn("mq_convex_vertex_count", c_size_t, c_void_p)
+    _fn("mq_convex_vertices", P(c_float), c_void_p)
+    _fn("mq_convex_face_count", c_size_t, c_void_p)
+    _fn("mq_convex_faces", P(c_uint32), c_void_p)
+    _fn("mq_convex_contains_point", c_bool, c_void_p, P(c_float))
 HAVE_SAVED = True
 
 # Scenes (meshquery/scene.h).
