@@ -84,6 +84,8 @@ class DaskCluster(unittest.TestCase):
         shapes = mq.spheres(self.points[:5000], 0.01) + mq.aabbs(self.points[:5000], self.points[:5000] + 0.01)
         self.assertTrue(same(mqd.overlap_counts(self.path, shapes, chunk=1000).compute(),
                              self.bvh.overlap_counts(shapes)))
+        with self.assertRaises(ValueError):
+            mqd.overlap_counts(self.path, mq.Convex(self.points[:10]).shape())
 
     def test_scene_description_equals_the_c_batch(self):
         instances = [{"file": self.path, "user_id": 5},

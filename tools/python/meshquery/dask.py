@@ -252,6 +252,8 @@ def overlap_counts(hierarchy_file, shapes, chunk=1 << 16, threads=1):
     path = os.path.abspath(os.fspath(hierarchy_file))
     if isinstance(shapes, mq.Shapes):
         kinds, params = shapes.kinds, shapes.params
+        if (np.asarray(kinds) == mq._c.MQ_SHAPE_CONVEX).any():  # a hull's address means nothing on a worker
+            raise ValueError("overlap_counts: convex hulls live in this process; they cannot go to Dask workers")
     else:
         kinds, params = shapes
     k, p = _rows(kinds, chunk, 0, np.int32), _rows(params, chunk, params.shape[1], np.float64)
