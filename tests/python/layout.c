@@ -216,6 +216,24 @@ int main(void)
     S(mq_instance_triangle);
     F(mq_instance_triangle, instance);
     F(mq_instance_triangle, triangle);
+    S(mq_plane);
+    F(mq_plane, normal);
+    F(mq_plane, d);
+    S(mq_aabb2);
+    F(mq_aabb2, min);
+    F(mq_aabb2, max);
+    S(mq_rect2);
+    F(mq_rect2, center);
+    F(mq_rect2, half);
+    F(mq_rect2, axes);
+    S(mq_triangle_hit);
+    F(mq_triangle_hit, t);
+    F(mq_triangle_hit, u);
+    F(mq_triangle_hit, v);
+    F(mq_triangle_hit, back_face);
+    S(mq_ray_span);
+    F(mq_ray_span, t_enter);
+    F(mq_ray_span, t_exit);
     /* enums passed as ctypes c_int */
     printf("enum mq_build_quality %zu\n", sizeof(mq_build_quality));
     printf("enum mq_obb_fit %zu\n", sizeof(mq_obb_fit));

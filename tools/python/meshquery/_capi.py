@@ -159,6 +159,26 @@ def shape(kind, value):
     return s
 
 
+class MqPlane(ctypes.Structure):
+    _fields_ = [("normal", vec3), ("d", c_float)]
+
+
+class MqAabb2(ctypes.Structure):
+    _fields_ = [("min", vec2), ("max", vec2)]
+
+
+class MqRect2(ctypes.Structure):
+    _fields_ = [("center", vec2), ("half", vec2), ("axes", vec2 * 2)]
+
+
+class MqTriangleHit(ctypes.Structure):
+    _fields_ = [("t", c_float), ("u", c_float), ("v", c_float), ("back_face", c_bool)]
+
+
+class MqRaySpan(ctypes.Structure):
+    _fields_ = [("t_enter", c_float), ("t_exit", c_float)]
+
+
 class MqCastHit(ctypes.Structure):
     """C: mq_cast_hit (casts.h), where a moving sphere or capsule first touches the mesh."""
     _fields_ = [("t", c_float), ("point", vec3), ("normal", vec3), ("triangle", c_uint32),
@@ -251,7 +271,8 @@ STRUCTS = {
     "mq_obbtree_stats": MqObbtreeStats, "mq_shape": MqShape, "mq_cast_hit": MqCastHit, "mq_dray": MqDray,
     "mq_dsphere": MqDsphere, "mq_dcapsule": MqDcapsule, "mq_dobb": MqDobb, "mq_daabb": MqDaabb,
     "mq_dshape": MqDshape, "mq_dconvex": MqDconvex, "mq_xform": MqXform, "mq_instance_def": MqInstanceDef,
-    "mq_scene_query": MqSceneQuery,
+    "mq_scene_query": MqSceneQuery, "mq_plane": MqPlane, "mq_aabb2": MqAabb2, "mq_rect2": MqRect2,
+    "mq_triangle_hit": MqTriangleHit, "mq_ray_span": MqRaySpan,
     "mq_scene_hit": MqSceneHit, "mq_scene_point_hit": MqScenePointHit, "mq_instance_triangle": MqInstanceTriangle,
 }
 
