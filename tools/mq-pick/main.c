@@ -15,6 +15,7 @@
 #include "generate.h"
 #include "pick_clash.h"
 #include "pick_common.h"
+#include "pick_distance.h"
 #include "pick_load.h"
 #include "pick_parallel.h"
 #include "pick_progress.h"
@@ -214,10 +215,11 @@ int main(int argc, char **argv)
     pick_options o = {.out_path = "-", .mode = MODE_CLOSEST, .width = 1024, .height = 1024};
     int rc = pick_parse_args(argc, argv, &o);
     if (rc == 0)
-        rc = o.clash               ? pick_run_clash(&o)
-             : o.contacts          ? pick_run_contacts(&o)
-             : pick_uses_scene(&o) ? pick_run_scene(&o)
-                                   : run_single(&o);
+        rc = pick_wants_distance(&o) ? pick_run_distance(&o)
+             : o.clash               ? pick_run_clash(&o)
+             : o.contacts            ? pick_run_contacts(&o)
+             : pick_uses_scene(&o)   ? pick_run_scene(&o)
+                                     : run_single(&o);
     pick_options_free(&o);
     return rc;
 }

@@ -2,6 +2,7 @@
 
 #include "meshload.h"
 #include "place.h"
+#include "pick_distance.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,6 +16,7 @@ static const char usage_text[] =
     "       mq-pick MESH... --closest X,Y,Z[,MAXDIST] [options]\n"
     "       mq-pick MESH --collide OTHER.obj --xforms FILE [--any] [--out FILE]\n"
     "       mq-pick MESH [--place P] MESH [--place P] ... --clash [--clearance D] [options]\n"
+    "       mq-pick MESH [--place P] MESH [--place P] --distance | --clearance D [options]\n"
     "       mq-pick MESH --sphere S | --capsule C | --box B | --aabb A | --queries FILE --contacts\n"
     "       mq-pick MESH.obj --save FILE.mqh\n"
     "\n"
@@ -63,6 +65,13 @@ static const char usage_clash[] =
     "                     a point on each\n"
     "                     e.g. mq-pick data/spot.obj data/spot.obj --place 0.3,0,0 --clash --json\n"
     "                          mq-pick data/spot.obj --sphere 0,0.3,0.4,0.15 --contacts --json\n";
+
+static const char usage_distance[] =
+    "distance between two meshes (each placed by its --place; answers in world coordinates):\n"
+    "  --distance         the distance, the closest point on each mesh, their triangles, faces\n"
+    "                     and lines (0 when they intersect or touch)\n"
+    "  --clearance D      without --clash: every triangle pair at distance <= D, sorted\n"
+    "                     e.g. mq-pick data/spot.obj data/spot.obj --place 1.2,0,0 --distance --json\n";
 
 static const char usage_convex[] =
     "convex hulls (answered with the shapes, in command-line order):\n"
@@ -370,6 +379,8 @@ static int check_combination(pick_options *o)
 {
     if (o->mesh_count == 0)
         return pick_usage_error("no mesh given%s", "");
+    if (pick_wants_distance(o))
+        return pick_check_distance(o);
     if (o->clash) {
         bool other = o->rays_path || o->cli_ray_count || o->pixel_count || o->queries_path || o->shape_count ||
                      o->point_count || o->collide_path || o->save_path || o->contacts || o->mode != MODE_CLOSEST;
@@ -438,6 +449,7 @@ int pick_parse_args(int argc, char **argv, pick_options *o)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage_text, stdout);
             fputs(usage_clash, stdout);
+            fputs(usage_distance, stdout);
             fputs(usage_text2, stdout);
             fputs(usage_convex, stdout);
             exit(0);
@@ -461,6 +473,8 @@ int pick_parse_args(int argc, char **argv, pick_options *o)
             o->strict = true;
         } else if (!strcmp(a, "--clash")) {
             o->clash = true;
+        } else if (!strcmp(a, "--distance")) {
+            o->distance = true;
         } else if (!strcmp(a, "--contacts")) {
             o->contacts = true;
         } else if (!strcmp(a, "--pairs")) {

@@ -59,6 +59,7 @@ typedef struct pick_options {
     double clearance;        /* D >= 0 */
     bool convex_open;        /* the last argument was --convex HULL: a --place next places the hull */
     const char *convex_path; /* the last --convex's file */
+    bool distance;           /* --distance: how far apart two meshes are (pick_distance.c) */
 } pick_options;
 
 /* Parses argv into *o (zeroed by the caller except the defaults main sets). Returns 0, or the
