@@ -271,6 +271,31 @@ class Api(unittest.TestCase):
         with self.assertRaises(mq.MeshqueryError):
             mq.Convex([(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0)])  # a plane
 
+    def test_distances_and_clearance(self):
+        suz = mq.load_obj(SUZANNE)
+        lo, hi = suz.bounds()
+        c = [(a + b) / 2 for a, b in zip(lo, hi)]
+        for cls in (mq.BVH, mq.OBBTree):
+            a, b = cls(self.spot), cls(suz)
+            far = (3.0 - c[0], -c[1], -c[2])  # suzanne's centre at x = 3
+            d = a.distance(b, translation=far)
+            self.assertGreater(d["distance"], 0.5)
+            self.assertAlmostEqual(d["distance"], math.dist(d["point_a"], d["point_b"]), places=5)
+            self.assertIsNone(a.distance(b, translation=far, max_distance=0.1))
+            self.assertEqual(a.distance(b, translation=(-c[0], -c[1], -c[2]))["distance"], 0.0)  # overlapping
+            near = a.clearance(b, d["distance"] * 1.01, translation=far)
+            self.assertGreater(len(near), 0)
+            self.assertTrue(all(x <= d["distance"] * 1.01 for x in L(near.distance)))
+            self.assertIn(d["triangle_a"], L(near.triangle_a))
+            self.assertTrue(a.clearance_any(b, d["distance"] * 1.01, translation=far))
+            self.assertFalse(a.clearance_any(b, d["distance"] * 0.99, translation=far))
+            s = a.shape_distance(mq.sphere((0.0, 0.2, 3.0), 0.1))
+            self.assertAlmostEqual(s["distance"], self.bvh.closest_point((0.0, 0.2, 3.0)).distance - 0.1, places=5)
+            sc = a.shape_clearance(mq.sphere((0.0, 0.2, 3.0), 0.1), s["distance"] * 1.01)
+            self.assertIn(s["triangle"], L(sc.triangle_b))
+            with self.assertRaises(TypeError):
+                a.distance(self.tree if cls is mq.BVH else self.bvh)
+
     def test_refit_and_validate(self):
         m = mq.load_obj(SUZANNE)
         b = mq.BVH(m)

@@ -247,13 +247,13 @@ class Records:
 
 
 def _records_out(ctype, n, zero=True):
-    """Allocates n C records: (c_void_p, finish(cls) -> Records). zero=False when
+    """Allocates n C records: (c_void_p, finish(cls, count=n) -> Records). zero=False when
     the C call writes every record (no need to clear them first)."""
     if np is not None:
         arr = (np.zeros if zero else np.empty)(max(1, n), dtype=np.dtype(ctype))
-        return arr.ctypes.data_as(ctypes.c_void_p), lambda cls=Records: cls(ctype, n, arr)
+        return arr.ctypes.data_as(ctypes.c_void_p), lambda cls=Records, count=n: cls(ctype, count, arr)
     buf = (ctype * max(1, n))()
-    return ctypes.cast(buf, ctypes.c_void_p), lambda cls=Records: cls(ctype, n, buf)
+    return ctypes.cast(buf, ctypes.c_void_p), lambda cls=Records, count=n: cls(ctype, count, buf)
 
 
 if np is not None:
@@ -1072,6 +1072,78 @@ class _Tree(_Handle):
         """True when one ray hits anything in [tmin, tmax]."""
         r, q = _ray(origin, direction, tmin, tmax), _query(cull_back_faces)
         return bool(self._f("raycast_any")(self.handle, ctypes.byref(r), ctypes.byref(q)))
+
+    # ---- distances and clearance (proximity.h) ------------------------------
+
+    @staticmethod
+    def _dist_opts(max_distance, abs_tolerance, rel_tolerance):
+        o = _c.lib.mq_default_distance_options()
+        o.max_distance, o.abs_tolerance, o.rel_tolerance = max_distance, abs_tolerance, rel_tolerance
+        return o
+
+    def _other(self, other):
+        if type(other) is not type(self):
+            raise TypeError("expected a %s, got %s" % (type(self).__name__, type(other).__name__))
+        return other.handle
+
+    def distance(self, other, rotation: Sequence[float] = (1.0, 0.0, 0.0, 0.0),
+                 translation: Vec3 = (0.0, 0.0, 0.0), max_distance: float = math.inf, abs_tolerance: float = 0.0,
+                 rel_tolerance: float = 0.0) -> Optional[dict]:
+        """The distance between this mesh and `other`'s (a tree of the same kind)
+        placed by the rigid transform (rotation w, x, y, z, then translation): a
+        dict of distance (0 when they touch), point_a, point_b (this frame),
+        triangle_a, triangle_b; None when nothing lies within max_distance."""
+        xf, o, r = OBBTree._rigid(rotation, translation), self._dist_opts(max_distance, abs_tolerance,
+                                                                          rel_tolerance), _c.MqDistanceResult()
+        if not self._f("distance")(self.handle, self._other(other), ctypes.byref(xf), ctypes.byref(o),
+                                   ctypes.byref(r)) or not r.found:
+            return None
+        return {"distance": r.distance, "point_a": tuple(r.point_a), "point_b": tuple(r.point_b),
+                "triangle_a": r.triangle_a, "triangle_b": r.triangle_b}
+
+    def shape_distance(self, shape: Shapes, max_distance: float = math.inf, abs_tolerance: float = 0.0,
+                       rel_tolerance: float = 0.0) -> Optional[dict]:
+        """The distance between one solid shape (a Shapes of length 1) and the
+        mesh: a dict of distance, point_shape, point_mesh, triangle; None when
+        nothing lies within max_distance."""
+        if len(shape) != 1:
+            raise ValueError("shape_distance: one shape")
+        _, ptr, keep = shape._packed(False)
+        o, r = self._dist_opts(max_distance, abs_tolerance, rel_tolerance), _c.MqShapeDistanceResult()
+        if not self._f("shape_distance")(self.handle, ptr, ctypes.byref(o), ctypes.byref(r)) or not r.found:
+            return None
+        return {"distance": r.distance, "point_shape": tuple(r.point_shape), "point_mesh": tuple(r.point_mesh),
+                "triangle": r.triangle}
+
+    def _clearance(self, call, *args):
+        cap = 256
+        while True:
+            out, finish = _records_out(_c.MqClearancePair, cap)
+            total = call(*args, out, cap)
+            if total <= cap:
+                return finish(count=total)
+            cap = total
+
+    def clearance(self, other, d: float, rotation: Sequence[float] = (1.0, 0.0, 0.0, 0.0),
+                  translation: Vec3 = (0.0, 0.0, 0.0)) -> Records:
+        """Every triangle pair of this mesh and `other`'s (placed as for distance)
+        within distance d: Records of triangle_a, triangle_b, distance, point_a, point_b."""
+        xf = OBBTree._rigid(rotation, translation)
+        return self._clearance(self._f("clearance_array"), self.handle, self._other(other), ctypes.byref(xf),
+                               float(d))
+
+    def clearance_any(self, other, d: float, rotation: Sequence[float] = (1.0, 0.0, 0.0, 0.0),
+                      translation: Vec3 = (0.0, 0.0, 0.0)) -> bool:
+        """True when some triangle pair lies within d."""
+        xf = OBBTree._rigid(rotation, translation)
+        return bool(self._f("clearance_any")(self.handle, self._other(other), ctypes.byref(xf), float(d)))
+
+    def shape_clearance(self, shape: Shapes, d: float) -> Records:
+        """Every triangle within d of one shape: Records (triangle_b the mesh's triangle)."""
+        if len(shape) != 1:
+            raise ValueError("shape_clearance: one shape")
+        _, ptr, keep = shape._packed(False)
+        return self._clearance(self._f("shape_clearance_array"), self.handle, ptr, float(d))
 
     # ---- saved hierarchies ------------------------------------------------
 

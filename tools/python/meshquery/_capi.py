@@ -261,6 +261,25 @@ def dshape(kind, value):
     return s
 
 
+class MqDistanceOptions(ctypes.Structure):
+    _fields_ = [("max_distance", c_double), ("abs_tolerance", c_double), ("rel_tolerance", c_double)]
+
+
+class MqDistanceResult(ctypes.Structure):
+    _fields_ = [("distance", c_double), ("point_a", dvec3), ("point_b", dvec3), ("triangle_a", c_uint32),
+                ("triangle_b", c_uint32), ("found", c_bool)]
+
+
+class MqShapeDistanceResult(ctypes.Structure):
+    _fields_ = [("distance", c_double), ("point_shape", dvec3), ("point_mesh", dvec3), ("triangle", c_uint32),
+                ("found", c_bool)]
+
+
+class MqClearancePair(ctypes.Structure):
+    _fields_ = [("triangle_a", c_uint32), ("triangle_b", c_uint32), ("distance", c_double), ("point_a", dvec3),
+                ("point_b", dvec3)]
+
+
 # Every structure the layout test checks, by its C name.
 STRUCTS = {
     "mq_diag": MqDiag, "mq_ray": MqRay, "mq_aabb": MqAabb, "mq_obb": MqObb, "mq_sphere": MqSphere,
@@ -272,7 +291,9 @@ STRUCTS = {
     "mq_dsphere": MqDsphere, "mq_dcapsule": MqDcapsule, "mq_dobb": MqDobb, "mq_daabb": MqDaabb,
     "mq_dshape": MqDshape, "mq_dconvex": MqDconvex, "mq_xform": MqXform, "mq_instance_def": MqInstanceDef,
     "mq_scene_query": MqSceneQuery, "mq_plane": MqPlane, "mq_aabb2": MqAabb2, "mq_rect2": MqRect2,
-    "mq_triangle_hit": MqTriangleHit, "mq_ray_span": MqRaySpan,
+    "mq_triangle_hit": MqTriangleHit, "mq_ray_span": MqRaySpan, "mq_distance_options": MqDistanceOptions,
+    "mq_distance_result": MqDistanceResult, "mq_shape_distance_result": MqShapeDistanceResult,
+    "mq_clearance_pair": MqClearancePair,
     "mq_scene_hit": MqSceneHit, "mq_scene_point_hit": MqScenePointHit, "mq_instance_triangle": MqInstanceTriangle,
 }
 
@@ -456,6 +477,18 @@ if HAVE_CONVEX:
     _fn("mq_convex_faces", P(c_uint32), c_void_p)
     _fn("mq_convex_contains_point", c_bool, c_void_p, P(c_float))
 HAVE_SAVED = True
+
+# Distances and clearance (meshquery/proximity.h), when the library has them.
+HAVE_PROXIMITY = hasattr(lib, "mq_bvh_distance")
+if HAVE_PROXIMITY:
+    _fn("mq_default_distance_options", MqDistanceOptions)
+    for _t in ("bvh", "obbtree"):
+        _fn("mq_%s_distance" % _t, c_bool, c_void_p, c_void_p, P(MqRigid), P(MqDistanceOptions), P(MqDistanceResult))
+        _fn("mq_%s_shape_distance" % _t, c_bool, c_void_p, c_void_p, P(MqDistanceOptions), P(MqShapeDistanceResult))
+        _fn("mq_%s_clearance_array" % _t, c_size_t, c_void_p, c_void_p, P(MqRigid), c_double, c_void_p, c_size_t)
+        _fn("mq_%s_clearance_any" % _t, c_bool, c_void_p, c_void_p, P(MqRigid), c_double)
+        _fn("mq_%s_shape_clearance_array" % _t, c_size_t, c_void_p, c_void_p, c_double, c_void_p, c_size_t)
+        _fn("mq_%s_shape_clearance_any" % _t, c_bool, c_void_p, c_void_p, c_double)
 
 # Scenes (meshquery/scene.h).
 _fn("mq_xform_identity", MqXform)
