@@ -16,7 +16,6 @@
 #include "core/vec4f.h"
 #include "bvh/kernels/trace.h"
 
-#define MQ_EXP_MASK 0x7F800000u
 #define MQ_ABS_MASK 0x7FFFFFFFu
 
 static inline uint32_t bits_of(float x)
@@ -24,15 +23,6 @@ static inline uint32_t bits_of(float x)
     uint32_t u;
     memcpy(&u, &x, sizeof u);
     return u;
-}
-
-/* mq_ray_is_valid on bits: finite origin and direction, direction != 0, tmin <= tmax. */
-static inline bool ray_ok(const mq_ray *r, const uint32_t ob[3], const uint32_t db[3])
-{
-    uint32_t inf = 0;
-    for (int k = 0; k < 3; k++)
-        inf |= ((ob[k] & MQ_EXP_MASK) == MQ_EXP_MASK) | ((db[k] & MQ_EXP_MASK) == MQ_EXP_MASK);
-    return !inf & (((db[0] | db[1] | db[2]) & MQ_ABS_MASK) != 0) & (r->tmin <= r->tmax);
 }
 
 /*
@@ -181,12 +171,7 @@ bool mq_trace_prepare(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *res
     static const mq_ray_query defaults = {false, NULL, NULL, NULL};
     if (!ray)
         return false;
-    uint32_t ob[3], db[3];
-    for (int k = 0; k < 3; k++) {
-        ob[k] = bits_of(ray->origin[k]);
-        db[k] = bits_of(ray->dir[k]);
-    }
-    if (!ray_ok(ray, ob, db))
+    if (!mq_trace_ray_ok(ray))
         return false;
     /* The kernel set's preparation (the same fields, bit for bit; AVX2: the
      * axes in one register, one vector division). */

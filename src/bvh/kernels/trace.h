@@ -11,6 +11,8 @@
 #ifndef MQ_BVH_KERNELS_TRACE_H
 #define MQ_BVH_KERNELS_TRACE_H
 
+#include <string.h>
+
 #include <meshquery/bvh.h>
 
 #include "core/isa.h"
@@ -93,6 +95,21 @@ typedef struct mq_trace_counts {
 static inline float mq_trace_tmin(const mq_trace *q)
 {
     return q->has_after && q->after_t > q->ray.tmin ? q->after_t : q->ray.tmin;
+}
+
+/* mq_ray_is_valid on the floats' bits (no isfinite calls): finite origin and
+ * direction, direction != 0, tmin <= tmax. */
+static inline bool mq_trace_ray_ok(const mq_ray *r)
+{
+    uint32_t inf = 0, any = 0;
+    for (int k = 0; k < 3; k++) {
+        uint32_t o, d;
+        memcpy(&o, &r->origin[k], sizeof o);
+        memcpy(&d, &r->dir[k], sizeof d);
+        inf |= ((o & 0x7F800000u) == 0x7F800000u) | ((d & 0x7F800000u) == 0x7F800000u);
+        any |= d & 0x7FFFFFFFu;
+    }
+    return !inf & (any != 0) & (r->tmin <= r->tmax);
 }
 
 /*
