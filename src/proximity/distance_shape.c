@@ -85,22 +85,26 @@ bool mq_dist_shape_from(const mq_shape *shape, mq_dist_shape *o)
     }
 }
 
-/* The shape's box in the common frame, as a node box. */
-static void shape_nbox(const mq_dist_shape *s, mq_dw_nbox *o)
+/* The shape's core in the common frame, as a node box, and its rounding: a
+ * sphere is its centre grown by its radius, a capsule its axis segment grown
+ * by its radius (bounds of the core minus the radius are tighter than bounds
+ * of a box around the round shape), a box is itself (rounding 0). */
+static void shape_nbox(const mq_dist_shape *s, mq_dw_nbox *o, double *round)
 {
     memset(o, 0, sizeof *o);
+    *round = 0.0;
     switch (s->kind) {
     case MQ_SHAPE_SPHERE:
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < 3; k++)
             o->c[k] = s->c[k];
-            o->e[k][k] = s->radius;
-        }
+        *round = s->radius;
         break;
     case MQ_SHAPE_CAPSULE:
         for (int k = 0; k < 3; k++) {
             o->c[k] = 0.5 * (s->p0[k] + s->p1[k]);
-            o->e[k][k] = 0.5 * fabs(s->p1[k] - s->p0[k]) + s->radius;
+            o->e[0][k] = 0.5 * (s->p1[k] - s->p0[k]);
         }
+        *round = s->radius;
         break;
     default: /* boxes */
         for (int k = 0; k < 3; k++) {
@@ -332,17 +336,18 @@ typedef struct sw_entry {
 static void sw_run(sw_walk *w)
 {
     mq_dw_nbox sb, rb;
-    shape_nbox(w->s, &sb);
+    double round;
+    shape_nbox(w->s, &sb, &round);
     for (int k = 0; k < 3; k++) {
-        w->slo[k] = sb.c[k] - sb.ext[k];
-        w->shi[k] = sb.c[k] + sb.ext[k];
+        w->slo[k] = sb.c[k] - sb.ext[k] - round;
+        w->shi[k] = sb.c[k] + sb.ext[k] + round;
     }
     mq_dw_handle root = mq_dw_root(w->b);
     mq_dw_nbox_of(w->b, &root, &rb);
-    w->slack = 0x1p-21 * mq_dw_magnitude(&sb, &rb) + 1e-300;
+    w->slack = 0x1p-21 * (mq_dw_magnitude(&sb, &rb) + round) + 1e-300;
     sw_entry stack[MQ_TRAVERSAL_STACK + MQ_BVH_WIDTH];
     int top = 0;
-    stack[top++] = (sw_entry){root, mq_dw_lower_bound(&sb, &rb, INFINITY)};
+    stack[top++] = (sw_entry){root, mq_dw_lower_bound(&sb, &rb, INFINITY) - round};
     while (top > 0 && !w->stop) {
         sw_entry e = stack[--top];
         if (e.lb > sw_limit(w))
@@ -358,7 +363,7 @@ static void sw_run(sw_walk *w)
         for (int i = 0; i < nk; i++) {
             mq_dw_nbox kb;
             mq_dw_nbox_of(w->b, &kids[i], &kb);
-            double l = mq_dw_lower_bound(&sb, &kb, limit);
+            double l = mq_dw_lower_bound(&sb, &kb, limit + round) - round;
             if (l > limit)
                 continue;
             int j = n++;
