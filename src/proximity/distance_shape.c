@@ -297,12 +297,38 @@ static inline double sw_limit(const sw_walk *w)
     return w->bound + w->slack;
 }
 
+/* A lower bound of the distance between a box shape and a triangle: their gap
+ * in the box's coordinates (the triangle's projections on the box's axes).
+ * The axes of a valid OBB are orthonormal only to within
+ * MQ_OBB_AXIS_TOLERANCE, so the box's extents are grown and the gap shrunk
+ * by a margin that covers that. */
+static double box_triangle_lower_bound(const mq_dist_shape *s, const mq_dw_tri *t)
+{
+    double grow = 4e-3 * (s->half[0] + s->half[1] + s->half[2]), g2 = 0.0;
+    for (int i = 0; i < 3; i++) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (int v = 0; v < 3; v++) {
+            double p = (t->d.v[v][0] - s->c[0]) * s->axes[i][0] + (t->d.v[v][1] - s->c[1]) * s->axes[i][1] +
+                       (t->d.v[v][2] - s->c[2]) * s->axes[i][2];
+            lo = p < lo ? p : lo;
+            hi = p > hi ? p : hi;
+        }
+        double h = s->half[i] + grow, g = lo - h > -h - hi ? lo - h : -h - hi;
+        if (g > 0.0)
+            g2 += g * g;
+    }
+    return sqrt(g2) / 1.004;
+}
+
 static void sw_leaf(sw_walk *w, const mq_dw_handle *h)
 {
     mq_dw_tri t[MQ_DW_LEAF_MAX];
     int n = mq_dw_leaf_triangles(w->b, h, t);
     for (int i = 0; i < n && !w->stop; i++) {
         if (mq_dw_box_gap(w->slo, w->shi, t[i].lo, t[i].hi) > sw_limit(w))
+            continue;
+        if ((w->s->kind == MQ_SHAPE_OBB || w->s->kind == MQ_SHAPE_AABB) &&
+            box_triangle_lower_bound(w->s, &t[i]) > sw_limit(w))
             continue;
         double ps[3], pt[3];
         double d = mq_dist_shape_triangle(w->s, &t[i], ps, pt);
