@@ -46,15 +46,30 @@ static double ddot(const double a[3], const double b[3])
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-static void tri_normal(const double *v, const uint32_t *t, double n[3])
+/* The cross product of a triangle's edges (times inv, to stay in range),
+ * oriented as (b - a) x (c - a), taken at the corner opposite the longest
+ * edge: for a needle (a far corner and two near ones) the cross product of
+ * the two long edges loses the short edge's direction to rounding. */
+static void tri_cross(const double *v, const uint32_t *tri, double inv, double n[3])
 {
-    const double *a = v + 3 * t[0], *b = v + 3 * t[1], *c = v + 3 * t[2];
-    double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-    double e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    double l[3];
+    for (int i = 0; i < 3; i++) {
+        const double *p = v + 3 * tri[(i + 1) % 3], *q = v + 3 * tri[(i + 2) % 3];
+        double e[3] = {(q[0] - p[0]) * inv, (q[1] - p[1]) * inv, (q[2] - p[2]) * inv};
+        l[i] = ddot(e, e);
+    }
+    int o = l[0] >= l[1] && l[0] >= l[2] ? 0 : l[1] >= l[2] ? 1 : 2;
+    const double *a = v + 3 * tri[o], *b = v + 3 * tri[(o + 1) % 3], *c = v + 3 * tri[(o + 2) % 3];
+    double e1[3] = {(b[0] - a[0]) * inv, (b[1] - a[1]) * inv, (b[2] - a[2]) * inv};
+    double e2[3] = {(c[0] - a[0]) * inv, (c[1] - a[1]) * inv, (c[2] - a[2]) * inv};
     n[0] = e1[1] * e2[2] - e1[2] * e2[1];
     n[1] = e1[2] * e2[0] - e1[0] * e2[2];
     n[2] = e1[0] * e2[1] - e1[1] * e2[0];
-    /* scale first: products of 1e30 coordinates would overflow the length */
+}
+
+static void tri_normal(const double *v, const uint32_t *tri, double inv, double n[3])
+{
+    tri_cross(v, tri, inv, n);
     double m = fmax(fabs(n[0]), fmax(fabs(n[1]), fabs(n[2])));
     if (m > 0.0) {
         for (int k = 0; k < 3; k++)
@@ -112,7 +127,7 @@ static mq_status finish(const float *points, size_t count, const mq_hull_result 
     for (size_t i = 0; i < 3 * nt; i++)
         tris[i] = remap[tris[i]];
     for (size_t f = 0; f < nt; f++) {
-        tri_normal(vd, tris + 3 * f, fn + 3 * f);
+        tri_normal(vd, tris + 3 * f, scale > 0.0 ? 1.0 / scale : 1.0, fn + 3 * f);
         parent[f] = (uint32_t)f;
         for (int e = 0; e < 3; e++) {
             uint32_t x = tris[3 * f + e], y = tris[3 * f + (e + 1) % 3];
@@ -192,16 +207,34 @@ static mq_status finish(const float *points, size_t count, const mq_hull_result 
         }
     }
     c->radius = r2 * (1.0 + 1e-12);
-    /* planes: the root face's normal; offset over the class's vertices, or over
-     * all vertices while that stays cheap */
+    /* planes: the normal of the class's vector area (the sum of its triangles'
+     * cross products, at unit scale), so a sliver triangle's ill-determined
+     * normal barely counts; offset over the class's vertices, or over all
+     * vertices while that stays cheap */
     bool all = (double)np * (double)nv <= 4e6;
+    double inv = scale > 0.0 ? 1.0 / scale : 1.0;
+    for (uint32_t q = 0; q < np; q++) {
+        c->planes[q].n[0] = c->planes[q].n[1] = c->planes[q].n[2] = 0.0;
+        c->planes[q].d = -INFINITY;
+    }
+    for (size_t f = 0; f < nt; f++) {
+        mq_cplane *p = &c->planes[cls[uf_find(parent, (uint32_t)f)]];
+        double x[3];
+        tri_cross(vd, tris + 3 * f, inv, x);
+        for (int k = 0; k < 3; k++)
+            p->n[k] += x[k];
+    }
     for (size_t f = 0; f < nt; f++) {
         uint32_t r = uf_find(parent, (uint32_t)f);
+        if (r != f)
+            continue;
         mq_cplane *p = &c->planes[cls[r]];
-        if (r == f) {
+        double l = sqrt(ddot(p->n, p->n));
+        if (l > 0.0 && isfinite(l))
+            for (int k = 0; k < 3; k++)
+                p->n[k] /= l;
+        else
             memcpy(p->n, fn + 3 * f, sizeof(double[3]));
-            p->d = -INFINITY;
-        }
     }
     for (size_t f = 0; f < nt; f++) {
         mq_cplane *p = &c->planes[cls[uf_find(parent, (uint32_t)f)]];

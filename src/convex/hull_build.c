@@ -11,8 +11,9 @@
  *     HULL_EPS of the extent);
  *   - the visible region is grown from the face the eye point belongs to
  *     across neighbours; if its horizon is not one simple loop (possible only
- *     for points within rounding of several planes at once), the eye point is
- *     dropped rather than the hull broken;
+ *     for points within rounding of several planes at once), it is grown again
+ *     with the faces the eye is within tolerance of, and if that fails too the
+ *     eye point is dropped rather than the hull broken;
  *   - fewer than 4 affinely independent points (to within HULL_EPS) is an
  *     error naming which: one point, a line, a plane.
  * The result is finalised in convex.c: vertex subset, planes, edges.
@@ -102,6 +103,27 @@ static double dist(const qh *h, const qh_face *f, uint32_t i)
     return dot3(f->n, h->p[i]) - f->d;
 }
 
+/* (b - a) x (c - a), computed from the two edges at the corner opposite the
+ * longest edge: for a needle (a far point and two near ones) the cross
+ * product of the two long edges loses the short edge's direction to
+ * rounding. Returns that corner (a point of the plane). */
+static uint32_t plane_cross(const qh *h, uint32_t a, uint32_t b, uint32_t c, double n[3])
+{
+    const uint32_t v[3] = {a, b, c};
+    double l[3];
+    for (int i = 0; i < 3; i++) {
+        double e[3];
+        sub3(h->p[v[(i + 2) % 3]], h->p[v[(i + 1) % 3]], e);
+        l[i] = dot3(e, e); /* the edge opposite corner i */
+    }
+    int o = l[0] >= l[1] && l[0] >= l[2] ? 0 : l[1] >= l[2] ? 1 : 2;
+    double e1[3], e2[3];
+    sub3(h->p[v[(o + 1) % 3]], h->p[v[o]], e1);
+    sub3(h->p[v[(o + 2) % 3]], h->p[v[o]], e2);
+    cross3(e1, e2, n);
+    return v[o];
+}
+
 /* A face slot (from the free list or appended); NONE when out of memory. */
 static uint32_t face_new(qh *h, uint32_t a, uint32_t b, uint32_t c)
 {
@@ -131,10 +153,8 @@ static uint32_t face_new(qh *h, uint32_t a, uint32_t b, uint32_t c)
     f->stamp = 0;
     f->dead = 0;
     f->next_free = NONE;
-    double e1[3], e2[3], n[3];
-    sub3(h->p[b], h->p[a], e1);
-    sub3(h->p[c], h->p[a], e2);
-    cross3(e1, e2, n);
+    double n[3];
+    uint32_t o = plane_cross(h, a, b, c, n);
     double len = sqrt(dot3(n, n));
     if (len > 0.0) {
         for (int k = 0; k < 3; k++)
@@ -142,7 +162,7 @@ static uint32_t face_new(qh *h, uint32_t a, uint32_t b, uint32_t c)
     } else {
         f->n[0] = f->n[1] = f->n[2] = 0.0;
     }
-    f->d = dot3(f->n, h->p[a]);
+    f->d = dot3(f->n, h->p[o]);
     return id;
 }
 
@@ -227,9 +247,8 @@ static mq_status initial_simplex(qh *h, uint32_t out[4], mq_diag *diag)
         return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0,
                            "convex hull: the %zu points all lie on one line (fewer than 4 affinely independent)",
                            h->np);
-    double ac[3], n[3];
-    sub3(h->p[c], h->p[a], ac);
-    cross3(ab, ac, n);
+    double n[3];
+    uint32_t o = plane_cross(h, a, b, c, n);
     double ln = sqrt(dot3(n, n));
     for (int k = 0; k < 3; k++)
         n[k] /= ln;
@@ -237,14 +256,14 @@ static mq_status initial_simplex(qh *h, uint32_t out[4], mq_diag *diag)
     uint32_t d = NONE;
     for (uint32_t i = 0; i < h->np; i++) {
         double ap[3];
-        sub3(h->p[i], h->p[a], ap);
+        sub3(h->p[i], h->p[o], ap);
         double l = fabs(dot3(ap, n));
         if (l > best) {
             best = l;
             d = i;
         }
     }
-    if (!(best > MQ_HULL_EPS))
+    if (!(best > MQ_HULL_EPS) || d == a || d == b || d == c)
         return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0,
                            "convex hull: the %zu points all lie on one plane (fewer than 4 affinely independent)",
                            h->np);
@@ -274,53 +293,67 @@ static mq_status add_eye(qh *h, uint32_t fi)
     else
         h->next[prev_best] = h->next[eye];
 
-    /* the visible region, grown across neighbours */
-    h->stamp++;
-    h->visible.n = h->stack.n = h->horizon.n = 0;
-    h->f[fi].stamp = h->stamp;
-    if (!u32_push(h, &h->stack, fi))
-        return MQ_ERR_OUT_OF_MEMORY;
-    while (h->stack.n) {
-        uint32_t g = h->stack.p[--h->stack.n];
-        if (!u32_push(h, &h->visible, g))
+    /* The visible region, grown across neighbours from fi: faces the eye is
+     * more than HULL_EPS above; its horizon must be one simple loop (each
+     * vertex starts one horizon edge, and walking from end to start visits
+     * them all). If not, once more with the faces the eye is within HULL_EPS
+     * of counted as visible too (they are replaced by nearly coplanar ones);
+     * if still not, the eye is dropped. */
+    bool simple = false;
+    for (int pass = 0; pass < 2 && !simple; pass++) {
+        double threshold = pass == 0 ? MQ_HULL_EPS : -MQ_HULL_EPS;
+        h->stamp++;
+        h->visible.n = h->stack.n = h->horizon.n = 0;
+        h->f[fi].stamp = h->stamp;
+        if (!u32_push(h, &h->stack, fi))
             return MQ_ERR_OUT_OF_MEMORY;
-        for (int e = 0; e < 3; e++) {
-            uint32_t nb = h->f[g].nb[e];
-            if (h->f[nb].stamp == h->stamp)
-                continue;
-            if (dist(h, &h->f[nb], eye) > MQ_HULL_EPS) {
-                h->f[nb].stamp = h->stamp;
-                if (!u32_push(h, &h->stack, nb))
-                    return MQ_ERR_OUT_OF_MEMORY;
+        while (h->stack.n) {
+            uint32_t g = h->stack.p[--h->stack.n];
+            if (!u32_push(h, &h->visible, g))
+                return MQ_ERR_OUT_OF_MEMORY;
+            for (int e = 0; e < 3; e++) {
+                uint32_t nb = h->f[g].nb[e];
+                if (h->f[nb].stamp == h->stamp)
+                    continue;
+                if (dist(h, &h->f[nb], eye) > threshold) {
+                    h->f[nb].stamp = h->stamp;
+                    if (!u32_push(h, &h->stack, nb))
+                        return MQ_ERR_OUT_OF_MEMORY;
+                }
             }
         }
-    }
-    /* the horizon: edges of visible faces whose neighbour is not visible; it
-     * must be one simple loop (each vertex starts one edge and ends one) */
-    bool simple = true;
-    for (size_t k = 0; k < h->visible.n; k++) {
-        const qh_face *g = &h->f[h->visible.p[k]];
-        for (int e = 0; e < 3; e++)
-            if (h->f[g->nb[e]].stamp != h->stamp) {
-                uint32_t a = g->v[e];
-                if (h->start[a] != NONE)
-                    simple = false;
-                h->start[a] = 0; /* claimed; the face id comes below */
-                if (!u32_push(h, &h->horizon, h->visible.p[k] * 3u + (uint32_t)e))
-                    return MQ_ERR_OUT_OF_MEMORY;
-            }
-    }
-    if (simple)
-        for (size_t k = 0; k < h->horizon.n; k++) {
-            const qh_face *g = &h->f[h->horizon.p[k] / 3];
-            if (h->start[g->v[(h->horizon.p[k] % 3 + 1) % 3]] == NONE)
-                simple = false;
+        simple = true;
+        for (size_t k = 0; k < h->visible.n; k++) {
+            const qh_face *g = &h->f[h->visible.p[k]];
+            for (int e = 0; e < 3; e++)
+                if (h->f[g->nb[e]].stamp != h->stamp) {
+                    uint32_t a = g->v[e];
+                    if (h->start[a] != NONE)
+                        simple = false;
+                    h->start[a] = (uint32_t)h->horizon.n; /* the horizon edge starting at a */
+                    if (!u32_push(h, &h->horizon, h->visible.p[k] * 3u + (uint32_t)e))
+                        return MQ_ERR_OUT_OF_MEMORY;
+                }
         }
-    if (!simple) {
-        for (size_t k = 0; k < h->horizon.n; k++) {
+        size_t nh = h->horizon.n, walked = 0;
+        if (simple && nh >= 3) {
+            uint32_t k = 0;
+            do {
+                const qh_face *g = &h->f[h->horizon.p[k] / 3];
+                uint32_t b = g->v[(h->horizon.p[k] % 3 + 1) % 3];
+                k = h->start[b];
+                walked++;
+            } while (k != NONE && k != 0 && walked <= nh);
+            simple = k == 0 && walked == nh;
+        } else {
+            simple = false;
+        }
+        for (size_t k = 0; k < nh; k++) {
             const qh_face *g = &h->f[h->horizon.p[k] / 3];
             h->start[g->v[h->horizon.p[k] % 3]] = NONE;
         }
+    }
+    if (!simple) {
         if (h->f[fi].outside != NONE && !u32_push(h, &h->work, fi))
             return MQ_ERR_OUT_OF_MEMORY;
         return MQ_OK; /* the eye is dropped (see the file comment) */
@@ -381,6 +414,29 @@ static mq_status add_eye(qh *h, uint32_t fi)
             return MQ_ERR_OUT_OF_MEMORY;
     return MQ_OK;
 }
+
+#ifdef MQ_HULL_DEBUG
+/* -DMQ_HULL_DEBUG: the neighbour links checked after every step. */
+#include <stdio.h>
+#include <stdlib.h>
+static void qh_check(const qh *h, uint32_t eye)
+{
+    for (size_t i = 0; i < h->nf; i++) {
+        const qh_face *f = &h->f[i];
+        if (f->dead)
+            continue;
+        for (int e = 0; e < 3; e++) {
+            uint32_t nb = f->nb[e];
+            if (nb == NONE || nb >= h->nf || h->f[nb].dead || edge_index(&h->f[nb], f->v[(e + 1) % 3], f->v[e]) < 0 ||
+                h->f[nb].nb[edge_index(&h->f[nb], f->v[(e + 1) % 3], f->v[e])] != i) {
+                fprintf(stderr, "after eye %u: face %zu edge %d (%u,%u) -> %u broken\n", eye, i, e, f->v[e],
+                        f->v[(e + 1) % 3], nb);
+                abort();
+            }
+        }
+    }
+}
+#endif
 
 static void qh_free(qh *h)
 {
@@ -470,6 +526,9 @@ mq_status mq_hull_build(const float *points, size_t count, const mq_allocator *a
     for (int i = 0; i < 4; i++)
         if (h.f[fid[i]].outside != NONE && !u32_push(&h, &h.work, fid[i]))
             goto fail;
+#ifdef MQ_HULL_DEBUG
+    qh_check(&h, 99999);
+#endif
     while (h.work.n) {
         uint32_t fi = h.work.p[--h.work.n];
         if (h.f[fi].dead || h.f[fi].outside == NONE)
@@ -477,6 +536,9 @@ mq_status mq_hull_build(const float *points, size_t count, const mq_allocator *a
         st = add_eye(&h, fi);
         if (st != MQ_OK)
             goto fail;
+#ifdef MQ_HULL_DEBUG
+        qh_check(&h, 0);
+#endif
     }
     /* the alive faces out */
     size_t nt = 0;
