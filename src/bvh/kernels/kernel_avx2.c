@@ -25,6 +25,19 @@ static bool kernel_closest_valid(const mq_bvh *bvh, const mq_ray *ray, bool cull
     return kernel_closest_impl(q, best, &counts, false);
 }
 
+/* mq_trace_prepare_valid and kernel_any in one call. */
+static bool kernel_any_valid(const mq_bvh *bvh, const mq_ray *ray, bool cull)
+{
+    mq_trace q;
+    mq_prep1_avx2(&q, bvh, ray, cull);
+    if (bvh->root == MQ_REF_EMPTY)
+        return false;
+    mq_trace_counts counts = {0, 0, 0};
+    if (mq_trace_tmin(&q) < 0.0f)
+        return kernel_any_impl(&q, &counts, true);
+    return kernel_any_impl(&q, &counts, false);
+}
+
 const mq_kernels mq_kernels_avx2 = {.closest = kernel_closest,
                                     .any = kernel_any,
                                     .stream = kernel_stream,
@@ -33,6 +46,7 @@ const mq_kernels mq_kernels_avx2 = {.closest = kernel_closest,
                                     .prepare8 = mq_trace_prepare8_avx2,
                                     .prepare_valid = mq_trace_prepare_valid_avx2,
                                     .closest_valid = kernel_closest_valid,
+                                    .any_valid = kernel_any_valid,
                                     .hits4 = mq_hits4_avx2,
                                     .hit1 = mq_hit_from_lane_avx2,
                                     .isa = MQ_ISA_AVX2};

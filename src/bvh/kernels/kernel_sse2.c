@@ -89,6 +89,7 @@ const mq_kernels mq_kernels_sse2 = {.closest = kernel_closest,
                                     .prepare8 = mq_trace_prepare8_each,
                                     .prepare_valid = mq_trace_prepare_valid,
                                     .closest_valid = kernel_closest_valid_portable,
+                                    .any_valid = kernel_any_valid_portable,
                                     .hits4 = mq_hits4_each,
                                     .hit1 = mq_hit_from_lane,
                                     .isa = MQ_ISA_SSE2};

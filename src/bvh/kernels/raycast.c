@@ -81,11 +81,7 @@ bool mq_bvh_closest_valid(const mq_bvh *bvh, const mq_ray *ray, bool cull, mq_hi
 
 bool mq_bvh_any_valid(const mq_bvh *bvh, const mq_ray *ray, bool cull)
 {
-    const mq_kernels *k = mq_kernels_active();
-    mq_trace q;
-    k->prepare_valid(&q, bvh, ray, cull);
-    mq_trace_counts counts = {0, 0, 0};
-    return k->any(&q, &counts);
+    return mq_kernels_active()->any_valid(bvh, ray, cull);
 }
 
 bool mq_bvh_raycast_any(const mq_bvh *bvh, const mq_ray *ray, const mq_ray_query *query)

@@ -182,6 +182,9 @@ typedef struct mq_kernels {
     /* prepare_valid into *q, then closest into *best (initialised here), in
      * one call. Else kernel_closest_valid_portable (traverse_loop.h). */
     bool (*closest_valid)(const mq_bvh *bvh, const mq_ray *ray, bool cull, mq_trace *q, mq_best *best);
+    /* prepare_valid, then any, in one call: mq_bvh_any_valid's answer. Else
+     * kernel_any_valid_portable (traverse_loop.h). */
+    bool (*any_valid)(const mq_bvh *bvh, const mq_ray *ray, bool cull);
     /* mq_hit_from_lane (t_shift 0) of 4 hits at once, the same bits. Used
      * through mq_hit_queue (hit_record.h). Else mq_hits4_each (4 x
      * mq_hit_from_lane). */

@@ -241,3 +241,13 @@ static inline bool kernel_closest_valid_portable(const mq_bvh *bvh, const mq_ray
     mq_trace_counts counts = {0, 0, 0};
     return kernel_closest(q, best, &counts);
 }
+
+/* The any_valid slot for a level without its own preparation:
+ * mq_trace_prepare_valid, then this level's any-hit loop. */
+static inline bool kernel_any_valid_portable(const mq_bvh *bvh, const mq_ray *ray, bool cull)
+{
+    mq_trace q;
+    mq_trace_prepare_valid(&q, bvh, ray, cull);
+    mq_trace_counts counts = {0, 0, 0};
+    return kernel_any(&q, &counts);
+}
