@@ -64,6 +64,13 @@ check "table footer" grep -q '^3 clashing pairs (clearance 2)' "$tmp/c2.txt"
 "$pick" "$cube" "$cube" --place 1,0,0 "$cube" --place 3,0,0 --clash --clearance 2 --out "$tmp/o.jsonl"
 check "--out .jsonl writes JSON lines" cmp -s "$tmp/c2.json" "$tmp/o.jsonl"
 
+# --pairs: the triangle pairs within D, each at most D away.
+"$pick" "$cube" "$cube" --place 1,0,0 "$cube" --place 3,0,0 --clash --clearance 1 --pairs --json > "$tmp/p.json"
+check "--pairs: the pairs in JSON" grep -q '"line_b": [0-9]*, "triangle_pairs": \[\[[0-9]*, [0-9]*, [0-9.e-]*\]' "$tmp/p.json"
+check "--pairs: the records as before" test "$(sed 's/, "triangle_pairs".*/}/' "$tmp/p.json")" = "$(cat "$tmp/c1.json")"
+"$pick" "$cube" "$cube" --place 1,0,0 --clash --pairs > "$tmp/p.txt"
+check "--pairs: table lines" grep -q '^    triangles [0-9]*,[0-9]*  distance 0$' "$tmp/p.txt"
+
 # Rotated and mirrored placements of the test mesh: a mesh against a copy of itself moved a little.
 "$pick" "$mesh" "$mesh" --place 0.05,0,0,0.9238795,0,0.3826834,0 "$mesh" --place 9,0,0,1,0,0,0,-1 --clash --json \
     > "$tmp/m.json"; rc=$?

@@ -60,6 +60,8 @@ static const char usage_clash[] =
     "                     the distance (0 when they intersect or touch), a closest triangle\n"
     "                     pair and its points (world)\n"
     "  --clearance D      with --clash: pairs at distance <= D clash (D >= 0, default 0)\n"
+    "  --pairs            with --clash: also each pair's triangle pairs within D (up to 1000;\n"
+    "                     \"triangle_pairs\" in JSON, indented lines in the table)\n"
     "  --contacts         with one mesh and shapes: per shape, every triangle it overlaps with\n"
     "                     the penetration depth, the normal (the way the shape moves out) and\n"
     "                     a point on each\n"

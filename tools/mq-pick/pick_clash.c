@@ -45,6 +45,9 @@ void pick_clash_csv_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* --pairs: the triangle pairs within D listed per clash, at most this many. */
+#define PICK_CLASH_MAX_PAIRS 1000
+
 typedef struct clash_run {
     const pick_options *o;
     pick_model *models;
@@ -103,7 +106,7 @@ static void put_point(FILE *f, const double p[3])
     fprintf(f, "[%.17g, %.17g, %.17g]", p[0], p[1], p[2]);
 }
 
-static void write_json(const clash_run *r, FILE *f, const mq_clash *c)
+static void write_json(const clash_run *r, FILE *f, const mq_clash *c, const mq_clash_tri_pair *pairs, size_t np)
 {
     const mq_mesh *ma = mesh_of(r, c->instance_a), *mb = mesh_of(r, c->instance_b);
     uint32_t fa = mq_mesh_face_index(ma, c->triangle_a), fb = mq_mesh_face_index(mb, c->triangle_b);
@@ -117,8 +120,15 @@ static void write_json(const clash_run *r, FILE *f, const mq_clash *c)
     pick_clash_json_string(f, r->o->meshes[c->instance_a].path);
     fputs(", \"file_b\": ", f);
     pick_clash_json_string(f, r->o->meshes[c->instance_b].path);
-    fprintf(f, ", \"face_a\": %u, \"line_a\": %llu, \"face_b\": %u, \"line_b\": %llu}\n", fa,
+    fprintf(f, ", \"face_a\": %u, \"line_a\": %llu, \"face_b\": %u, \"line_b\": %llu", fa,
             (unsigned long long)mq_mesh_face_line(ma, fa), fb, (unsigned long long)mq_mesh_face_line(mb, fb));
+    if (pairs) {
+        fputs(", \"triangle_pairs\": [", f);
+        for (size_t k = 0; k < np; k++)
+            fprintf(f, "%s[%u, %u, %.17g]", k ? ", " : "", pairs[k].triangle_a, pairs[k].triangle_b, pairs[k].distance);
+        fputc(']', f);
+    }
+    fputs("}\n", f);
 }
 
 static void write_csv(const clash_run *r, FILE *f, const mq_clash *c)
@@ -157,6 +167,7 @@ int pick_run_clash(const pick_options *o)
     mq_clash_options co = mq_default_clash_options();
     co.clearance = o->has_clearance ? o->clearance : 0.0;
     co.threads = o->threads;
+    co.max_triangle_pairs = o->list_pairs ? PICK_CLASH_MAX_PAIRS : 0;
     mq_diag diag = {0};
     mq_status st = mq_scene_clash(r.scene, &co, &list, &diag);
     if (st != MQ_OK) {
@@ -177,12 +188,18 @@ int pick_run_clash(const pick_options *o)
                 "triangle_b", "point_a", "point_b", "file_a:line", "file_b:line");
     for (size_t i = 0; i < n; i++) {
         const mq_clash *c = mq_clash_list_get(list, i);
+        size_t np = 0;
+        const mq_clash_tri_pair *pairs = mq_clash_list_pairs(list, i, &np);
         if (f == SHAPES_JSON)
-            write_json(&r, out, c);
+            write_json(&r, out, c, o->list_pairs ? pairs : NULL, np);
         else if (f == SHAPES_CSV)
             write_csv(&r, out, c);
         else
             write_table_row(&r, out, c);
+        if (f != SHAPES_JSON && f != SHAPES_CSV && o->list_pairs)
+            for (size_t k = 0; k < np; k++)
+                fprintf(out, "    triangles %u,%u  distance %.17g\n", pairs[k].triangle_a, pairs[k].triangle_b,
+                        pairs[k].distance);
     }
     if (f != SHAPES_JSON && f != SHAPES_CSV)
         fprintf(out, "%zu clashing pair%s (clearance %.17g)\n", n, n == 1 ? "" : "s", co.clearance);
