@@ -4,7 +4,7 @@
  *   - sphere and capsule whose core stays off the triangle: depth equals the
  *     radius minus the oracle's core-triangle distance;
  *   - every kind: the reported normal achieves the depth (the oracle's
- *     support gap along it), no direction does better (the gap along 2,000
+ *     support gap along it), no direction does better (the gap along 500
  *     random directions and along the oracle's own separating-axis
  *     candidates is never below the depth), the points lie on their shapes
  *     and their gap along the normal is the depth;
@@ -29,7 +29,7 @@
 
 #define TOL 1e-6
 #define N_CASES 20000
-#define N_DIRS 2000
+#define N_DIRS 500
 
 static oracle_v3 from_d(const double v[3])
 {
