@@ -40,6 +40,9 @@ usage_error "collide --generate -3" collide "$mesh" --generate -3
 usage_error "save --reps 0" save "$mesh" --reps 0
 usage_error "distance --generate 0" distance "$mesh" --generate 0
 usage_error "distance --shapes x" distance "$mesh" --shapes x
+usage_error "clash --instances 1" clash "$mesh" --instances 1
+usage_error "clash --clearance -1" clash "$mesh" --clearance -1
+usage_error "clash --hierarchy kdop" clash "$mesh" --hierarchy kdop
 usage_error "obj --reps 0" obj "$mesh" --reps 0
 usage_error "unknown obj option" obj --bogus "$mesh"
 usage_error "prims --iterations 0" prims --iterations 0
@@ -68,7 +71,7 @@ check "the empty file is named" grep -q "empty.txt: no transforms" "$tmp/err.txt
 
 # Meshes that do not load: exit 1, whatever the command.
 printf 'hello world\n' > "$tmp/hello.obj"
-for cmd in rays overlap collide distance save scene; do
+for cmd in rays overlap collide distance clash save scene; do
     for m in "$tmp/missing.obj" "$tmp/hello.obj"; do
         "$bench" $cmd "$m" > /dev/null 2> "$tmp/err.txt"; rc=$?
         check "$cmd $(basename "$m"): exit 1 (got $rc)" test "$rc" -eq 1
@@ -79,7 +82,7 @@ done
 check "obj missing.obj: exit 1 (got $rc)" test "$rc" -eq 1
 
 # --help: every option with its default; the top level and --version.
-for cmd in prims obj rays overlap collide distance save scene; do
+for cmd in prims obj rays overlap collide distance clash save scene; do
     "$bench" $cmd --help > "$tmp/help.txt"; rc=$?
     check "$cmd --help exits 0" test "$rc" -eq 0
     check "$cmd --help: usage" grep -q "^usage: mq-bench $cmd" "$tmp/help.txt"
@@ -112,5 +115,8 @@ check "collide: every line has bench and engine" sh -c "test -s '$tmp/co.json' &
 check "distance JSON" sh -c "'$bench' distance '$mesh' --generate 5 --shapes 5 --reps 1 --json > '$tmp/di.json'"
 check "distance: every line has bench and engine" sh -c "test -s '$tmp/di.json' && ! grep -vq '^{\"bench\":\"distance\",\"engine\":\"[a-z-]*\",' '$tmp/di.json'"
 check "distance: no NaN or inf" sh -c "! grep -qiE 'nan|inf' '$tmp/di.json'"
+check "clash JSON" sh -c "'$bench' clash '$mesh' '$mesh' --instances 20 --clearance 0.1 --reps 1 --json > '$tmp/cl.json'"
+check "clash: every line has bench and engine" sh -c "test -s '$tmp/cl.json' && ! grep -vq '^{\"bench\":\"clash\",\"engine\":\"[a-z-]*\",' '$tmp/cl.json'"
+check "clash: no pair only one engine finds" sh -c "! grep -qE '\"pairs_only_(meshquery|fcl)\",\"value\":[1-9]' '$tmp/cl.json'"
 
 finish

@@ -12,6 +12,7 @@ int bench_rays_main(int argc, char **argv);
 int bench_overlap_main(int argc, char **argv);
 int bench_collide_main(int argc, char **argv);
 int bench_distance_main(int argc, char **argv);
+int bench_clash_main(int argc, char **argv);
 int bench_convex_main(int argc, char **argv);
 int bench_save_main(int argc, char **argv);
 int bench_scene_main(int argc, char **argv);

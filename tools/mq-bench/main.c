@@ -151,6 +151,18 @@ static const bench_option distance_options[] = {
     {NULL, ARG_FLAG, NULL, 0, 0, NULL, NULL},
 };
 
+static const bench_option clash_options[] = {
+    {"--instances", ARG_UINT, "N", 2, 1u << 24, "instances placed (mesh i mod M)", "1000"},
+    {"--clearance", ARG_REAL, "D", 0, 0, "pairs within D clash (meshes scaled to a diagonal of 1)", "0"},
+    {"--spread", ARG_REAL, "S", 0, 0, "the cube of positions has side S * cbrt(N)", "1.5"},
+    {"--hierarchy", ARG_CHOICE, "aabb|obb", 0, 0, "the instances' hierarchy in meshquery", "obb"},
+    {"--threads", ARG_UINT, "N", 0, 1024, "meshquery's threads (0: all online CPUs)", "1"},
+    {"--reps", ARG_UINT, "R", 1, 64, "timed runs (at least 3 are made; the median is reported)", "5"},
+    {"--seed", ARG_SEED, "S", 0, 0, "seed of the placements", "1"},
+    {"--no-fcl", ARG_FLAG, NULL, 0, 0, "leave out FCL", "compared when built in"},
+    {NULL, ARG_FLAG, NULL, 0, 0, NULL, NULL},
+};
+
 static const bench_option convex_options[] = {
     {"--hulls", ARG_UINT, "N", 1, MAX_GENERATED, "convex hulls queried", "1000"},
     {"--points", ARG_UINT, "P", 4, 1u << 20, "points per hull (one hull in four is a box)", "32"},
@@ -194,6 +206,8 @@ static const bench_command commands[] = {
      collide_options},
     {"distance", bench_distance_main, "mesh vs mesh and shape vs mesh distance, beside FCL's fcl::distance",
      " MESH.obj", distance_options},
+    {"clash", bench_clash_main, "clash detection over a scene of placed meshes, beside FCL's broadphase",
+     " MESH.obj [MORE.obj ...]", clash_options},
     {"convex", bench_convex_main, "convex hull vs mesh: all overlapping triangles, beside FCL Convex and Bullet",
      " MESH.obj", convex_options},
     {"save", bench_save_main, "saved hierarchies: save and load time against building", " MESH.obj", save_options},
