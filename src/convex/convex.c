@@ -235,6 +235,12 @@ static mq_status finish(const float *points, size_t count, const mq_hull_result 
                 p->n[k] /= l;
         else
             memcpy(p->n, fn + 3 * f, sizeof(double[3]));
+        p->d = isfinite(l) ? l : 0.0; /* twice the face's area, for the order below */
+    }
+    double *area = fn; /* fn is not needed any more: np <= nt */
+    for (uint32_t q = 0; q < np; q++) {
+        area[q] = c->planes[q].d;
+        c->planes[q].d = -INFINITY;
     }
     for (size_t f = 0; f < nt; f++) {
         mq_cplane *p = &c->planes[cls[uf_find(parent, (uint32_t)f)]];
@@ -245,6 +251,20 @@ static mq_status finish(const float *points, size_t count, const mq_hull_result 
         for (uint32_t q = 0; q < np; q++)
             for (uint32_t i = 0; i < nv; i++)
                 c->planes[q].d = fmax(c->planes[q].d, ddot(c->planes[q].n, vd + 3 * i));
+    /* the largest faces first: the hierarchies cull nodes by the first
+     * MQ_CONVEX_CULL_PLANES planes only (convex_internal.h) */
+    for (uint32_t q = 0; q < np && q < MQ_CONVEX_CULL_PLANES; q++) {
+        uint32_t best = q;
+        for (uint32_t j = q + 1; j < np; j++)
+            if (area[j] > area[best])
+                best = j;
+        mq_cplane tp = c->planes[q];
+        double ta = area[q];
+        c->planes[q] = c->planes[best];
+        area[q] = area[best];
+        c->planes[best] = tp;
+        area[best] = ta;
+    }
     ne = 0;
     for (size_t i = 0; i + 1 < nt * 3; i += 2)
         if (uf_find(parent, keys[i].face) != uf_find(parent, keys[i + 1].face)) {

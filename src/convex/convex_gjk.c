@@ -376,47 +376,6 @@ bool mq_convex_cast_tri_d(const mq_convex *c, const mq_cpose *p, const double di
 
 /* ---- public forms --------------------------------------------------------- */
 
-/* Nearest point of triangle (a, b, c) to p, in double (Ericson 5.1.5); returns
- * the squared distance. */
-static double point_triangle2(const double p[3], const double *a, const double *b, const double *c, double q[3])
-{
-    double ab[3], ac[3], ap[3], bp[3], cp[3];
-    for (int k = 0; k < 3; k++) {
-        ab[k] = b[k] - a[k];
-        ac[k] = c[k] - a[k];
-        ap[k] = p[k] - a[k];
-        bp[k] = p[k] - b[k];
-        cp[k] = p[k] - c[k];
-    }
-    double d1 = dot3(ab, ap), d2 = dot3(ac, ap), d3 = dot3(ab, bp), d4 = dot3(ac, bp), d5 = dot3(ab, cp),
-           d6 = dot3(ac, cp);
-    double vc = d1 * d4 - d3 * d2, vb = d5 * d2 - d1 * d6, va = d3 * d6 - d5 * d4;
-    if (d1 <= 0 && d2 <= 0)
-        memcpy(q, a, sizeof(double[3]));
-    else if (d3 >= 0 && d4 <= d3)
-        memcpy(q, b, sizeof(double[3]));
-    else if (vc <= 0 && d1 >= 0 && d3 <= 0)
-        for (int k = 0; k < 3; k++)
-            q[k] = a[k] + d1 / (d1 - d3) * ab[k];
-    else if (d6 >= 0 && d5 <= d6)
-        memcpy(q, c, sizeof(double[3]));
-    else if (vb <= 0 && d2 >= 0 && d6 <= 0)
-        for (int k = 0; k < 3; k++)
-            q[k] = a[k] + d2 / (d2 - d6) * ac[k];
-    else if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
-        double w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-        for (int k = 0; k < 3; k++)
-            q[k] = b[k] + w * (c[k] - b[k]);
-    } else {
-        double den = va + vb + vc;
-        double v = den != 0.0 ? vb / den : 0.0, w = den != 0.0 ? vc / den : 0.0;
-        for (int k = 0; k < 3; k++)
-            q[k] = a[k] + ab[k] * v + ac[k] * w;
-    }
-    double e[3] = {p[0] - q[0], p[1] - q[1], p[2] - q[2]};
-    return dot3(e, e);
-}
-
 float mq_convex_closest_point(const mq_convex *c, const vec3 p, vec3 out_point)
 {
     if (!c || !p || !isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2]))
@@ -434,8 +393,8 @@ float mq_convex_closest_point(const mq_convex *c, const vec3 p, vec3 out_point)
     double best = INFINITY, qc[3] = {x[0], x[1], x[2]};
     for (uint32_t t = 0; t < c->nt; t++) {
         double q[3];
-        double d2 = point_triangle2(x, c->v + 3 * c->tris[3 * t], c->v + 3 * c->tris[3 * t + 1],
-                                    c->v + 3 * c->tris[3 * t + 2], q);
+        double d2 = mq_convex_point_triangle2(x, c->v + 3 * c->tris[3 * t], c->v + 3 * c->tris[3 * t + 1],
+                                              c->v + 3 * c->tris[3 * t + 2], q);
         if (d2 < best) {
             best = d2;
             memcpy(qc, q, sizeof q);

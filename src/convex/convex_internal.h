@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <meshquery/convex.h>
 
@@ -95,13 +96,61 @@ static inline void mq_cpose_to_world(const mq_cpose *p, const double x[3], doubl
         out[i] = p->R[i][0] * x[0] + p->R[i][1] * x[1] + p->R[i][2] * x[2] + p->t[i];
 }
 
+static inline double mq_cdot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* Nearest point of triangle (a, b, c) to p, in double (Ericson 5.1.5); returns
+ * the squared distance. */
+static inline double mq_convex_point_triangle2(const double p[3], const double *a, const double *b, const double *c,
+                                               double q[3])
+{
+    double ab[3], ac[3], ap[3], bp[3], cp[3];
+    for (int k = 0; k < 3; k++) {
+        ab[k] = b[k] - a[k];
+        ac[k] = c[k] - a[k];
+        ap[k] = p[k] - a[k];
+        bp[k] = p[k] - b[k];
+        cp[k] = p[k] - c[k];
+    }
+    double d1 = mq_cdot3(ab, ap), d2 = mq_cdot3(ac, ap), d3 = mq_cdot3(ab, bp), d4 = mq_cdot3(ac, bp),
+           d5 = mq_cdot3(ab, cp), d6 = mq_cdot3(ac, cp);
+    double vc = d1 * d4 - d3 * d2, vb = d5 * d2 - d1 * d6, va = d3 * d6 - d5 * d4;
+    if (d1 <= 0 && d2 <= 0)
+        memcpy(q, a, sizeof(double[3]));
+    else if (d3 >= 0 && d4 <= d3)
+        memcpy(q, b, sizeof(double[3]));
+    else if (vc <= 0 && d1 >= 0 && d3 <= 0)
+        for (int k = 0; k < 3; k++)
+            q[k] = a[k] + d1 / (d1 - d3) * ab[k];
+    else if (d6 >= 0 && d5 <= d6)
+        memcpy(q, c, sizeof(double[3]));
+    else if (vb <= 0 && d2 >= 0 && d6 <= 0)
+        for (int k = 0; k < 3; k++)
+            q[k] = a[k] + d2 / (d2 - d6) * ac[k];
+    else if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
+        double w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        for (int k = 0; k < 3; k++)
+            q[k] = b[k] + w * (c[k] - b[k]);
+    } else {
+        double den = va + vb + vc;
+        double v = den != 0.0 ? vb / den : 0.0, w = den != 0.0 ? vc / den : 0.0;
+        for (int k = 0; k < 3; k++)
+            q[k] = a[k] + ab[k] * v + ac[k] * w;
+    }
+    double e[3] = {p[0] - q[0], p[1] - q[1], p[2] - q[2]};
+    return mq_cdot3(e, e);
+}
+
 /* Hierarchy node culling by the face planes: false when the box
  * { centre + sum_i s_i axes[i] : |s_i| <= half[i] } (axes NULL: the world
  * axes) lies wholly above one of the first MQ_CONVEX_CULL_PLANES planes of
- * the convex (unplaced: its own frame is the mesh's). Evaluated in double with
+ * the convex (the largest faces: convex.c orders them so; unplaced: its own
+ * frame is the mesh's). Evaluated in double with
  * a relative margin of 1e-7, so a box holding a point of the convex is never
  * culled. */
-#define MQ_CONVEX_CULL_PLANES 64u
+#define MQ_CONVEX_CULL_PLANES 8u
 
 static inline bool mq_convex_box_may_meet(const mq_convex *c, const double centre[3], const float (*axes)[3],
                                           const double half[3])
