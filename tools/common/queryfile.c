@@ -155,6 +155,8 @@ bool mqt_parse_query(const char *line, mqt_query *q)
     return false;
 }
 
+static bool parse_query_line(const char *line, void *item, bool *keep);
+
 /* Reads stream `f` line by line, calling `parse` on each; grows *items of `item_size`. */
 static bool read_stream(FILE *f, const char *path, bool (*parse)(const char *line, void *item, bool *keep),
                         size_t item_size, const char *expected, void **items, size_t *count, char *err, size_t err_size)
@@ -196,6 +198,13 @@ static bool read_stream(FILE *f, const char *path, bool (*parse)(const char *lin
         ok = false;
     }
     if (!ok) {
+        if (parse == parse_query_line) /* the convexes of the lines read so far */
+            for (size_t i = 0; i < *count; i++) {
+                mqt_query q;
+                memcpy(&q, buf + i * item_size, sizeof q);
+                if (q.kind == MQT_CONVEX)
+                    mq_convex_destroy(q.cv);
+            }
         free(buf);
         buf = NULL;
         *count = 0;
