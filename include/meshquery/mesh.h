@@ -14,6 +14,8 @@
  *   mq_mesh_triangle_source() everything a hit reporter needs about triangle i, in the
  *                             file's own terms: face, line, group, object, material
  *   mq_mesh_name_count(), mq_mesh_name(), mq_mesh_face_name_id()   group/object/material tables
+ *   mq_mesh_copy_triangle_faces(), mq_mesh_copy_triangle_lines(), mq_mesh_copy_triangle_name_ids()
+ *                             the same per triangle, for a range of triangles in one call
  *   mq_mesh_normals(), mq_mesh_corner_normals(), mq_mesh_normal_count()
  *   mq_mesh_texcoords(), mq_mesh_corner_texcoords(), mq_mesh_texcoord_count()
  *   mq_mesh_colors()          per-vertex colours (OBJ `v x y z r g b`), or NULL
@@ -115,6 +117,43 @@ MQ_API uint32_t mq_mesh_name_count(const mq_mesh *mesh, mq_name_kind kind);
 MQ_API const char *mq_mesh_name(const mq_mesh *mesh, mq_name_kind kind, uint32_t id);
 /** The name id of a kind that face `face` (< face count) carries. */
 MQ_API uint32_t mq_mesh_face_name_id(const mq_mesh *mesh, mq_name_kind kind, uint32_t face);
+
+/**
+ * The source face (mq_mesh_face_index) of triangles first .. first + count - 1,
+ * in one call: out[i] is the face of triangle first + i.
+ * @param mesh the mesh (NULL: nothing written, 0 returned).
+ * @param first the first triangle.
+ * @param count how many triangles; clipped to the mesh's end.
+ * @param[out] out room for `count` entries (NULL: nothing written, 0 returned).
+ * @return the number of entries written: min(count, triangle count - first), 0 when first is past the end.
+ * Thread safety: reads the immutable mesh only; any number of calls at once. Allocates nothing.
+ */
+MQ_API size_t mq_mesh_copy_triangle_faces(const mq_mesh *mesh, size_t first, size_t count, uint32_t *out);
+/**
+ * The 1-based OBJ line of each triangle's face (mq_mesh_face_line of its face;
+ * 0 for array meshes) for triangles first .. first + count - 1: out[i] belongs to
+ * triangle first + i.
+ * @param mesh the mesh (NULL: nothing written, 0 returned).
+ * @param first the first triangle.
+ * @param count how many triangles; clipped to the mesh's end.
+ * @param[out] out room for `count` entries (NULL: nothing written, 0 returned).
+ * @return the number of entries written, as mq_mesh_copy_triangle_faces.
+ * Thread safety: as mq_mesh_copy_triangle_faces.
+ */
+MQ_API size_t mq_mesh_copy_triangle_lines(const mq_mesh *mesh, size_t first, size_t count, uint64_t *out);
+/**
+ * The name id of a kind (mq_mesh_face_name_id of its face) of triangles
+ * first .. first + count - 1: out[i] belongs to triangle first + i.
+ * @param mesh the mesh (NULL: nothing written, 0 returned).
+ * @param kind MQ_NAME_GROUP, MQ_NAME_OBJECT or MQ_NAME_MATERIAL (another value: nothing written, 0 returned).
+ * @param first the first triangle.
+ * @param count how many triangles; clipped to the mesh's end.
+ * @param[out] out room for `count` entries (NULL: nothing written, 0 returned).
+ * @return the number of entries written, as mq_mesh_copy_triangle_faces.
+ * Thread safety: as mq_mesh_copy_triangle_faces.
+ */
+MQ_API size_t mq_mesh_copy_triangle_name_ids(const mq_mesh *mesh, mq_name_kind kind, size_t first, size_t count,
+                                             uint32_t *out);
 
 /** Number of normals (OBJ `vn`); 0 when the mesh has none. */
 MQ_API size_t mq_mesh_normal_count(const mq_mesh *mesh);
