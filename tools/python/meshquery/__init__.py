@@ -47,7 +47,8 @@ from . import _capi as _c
 
 __all__ = ["MeshqueryError", "Mesh", "BVH", "OBBTree", "Scene", "Shapes", "Records", "RayHits", "Hit", "PointHit",
            "CastHit", "Convex", "load_obj", "load_obj_text", "spheres", "capsules", "aabbs", "obbs", "convexes",
-           "sphere", "capsule", "aabb", "obb", "version", "library_path", "HAS_NUMPY", "NO_TRIANGLE", "NO_INSTANCE"]
+           "sphere", "capsule", "aabb", "obb", "version", "library_path", "HAS_NUMPY", "NO_TRIANGLE", "NO_INSTANCE",
+           "KDOPTree", "SphereTree", "intersect_triangles", "contact", "Clash", "ClashList"]
 
 if os.environ.get("MESHQUERY_NO_NUMPY", "") not in ("", "0"):
     np = None
@@ -244,6 +245,23 @@ class Records:
 
     def __repr__(self):
         return "<%s of %d records: %s>" % (type(self).__name__, self.count, ", ".join(self.fields))
+
+
+def _records_data(ctype, count, raw):
+    """The storage Records wants (a structured array, or a ctypes array) for `count`
+    C records packed in the bytes `raw` (copied)."""
+    if np is not None:
+        if not count:
+            return np.zeros(1, dtype=np.dtype(ctype))
+        return np.frombuffer(bytes(raw), dtype=np.dtype(ctype), count=count).copy()
+    buf = (ctype * max(1, count))()
+    ctypes.memmove(buf, bytes(raw), count * ctypes.sizeof(ctype))
+    return buf
+
+
+def _records_from_bytes(ctype, count, raw, cls=None):
+    """Records (or cls) over `count` C records packed in the bytes `raw` (copied)."""
+    return (cls or Records)(ctype, count, _records_data(ctype, count, raw))
 
 
 def _records_out(ctype, n, zero=True):
@@ -682,32 +700,33 @@ class Mesh(_Handle):
         ptr = _c.lib.mq_mesh_colors(self.handle)
         return self._array(ptr, self.vertex_count, ctypes.c_float, "float32") if ptr else None
 
-    def _per_triangle(self, fn, *args):
+    def _per_triangle(self, kind, name_kind=0):
+        """One C call (mq_mesh_copy_triangle_faces / _lines / _name_ids) for all
+        T triangles: a uint32 (lines: uint64) array, or a list."""
         n = self.triangle_count
-        vals = [fn(self.handle, *args, i) for i in range(n)]
-        return np.array(vals, dtype=np.uint32 if fn is not _c.lib.mq_mesh_face_line else np.uint64) \
-            if np is not None else vals
+        out = _Out("u64" if kind == "lines" else "u32", n)
+        if kind == "faces":
+            _c.lib.mq_mesh_copy_triangle_faces(self.handle, 0, n, out.ptr)
+        elif kind == "lines":
+            _c.lib.mq_mesh_copy_triangle_lines(self.handle, 0, n, out.ptr)
+        else:
+            _c.lib.mq_mesh_copy_triangle_name_ids(self.handle, name_kind, 0, n, out.ptr)
+        return out.value()
 
     @property
     def faces(self) -> Array:
-        """The source face (OBJ `f` statement, 0-based) of every triangle, T values."""
-        return self._per_triangle(_c.lib.mq_mesh_face_index)
+        """The source face (OBJ `f` statement, 0-based) of every triangle: T uint32
+        values (one C call, mq_mesh_copy_triangle_faces)."""
+        return self._per_triangle("faces")
 
     @property
     def lines(self) -> Array:
-        """The 1-based OBJ line of every triangle's `f` statement (0 for array meshes), T values."""
-        faces = self.faces
-        lines = [_c.lib.mq_mesh_face_line(self.handle, f) for f in range(self.face_count)]
-        if np is not None:
-            return np.array(lines, dtype=np.uint64)[faces] if len(faces) else np.zeros(0, np.uint64)
-        return [lines[f] for f in faces]
+        """The 1-based OBJ line of every triangle's `f` statement (0 for array
+        meshes): T uint64 values (one C call)."""
+        return self._per_triangle("lines")
 
     def _names_per_triangle(self, kind):
-        faces = self.faces
-        ids = [_c.lib.mq_mesh_face_name_id(self.handle, _NAME_KINDS[kind], f) for f in range(self.face_count)]
-        if np is not None:
-            return np.array(ids, dtype=np.uint32)[faces] if len(faces) else np.zeros(0, np.uint32)
-        return [ids[f] for f in faces]
+        return self._per_triangle("names", _NAME_KINDS[kind])
 
     @property
     def groups(self) -> Array:
@@ -1145,6 +1164,48 @@ class _Tree(_Handle):
         _, ptr, keep = shape._packed(False)
         return self._clearance(self._f("shape_clearance_array"), self.handle, ptr, float(d))
 
+    # ---- contacts and intersection segments (contacts.h) ---------------------
+
+    def contacts(self, shape: Shapes) -> Records:
+        """Every triangle the one shape (a Shapes of length 1: sphere, capsule, obb,
+        aabb) overlaps, with its contact (mq_<tree>_contacts_array): Records of
+        depth (>= 0), normal (unit, the way the shape moves out), point_shape,
+        point_triangle (double) and triangle; the triangles of overlap(), in its
+        order. A convex hull has no contact yet: no records."""
+        if len(shape) != 1:
+            raise ValueError("contacts: one shape")
+        _, ptr, keep = shape._packed(False)
+        fn = self._f("contacts_array")
+        cap = 64
+        while True:
+            out, finish = _records_out(_c.MqContact, cap)
+            total = fn(self.handle, ptr, out, cap)
+            if total <= cap:
+                return finish(count=total)
+            cap = total
+
+    def intersections(self, other, rotation: Sequence[float] = (1.0, 0.0, 0.0, 0.0),
+                      translation: Vec3 = (0.0, 0.0, 0.0)) -> Records:
+        """Where this mesh and `other`'s (a tree of the same kind, placed by the
+        rigid transform: rotation w, x, y, z, then translation) cut each other:
+        one record per intersecting triangle pair (mq_<tree>_intersections), with
+        triangle_a, triangle_b, the segment's ends p0, p1 in this mesh's frame
+        (double; p0 == p1 for a point) and coplanar (the pair shares an area:
+        p0 == p1 is one common point). The pairs of collide(), in its order.
+        The C call reports pairs through a callback, so each pair costs one
+        Python call (a record copy)."""
+        xf = OBBTree._rigid(rotation, translation)
+        size = ctypes.sizeof(_c.MqIntersectionSegment)
+        raw = bytearray()
+
+        def take(seg, user):
+            raw.extend(ctypes.string_at(seg, size))
+            return True
+
+        cb = _c.SEGMENT_FN(take)
+        count = self._f("intersections")(self.handle, self._other(other), ctypes.byref(xf), cb, None)
+        return _records_from_bytes(_c.MqIntersectionSegment, count, raw)
+
     # ---- saved hierarchies ------------------------------------------------
 
     def save(self, path) -> None:
@@ -1375,4 +1436,50 @@ class OBBTree(_Tree):
         return bool(_c.lib.mq_obbtree_any_collide(self.handle, other.handle, ctypes.byref(xf)))
 
 
+# ---------------------------------------------------------------------------
+# Pairwise primitives of contacts.h and primitives.h
+# ---------------------------------------------------------------------------
+
+def _triangle(corners, name):
+    rows = corners.tolist() if hasattr(corners, "tolist") else [list(r) for r in corners]
+    if len(rows) != 3:
+        raise ValueError("%s: three corners" % name)
+    t = _c.MqTriangle()
+    for i in range(3):
+        t.v[i] = _vec3(rows[i], name)
+    return t
+
+
+def intersect_triangles(a: Sequence[Vec3], b: Sequence[Vec3]) -> Optional[dict]:
+    """Where two triangles (3 corners each, one frame) meet (mq_intersect_triangles,
+    computed in double from the float corners): a dict of p0, p1 (the segment's
+    ends; equal for a point) and coplanar (they share an area: p0 == p1 is one
+    common point), or None when they do not meet."""
+    ta, tb, out = _triangle(a, "a"), _triangle(b, "b"), _c.MqIntersectionSegment()
+    if not _c.lib.mq_intersect_triangles(ctypes.byref(ta), ctypes.byref(tb), ctypes.byref(out)):
+        return None
+    return {"p0": tuple(out.p0), "p1": tuple(out.p1), "coplanar": bool(out.coplanar)}
+
+
+def contact(shape: Shapes, triangle: Sequence[Vec3]) -> Optional[dict]:
+    """The contact of one shape (a Shapes of length 1) with one triangle (3 corners)
+    (mq_contact_shape_triangle, in double): a dict of depth (the penetration
+    depth; negative when apart), normal (unit, the way the shape moves out),
+    point_shape, point_triangle, and overlap (depth >= 0). Apart, depth is
+    minus the distance for a sphere or capsule (the points then the closest
+    ones) and minus a lower bound of it for a box. None for an invalid or
+    unknown shape."""
+    if len(shape) != 1:
+        raise ValueError("contact: one shape")
+    _, ptr, keep = shape._packed(False)
+    t, out = _triangle(triangle, "triangle"), _c.MqContact()
+    out.depth = math.nan  # left untouched for invalid inputs
+    touching = bool(_c.lib.mq_contact_shape_triangle(ptr, ctypes.byref(t), ctypes.byref(out)))
+    if not touching and math.isnan(out.depth):
+        return None
+    return {"depth": out.depth, "normal": tuple(out.normal), "point_shape": tuple(out.point_shape),
+            "point_triangle": tuple(out.point_triangle), "overlap": touching}
+
+
 from .scene import Scene  # noqa: E402  (needs the names above)
+from .trees import KDOPTree, SphereTree  # noqa: E402

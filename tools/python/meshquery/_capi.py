@@ -280,6 +280,63 @@ class MqClearancePair(ctypes.Structure):
                 ("point_b", dvec3)]
 
 
+class MqContact(ctypes.Structure):
+    """C: mq_contact (primitives.h, contacts.h): a shape's contact with one triangle."""
+    _fields_ = [("depth", c_double), ("normal", dvec3), ("point_shape", dvec3), ("point_triangle", dvec3),
+                ("triangle", c_uint32)]
+
+
+class MqIntersectionSegment(ctypes.Structure):
+    """C: mq_intersection_segment (contacts.h): where two triangles meet, in A's frame."""
+    _fields_ = [("triangle_a", c_uint32), ("triangle_b", c_uint32), ("p0", dvec3), ("p1", dvec3),
+                ("coplanar", c_bool)]
+
+
+CLASH_FILTER_FN = ctypes.CFUNCTYPE(c_bool, c_uint32, c_uint32, c_void_p)
+SEGMENT_FN = ctypes.CFUNCTYPE(c_bool, POINTER(MqIntersectionSegment), c_void_p)
+
+
+class MqClashOptions(ctypes.Structure):
+    """C: mq_clash_options (clash.h)."""
+    _fields_ = [("clearance", c_double), ("mask", c_uint32), ("threads", c_uint32), ("max_triangle_pairs", c_size_t),
+                ("filter", c_void_p), ("filter_user", c_void_p)]
+
+
+class MqClash(ctypes.Structure):
+    """C: mq_clash (clash.h): one clashing pair of instances."""
+    _fields_ = [("instance_a", c_uint32), ("instance_b", c_uint32), ("distance", c_double), ("triangle_a", c_uint32),
+                ("triangle_b", c_uint32), ("point_a", dvec3), ("point_b", dvec3), ("pair_count", c_size_t)]
+
+
+class MqClashTriPair(ctypes.Structure):
+    """C: mq_clash_tri_pair (clash.h): a triangle pair within the clearance."""
+    _fields_ = [("triangle_a", c_uint32), ("triangle_b", c_uint32), ("distance", c_double)]
+
+
+class MqInstanceDistance(ctypes.Structure):
+    """C: mq_instance_distance (clash.h)."""
+    _fields_ = [("distance", c_double), ("triangle_a", c_uint32), ("triangle_b", c_uint32), ("point_a", dvec3),
+                ("point_b", dvec3)]
+
+
+class MqKdoptreeDef(ctypes.Structure):
+    _fields_ = [("k", c_uint32), ("max_leaf_size", c_uint32), ("allocator", c_void_p), ("internal_cookie", c_uint32)]
+
+
+class MqKdoptreeStats(ctypes.Structure):
+    _fields_ = [("triangle_count", c_uint64), ("node_count", c_uint64), ("leaf_count", c_uint64),
+                ("max_depth", c_uint32), ("total_volume", c_double), ("leaf_volume", c_double),
+                ("leaf_area", c_double), ("avg_leaf_size", c_double), ("bytes_per_triangle", c_double)]
+
+
+class MqSpheretreeDef(ctypes.Structure):
+    _fields_ = [("max_leaf_size", c_uint32), ("allocator", c_void_p), ("internal_cookie", c_uint32)]
+
+
+class MqSpheretreeStats(ctypes.Structure):
+    _fields_ = list(MqKdoptreeStats._fields_)
+
+
 # Every structure the layout test checks, by its C name.
 STRUCTS = {
     "mq_diag": MqDiag, "mq_ray": MqRay, "mq_aabb": MqAabb, "mq_obb": MqObb, "mq_sphere": MqSphere,
@@ -295,13 +352,18 @@ STRUCTS = {
     "mq_distance_result": MqDistanceResult, "mq_shape_distance_result": MqShapeDistanceResult,
     "mq_clearance_pair": MqClearancePair,
     "mq_scene_hit": MqSceneHit, "mq_scene_point_hit": MqScenePointHit, "mq_instance_triangle": MqInstanceTriangle,
+    "mq_contact": MqContact, "mq_intersection_segment": MqIntersectionSegment, "mq_clash_options": MqClashOptions,
+    "mq_clash": MqClash, "mq_clash_tri_pair": MqClashTriPair, "mq_instance_distance": MqInstanceDistance,
+    "mq_kdoptree_def": MqKdoptreeDef, "mq_kdoptree_stats": MqKdoptreeStats, "mq_spheretree_def": MqSpheretreeDef,
+    "mq_spheretree_stats": MqSpheretreeStats,
 }
 
 
 def struct_format(ctype):
     """A `struct` module format ('<...') with the exact layout of a ctypes Structure
     (padding from the real field offsets), for unpacking arrays of it without NumPy."""
-    codes = {c_float: "f", c_double: "d", c_uint32: "I", c_uint64: "Q", c_bool: "?", c_int: "i"}
+    codes = {c_size_t: "Q" if ctypes.sizeof(c_size_t) == 8 else "I", c_float: "f", c_double: "d", c_uint32: "I",
+             c_uint64: "Q", c_bool: "?", c_int: "i"}
     fmt, pos, names = "<", 0, []
     for name, ftype in ctype._fields_:
         offset = getattr(ctype, name).offset
@@ -431,6 +493,10 @@ _fn("mq_mesh_texcoord_count", c_size_t, c_void_p)
 _fn("mq_mesh_texcoords", P(c_float), c_void_p)
 _fn("mq_mesh_corner_texcoords", P(c_uint32), c_void_p)
 _fn("mq_mesh_colors", P(c_float), c_void_p)
+# Per-triangle source attributes for a range of triangles in one call (mesh.h).
+_fn("mq_mesh_copy_triangle_faces", c_size_t, c_void_p, c_size_t, c_size_t, c_void_p)
+_fn("mq_mesh_copy_triangle_lines", c_size_t, c_void_p, c_size_t, c_size_t, c_void_p)
+_fn("mq_mesh_copy_triangle_name_ids", c_size_t, c_void_p, c_int, c_size_t, c_size_t, c_void_p)
 _fn("mq_bvh_raycast_all_count_batch", c_uint64, c_void_p, c_void_p, c_size_t, P(MqRayQuery), c_uint32, c_void_p)
 _fn("mq_bvh_raycast_all_batch", c_uint64, c_void_p, c_void_p, c_size_t, P(MqRayQuery), c_uint32, c_void_p,
     c_void_p)
@@ -520,3 +586,49 @@ _fn("mq_scene_overlap_any_batch", c_size_t, c_void_p, c_void_p, c_size_t, P(MqSc
 _fn("mq_scene_overlap_count_batch", c_uint64, c_void_p, c_void_p, c_size_t, P(MqSceneQuery), c_uint32, c_void_p)
 _fn("mq_scene_closest_point_batch", c_size_t, c_void_p, c_void_p, c_size_t, c_double, P(MqSceneQuery), c_uint32,
     c_void_p, c_void_p)
+
+
+# Contacts and intersection segments (meshquery/contacts.h).
+HAVE_CONTACTS = hasattr(lib, "mq_bvh_contacts_array")
+if HAVE_CONTACTS:
+    for _t in ("bvh", "obbtree"):
+        _fn("mq_%s_contacts_array" % _t, c_size_t, c_void_p, c_void_p, c_void_p, c_size_t)
+        _fn("mq_%s_intersections" % _t, c_size_t, c_void_p, c_void_p, P(MqRigid), SEGMENT_FN, c_void_p)
+    _fn("mq_intersect_triangles", c_bool, P(MqTriangle), P(MqTriangle), P(MqIntersectionSegment))
+if hasattr(lib, "mq_contact_shape_triangle"):
+    _fn("mq_contact_shape_triangle", c_bool, c_void_p, P(MqTriangle), P(MqContact))
+
+# Clash detection (meshquery/clash.h).
+HAVE_CLASH = hasattr(lib, "mq_scene_clash")
+if HAVE_CLASH:
+    _fn("mq_default_clash_options", MqClashOptions)
+    _fn("mq_scene_clash", c_int, c_void_p, P(MqClashOptions), P(c_void_p), P(MqDiag))
+    _fn("mq_clash_list_count", c_size_t, c_void_p)
+    _fn("mq_clash_list_get", c_void_p, c_void_p, c_size_t)
+    _fn("mq_clash_list_pairs", c_void_p, c_void_p, c_size_t, P(c_size_t))
+    _fn("mq_clash_list_destroy", None, c_void_p)
+    _fn("mq_scene_distance", c_bool, c_void_p, c_uint32, c_uint32, c_double, P(MqInstanceDistance))
+
+# The k-DOP and sphere trees (meshquery/kdoptree.h, spheretree.h): the OBB tree's single queries.
+HAVE_KDOPTREE = hasattr(lib, "mq_kdoptree_build")
+HAVE_SPHERETREE = hasattr(lib, "mq_spheretree_build")
+for _t, _have, _def, _stats in (("kdoptree", HAVE_KDOPTREE, MqKdoptreeDef, MqKdoptreeStats),
+                                ("spheretree", HAVE_SPHERETREE, MqSpheretreeDef, MqSpheretreeStats)):
+    if not _have:
+        continue
+    _fn("mq_default_%s_def" % _t, _def)
+    _fn("mq_%s_build" % _t, c_int, c_void_p, P(_def), P(c_void_p), P(MqDiag))
+    _fn("mq_%s_destroy" % _t, None, c_void_p)
+    _fn("mq_%s_refit" % _t, c_int, c_void_p, c_void_p, P(MqDiag))
+    _fn("mq_%s_mesh" % _t, c_void_p, c_void_p)
+    _fn("mq_%s_byte_count" % _t, c_size_t, c_void_p)
+    _fn("mq_%s_get_stats" % _t, None, c_void_p, P(_stats))
+    _fn("mq_%s_overlap_array" % _t, c_size_t, c_void_p, P(MqShape), c_void_p, c_size_t)
+    _fn("mq_%s_overlap_any" % _t, c_bool, c_void_p, P(MqShape))
+    _fn("mq_%s_raycast_closest" % _t, c_bool, c_void_p, P(MqRay), P(MqRayQuery), P(MqHit))
+    _fn("mq_%s_raycast_any" % _t, c_bool, c_void_p, P(MqRay), P(MqRayQuery))
+    _fn("mq_%s_closest_point" % _t, c_bool, c_void_p, P(c_float), c_float, P(MqPointHit))
+    _fn("mq_%s_collide_array" % _t, c_size_t, c_void_p, c_void_p, P(MqRigid), c_void_p, c_size_t)
+    _fn("mq_%s_any_collide" % _t, c_bool, c_void_p, c_void_p, P(MqRigid))
+if HAVE_KDOPTREE:
+    _fn("mq_kdoptree_k", c_uint32, c_void_p)

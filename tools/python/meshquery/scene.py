@@ -9,13 +9,13 @@ placed by transforms, queried in world space in double precision.
 """
 import ctypes
 import math
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from . import _capi as _c
 from . import (MeshqueryError, Records, SceneHits, Shapes, _check, _dvec3, _Handle, _make_rays, _Out, _pack3,
-               _records_out, np)
+               _records_data, _records_from_bytes, _records_out, np)
 
-__all__ = ["Scene"]
+__all__ = ["Scene", "ClashList"]
 
 
 def _xform(transform=None, translation=(0.0, 0.0, 0.0), rotation=(1.0, 0.0, 0.0, 0.0), scale=(1.0, 1.0, 1.0)):
@@ -247,6 +247,79 @@ class Scene(_Handle):
         if np is not None:
             return np.frombuffer(buf, dtype=np.uint32, count=2 * total).reshape(total, 2).copy()
         return [(buf[i].a, buf[i].b) for i in range(total)]
+
+    # ---- clashes (clash.h) ------------------------------------------------------
+
+    def clash(self, clearance: float = 0.0, mask: int = 0xFFFFFFFF, threads: int = 0, max_triangle_pairs: int = 0,
+              filter: Optional[Callable[[int, int], bool]] = None) -> "ClashList":
+        """Every pair of committed instances (a < b) at distance <= clearance
+        (touching counts; 0: those that intersect or touch), sorted by (a, b)
+        (mq_scene_clash: candidates from the top-level tree, distances on
+        `threads` threads, 0 = all cores; the answer does not depend on it).
+        Only instances whose mask shares a bit with `mask` take part.
+        `filter(a, b)` (optional) is called once per candidate pair on this
+        thread; return False to skip it (an exception in it counts as False).
+        max_triangle_pairs > 0 also records up to that many triangle pairs
+        within the clearance per clash (ClashList.pairs). Raises MeshqueryError
+        for a NaN, negative or infinite clearance."""
+        o = _c.lib.mq_default_clash_options()
+        o.clearance, o.mask, o.threads = float(clearance), int(mask) & 0xFFFFFFFF, int(threads)
+        o.max_triangle_pairs = int(max_triangle_pairs)
+        cb = None
+        if filter is not None:
+            cb = _c.CLASH_FILTER_FN(lambda a, b, user: bool(filter(a, b)))
+            o.filter = ctypes.cast(cb, ctypes.c_void_p)
+        out, diag = ctypes.c_void_p(), _c.MqDiag()
+        _check(_c.lib.mq_scene_clash(self.handle, ctypes.byref(o), ctypes.byref(out), ctypes.byref(diag)), diag,
+               "Scene.clash")
+        try:
+            return ClashList(out.value)
+        finally:
+            _c.lib.mq_clash_list_destroy(out.value)
+            del cb
+
+    def distance(self, a: int, b: int, max_distance: float = math.inf) -> Optional[dict]:
+        """The distance between committed instances a and b as placed (mq_scene_distance;
+        masks do not apply): a dict of distance (0 when they intersect or touch),
+        triangle_a, triangle_b, point_a, point_b (world); None when it exceeds
+        max_distance or for an unknown instance."""
+        r = _c.MqInstanceDistance()
+        if not _c.lib.mq_scene_distance(self.handle, int(a), int(b), float(max_distance), ctypes.byref(r)):
+            return None
+        return {"distance": r.distance, "triangle_a": r.triangle_a, "triangle_b": r.triangle_b,
+                "point_a": tuple(r.point_a), "point_b": tuple(r.point_b)}
+
+
+class ClashList(Records):
+    """The clashes of Scene.clash (C: mq_clash records, copied), one per
+    clashing pair, sorted by (instance_a, instance_b): instance_a, instance_b,
+    distance, triangle_a, triangle_b (a closest pair), point_a, point_b
+    (world), pair_count. pairs(i) gives clash i's recorded triangle pairs."""
+
+    def __init__(self, handle):
+        n = _c.lib.mq_clash_list_count(handle)
+        size = ctypes.sizeof(_c.MqClash)
+        first = _c.lib.mq_clash_list_get(handle, 0) if n else None
+        if n and _c.lib.mq_clash_list_get(handle, n - 1) == first + (n - 1) * size:
+            raw = ctypes.string_at(first, n * size)  # the list's clashes are one array: one copy
+        else:
+            raw = b"".join(ctypes.string_at(_c.lib.mq_clash_list_get(handle, i), size) for i in range(n))
+        super().__init__(_c.MqClash, n, _records_data(_c.MqClash, n, raw))
+        self._pairs = {}
+        counts = [int(c) for c in (self.pair_count.tolist() if np is not None else self.pair_count)]
+        psize = ctypes.sizeof(_c.MqClashTriPair)
+        for i, c in enumerate(counts):  # only clashes with recorded pairs (max_triangle_pairs > 0)
+            if c:
+                k = ctypes.c_size_t()
+                ptr = _c.lib.mq_clash_list_pairs(handle, i, ctypes.byref(k))
+                self._pairs[i] = _records_from_bytes(_c.MqClashTriPair, k.value, ctypes.string_at(ptr, k.value * psize))
+
+    def pairs(self, i: int) -> Records:
+        """The triangle pairs recorded for clash i (Records of triangle_a,
+        triangle_b, distance), at most max_triangle_pairs, in the walk's order."""
+        if not 0 <= i < self.count:
+            raise IndexError("clash %d out of range" % i)
+        return self._pairs.get(i) or _records_from_bytes(_c.MqClashTriPair, 0, b"")
 
 
 # MeshqueryError is re-exported for `from meshquery.scene import *` users.
