@@ -48,7 +48,7 @@ from . import _capi as _c
 __all__ = ["MeshqueryError", "Mesh", "BVH", "OBBTree", "Scene", "Shapes", "Records", "RayHits", "Hit", "PointHit",
            "CastHit", "Convex", "load_obj", "load_obj_text", "spheres", "capsules", "aabbs", "obbs", "convexes",
            "sphere", "capsule", "aabb", "obb", "version", "library_path", "HAS_NUMPY", "NO_TRIANGLE", "NO_INSTANCE",
-           "KDOPTree", "SphereTree", "intersect_triangles", "contact", "Clash", "ClashList"]
+           "KDOPTree", "SphereTree", "intersect_triangles", "contact", "ClashList"]
 
 if os.environ.get("MESHQUERY_NO_NUMPY", "") not in ("", "0"):
     np = None
@@ -1481,5 +1481,5 @@ def contact(shape: Shapes, triangle: Sequence[Vec3]) -> Optional[dict]:
             "point_triangle": tuple(out.point_triangle), "overlap": touching}
 
 
-from .scene import Scene  # noqa: E402  (needs the names above)
+from .scene import ClashList, Scene  # noqa: E402  (needs the names above)
 from .trees import KDOPTree, SphereTree  # noqa: E402
