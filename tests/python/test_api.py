@@ -61,6 +61,28 @@ class Api(unittest.TestCase):
         self.assertEqual(len(made.normals), 0)
         self.assertIsNone(made.colors)
 
+    def test_per_triangle_arrays_equal_triangle_source(self):
+        # polygons (several triangles a face), groups, objects and materials changing between faces
+        text = ("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0.5 1.5 0\nf 1 2 3\ng left side\nusemtl red\n"
+                "f 1 2 3 4\no thing\nf 1 2 3 5 4\ng right\n\nusemtl blue\nf 2 3 4\nf 1 3 4\n")
+        for m in (mq.load_obj_text(text, "bulk.obj"), self.spot):
+            faces, lines = L(m.faces), L(m.lines)
+            names = {k: (L(getattr(m, k + "s")), m.names(k)) for k in ("group", "object", "material")}
+            self.assertEqual(len(faces), m.triangle_count)
+            for i in range(m.triangle_count):
+                src = m.triangle_source(i)
+                self.assertEqual((faces[i], lines[i]), (src["face"], src["line"]))
+                for k, (ids, table) in names.items():
+                    self.assertEqual(table[ids[i]], src[k])
+            if mq.HAS_NUMPY:
+                self.assertEqual((m.faces.dtype.name, m.lines.dtype.name, m.groups.dtype.name),
+                                 ("uint32", "uint64", "uint32"))
+        m = mq.load_obj_text(text, "bulk.obj")
+        self.assertEqual(L(m.faces), [0, 1, 1, 2, 2, 2, 3, 4])
+        self.assertEqual(L(m.lines), [6, 9, 9, 11, 11, 11, 15, 16])
+        self.assertEqual([m.names("material")[i] for i in L(m.materials)], ["", "red", "red", "red", "red", "red",
+                                                                           "blue", "blue"])
+
     def test_closest_points_batch_equals_single(self):
         for tree in (self.bvh, self.tree):
             r = tree.closest_points(self.pts, max_distance=0.2, threads=2)

@@ -48,7 +48,8 @@ from . import _capi as _c
 __all__ = ["MeshqueryError", "Mesh", "BVH", "OBBTree", "Scene", "Shapes", "Records", "RayHits", "Hit", "PointHit",
            "CastHit", "Convex", "load_obj", "load_obj_text", "spheres", "capsules", "aabbs", "obbs", "convexes",
            "sphere", "capsule", "aabb", "obb", "version", "library_path", "HAS_NUMPY", "NO_TRIANGLE", "NO_INSTANCE",
-           "KDOPTree", "SphereTree", "intersect_triangles", "contact", "ClashList"]
+           "KDOPTree", "SphereTree", "intersect_triangles", "contact", "ClashList",
+           "isa", "rigid_apply"]
 
 if os.environ.get("MESHQUERY_NO_NUMPY", "") not in ("", "0"):
     np = None
@@ -771,6 +772,55 @@ class Mesh(_Handle):
                 "object": (s.object or b"").decode(), "material": (s.material or b"").decode()}
 
 
+    def triangle(self, triangle: int) -> Tuple[Tuple[float, float, float], ...]:
+        """The three corners of one triangle (mq_mesh_get_triangle), as tuples."""
+        self._tri_index(triangle)
+        t = _c.MqTriangle()
+        _c.lib.mq_mesh_get_triangle(self.handle, triangle, ctypes.byref(t))
+        return tuple(tuple(v) for v in t.v)
+
+    def triangle_normal(self, triangle: int) -> Tuple[float, float, float]:
+        """The geometric unit normal of one triangle ((0, 0, 0) when degenerate)."""
+        self._tri_index(triangle)
+        out = _c.vec3()
+        _c.lib.mq_mesh_triangle_normal(self.handle, triangle, out)
+        return tuple(out)
+
+    def shading_normal(self, triangle: int, u: float, v: float) -> Tuple[Tuple[float, float, float], bool]:
+        """The file's normals blended at barycentrics (u, v) of one triangle, and
+        whether all three corners had one (else the geometric normal, False)."""
+        self._tri_index(triangle)
+        out = _c.vec3()
+        ok = _c.lib.mq_mesh_shading_normal(self.handle, triangle, u, v, out)
+        return tuple(out), bool(ok)
+
+    def texcoord_at(self, triangle: int, u: float, v: float) -> Optional[Tuple[float, float]]:
+        """The texture coordinate at barycentrics (u, v) of one triangle, or None
+        when a corner has none. Hit records carry it already (uv, has_uv)."""
+        self._tri_index(triangle)
+        out = _c.vec2()
+        return tuple(out) if _c.lib.mq_mesh_texcoord_at(self.handle, triangle, u, v, out) else None
+
+    def _tri_index(self, triangle):
+        if not 0 <= triangle < self.triangle_count:
+            raise IndexError("triangle %d out of range" % triangle)
+
+
+def isa() -> str:
+    """The instruction set the query kernels run at: 'scalar', 'sse2', 'avx2' or
+    'avx512' (environment MQ_ISA may lower it; every level answers alike)."""
+    return _c.lib.mq_isa_in_use().decode()
+
+
+def rigid_apply(rotation: Sequence[float], translation: Vec3, point: Vec3) -> Tuple[float, float, float]:
+    """A point moved by the rigid transform (rotation w, x, y, z, then translation)
+    with exactly the float operations mesh-vs-mesh queries apply to B's corners."""
+    out = _c.vec3()
+    xf = OBBTree._rigid(rotation, translation)
+    _c.lib.mq_rigid_apply(ctypes.byref(xf), _vec3(point), out)
+    return tuple(out)
+
+
 def _obj_options(threads, strict, allow_non_finite):
     o = _c.lib.mq_default_obj_options()
     o.threads = threads
@@ -813,13 +863,68 @@ class Convex(_Handle):
     Raises MeshqueryError for fewer than 4 affinely independent points."""
     _destroy = "mq_convex_destroy"
 
-    def __init__(self, points: Array):
+    def __init__(self, points: Array, translation: Optional[Vec3] = None, rotation: Optional[Sequence[float]] = None):
+        """Convex(points): the hull of N x 3 points. With translation and / or
+        rotation (w, x, y, z), the hull of the points moved by them first
+        (mq_convex_create_placed, in double)."""
         if not _c.HAVE_CONVEX:
             raise NotImplementedError("this libmeshquery has no convex hulls (meshquery/convex.h)")
         n, ptr, keep = _pack3(points, "points")
         out, diag = ctypes.c_void_p(), _c.MqDiag()
-        _check(_c.lib.mq_convex_create(ptr, n, None, ctypes.byref(out), ctypes.byref(diag)), diag, "Convex")
+        if translation is None and rotation is None:
+            _check(_c.lib.mq_convex_create(ptr, n, None, ctypes.byref(out), ctypes.byref(diag)), diag, "Convex")
+        else:
+            t = _dvec3(translation, "translation") if translation is not None else None
+            r = (ctypes.c_double * 4)(*[float(x) for x in rotation]) if rotation is not None else None
+            if r is not None and len(list(rotation)) != 4:
+                raise ValueError("rotation: a quaternion (w, x, y, z)")
+            _check(_c.lib.mq_convex_create_placed(ptr, n, t, r, None, ctypes.byref(out), ctypes.byref(diag)), diag,
+                   "Convex")
         self._h = out.value
+
+    def bounds(self) -> Tuple[Tuple[float, float, float], Tuple[float, float, float]]:
+        """(min, max) corners of the hull's box."""
+        b = _c.MqAabb()
+        _c.lib.mq_convex_bounds(self.handle, ctypes.byref(b))
+        return tuple(b.min), tuple(b.max)
+
+    def closest_point(self, point: Vec3) -> Optional[Tuple[float, Tuple[float, float, float]]]:
+        """(distance, nearest point of the solid) for a point (0 and the point itself
+        inside); None for a non-finite point."""
+        out = _c.vec3()
+        d = _c.lib.mq_convex_closest_point(self.handle, _vec3(point), out)
+        return None if d < 0 else (float(d), tuple(out))
+
+    def overlaps(self, other: "Convex") -> bool:
+        """True when the two closed hulls meet (touching counts)."""
+        return bool(_c.lib.mq_overlap_convex_convex(self.handle, other.handle))
+
+    def distance(self, other: "Convex") -> dict:
+        """The distance between two solid hulls (0 when they meet): a dict of
+        distance, point_a (on this one), point_b (on other)."""
+        a, b = _c.dvec3(), _c.dvec3()
+        d = _c.lib.mq_convex_convex_distance(self.handle, other.handle, a, b)
+        return {"distance": d, "point_a": tuple(a), "point_b": tuple(b)}
+
+    def overlaps_triangle(self, triangle: Sequence[Vec3]) -> bool:
+        """True when the closed hull and the triangle (3 corners) meet."""
+        t = _triangle(triangle, "triangle")
+        return bool(_c.lib.mq_overlap_convex_triangle(self.handle, ctypes.byref(t)))
+
+    def triangle_distance(self, triangle: Sequence[Vec3]) -> Optional[dict]:
+        """Distance between the solid hull and a triangle (0 when they meet): a dict of
+        distance, point_convex, point_triangle; None for a non-finite corner."""
+        t, a, b = _triangle(triangle, "triangle"), _c.dvec3(), _c.dvec3()
+        d = _c.lib.mq_convex_triangle_distance(self.handle, ctypes.byref(t), a, b)
+        return None if d < 0 else {"distance": d, "point_convex": tuple(a), "point_triangle": tuple(b)}
+
+    def cast_triangle(self, direction: Vec3, triangle: Sequence[Vec3], tmax: float = 1.0) -> Optional[float]:
+        """The first t in [0, tmax] at which the hull moved by t * direction touches
+        the triangle (0 when they meet already), or None."""
+        t, hit = _triangle(triangle, "triangle"), ctypes.c_float()
+        ok = _c.lib.mq_convex_cast_triangle(self.handle, _vec3(direction, "direction"), tmax, ctypes.byref(t),
+                                            ctypes.byref(hit))
+        return float(hit.value) if ok else None
 
     @property
     def vertices(self) -> Array:

@@ -632,3 +632,26 @@ for _t, _have, _def, _stats in (("kdoptree", HAVE_KDOPTREE, MqKdoptreeDef, MqKdo
     _fn("mq_%s_any_collide" % _t, c_bool, c_void_p, c_void_p, P(MqRigid))
 if HAVE_KDOPTREE:
     _fn("mq_kdoptree_k", c_uint32, c_void_p)
+
+# One-item helpers: the instruction set, a rigid transform, a mesh's triangle geometry.
+_fn("mq_isa_in_use", c_char_p)
+_fn("mq_rigid_apply", None, P(MqRigid), P(c_float), P(c_float))
+_fn("mq_mesh_get_triangle", None, c_void_p, c_uint32, P(MqTriangle))
+_fn("mq_mesh_triangle_normal", None, c_void_p, c_uint32, P(c_float))
+_fn("mq_mesh_shading_normal", c_bool, c_void_p, c_uint32, c_float, c_float, P(c_float))
+_fn("mq_mesh_texcoord_at", c_bool, c_void_p, c_uint32, c_float, c_float, P(c_float))
+
+# Convex hulls beyond the shape (convex.h): placement, bounds, distances, overlaps, a cast.
+if HAVE_CONVEX:
+    for _name, _res, _args in (
+            ("mq_convex_create_placed", c_int, (c_void_p, c_size_t, c_void_p, c_void_p, c_void_p, P(c_void_p),
+                                                P(MqDiag))),
+            ("mq_convex_bounds", c_bool, (c_void_p, P(MqAabb))),
+            ("mq_overlap_convex_triangle", c_bool, (c_void_p, P(MqTriangle))),
+            ("mq_overlap_convex_convex", c_bool, (c_void_p, c_void_p)),
+            ("mq_convex_closest_point", c_float, (c_void_p, P(c_float), P(c_float))),
+            ("mq_convex_triangle_distance", c_double, (c_void_p, P(MqTriangle), P(c_double), P(c_double))),
+            ("mq_convex_convex_distance", c_double, (c_void_p, c_void_p, P(c_double), P(c_double))),
+            ("mq_convex_cast_triangle", c_bool, (c_void_p, P(c_float), c_float, P(MqTriangle), P(c_float)))):
+        if hasattr(lib, _name):
+            _fn(_name, _res, *_args)
