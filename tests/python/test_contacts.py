@@ -180,6 +180,11 @@ class Clash(unittest.TestCase):
         self.assertTrue(all(a < b for a, b in seen))
         got = set(zip(L(filtered.instance_a), L(filtered.instance_b)))
         self.assertEqual(got, {p for p in self.brute(0.1) if sum(p) % 2 == 0})
+        def broken(a, b):
+            raise KeyError("from the filter")
+
+        with self.assertRaises(KeyError):
+            self.scene.clash(clearance=0.1, filter=broken)
         cl = self.scene.clash(clearance=0.05, max_triangle_pairs=4)
         for k in range(len(cl)):
             pairs = cl.pairs(k)

@@ -32,7 +32,7 @@ hits = bvh.raycast([(0, 0.5, -3)], [(0, 0, 1)])
 assert bool(hits.hit[0]), "the ray misses spot"
 print("installed package: triangle", int(hits.triangle[0]), "t", float(hits.t[0]), "numpy", mq.HAS_NUMPY)
 PY
-for t in test_meshquery test_api; do
+for t in test_meshquery test_api test_trees test_contacts test_helpers; do
     MQ_DATA_DIR=$data MQ_REQUIRE_NUMPY=1 "$py" "$src/tests/python/$t.py" > "$work/$t.log" 2>&1 || { cat "$work/$t.log"; fail "$t on the installed package"; }
 done
 "$py" -m pip uninstall -y meshquery > /dev/null

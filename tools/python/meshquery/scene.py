@@ -258,20 +258,33 @@ class Scene(_Handle):
         `threads` threads, 0 = all cores; the answer does not depend on it).
         Only instances whose mask shares a bit with `mask` take part.
         `filter(a, b)` (optional) is called once per candidate pair on this
-        thread; return False to skip it (an exception in it counts as False).
+        thread; return False to skip it. An exception it raises skips the
+        remaining pairs and is raised again once the C call returns.
         max_triangle_pairs > 0 also records up to that many triangle pairs
         within the clearance per clash (ClashList.pairs). Raises MeshqueryError
         for a NaN, negative or infinite clearance."""
         o = _c.lib.mq_default_clash_options()
         o.clearance, o.mask, o.threads = float(clearance), int(mask) & 0xFFFFFFFF, int(threads)
         o.max_triangle_pairs = int(max_triangle_pairs)
-        cb = None
+        cb, raised = None, []
         if filter is not None:
-            cb = _c.CLASH_FILTER_FN(lambda a, b, user: bool(filter(a, b)))
+            def keep(a, b, user):
+                if raised:
+                    return False
+                try:
+                    return bool(filter(a, b))
+                except BaseException as e:  # re-raised below, once the C call is back
+                    raised.append(e)
+                    return False
+
+            cb = _c.CLASH_FILTER_FN(keep)
             o.filter = ctypes.cast(cb, ctypes.c_void_p)
         out, diag = ctypes.c_void_p(), _c.MqDiag()
         _check(_c.lib.mq_scene_clash(self.handle, ctypes.byref(o), ctypes.byref(out), ctypes.byref(diag)), diag,
                "Scene.clash")
+        if raised:
+            _c.lib.mq_clash_list_destroy(out.value)
+            raise raised[0]
         try:
             return ClashList(out.value)
         finally:
