@@ -8,6 +8,8 @@
  *
  *   mq-bench convex MESH.obj [--hulls N] [--points P] [--size F] [--reps R] [--seed S] [--no-refs] [--json]
  *
+ * --json prints the shared JSON lines (docs/formats.md, "Benchmark output").
+ *
  * Hulls (N, default 1000): centred on a point of a random triangle, of
  * radius F (default 0.03) times the mesh's diagonal times a uniform factor
  * in [0.5, 1.5); three in four are the hull of P (default 32) points in that
@@ -328,6 +330,15 @@ static double cpu_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* One JSON line of the shared benchmark form (docs/formats.md, "Benchmark output"). */
+static void emit(const cv_opts *o, const char *mesh, const char *engine, const char *metric, double value,
+                 const char *unit)
+{
+    printf("{\"bench\":\"convex\",\"engine\":\"%s\",\"mesh\":\"%s\",\"hulls\":%zu,\"points\":%zu,\"size\":%.6g,"
+           "\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\"}\n",
+           engine, mesh, o->hulls, o->points, o->size, metric, value, unit);
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -485,13 +496,19 @@ int bench_convex_main(int argc, char **argv)
             if (made)
                 hspace_free(&h);
         }
-        if (o.json)
-            printf("{\"bench\":\"convex\",\"mesh\":\"%s\",\"engine\":\"%s\",\"hulls\":%zu,\"queries_per_s\":%.1f,"
-                   "\"us_per_query\":%.3f,\"only_engine\":%ld,\"only_meshquery\":%ld,\"engine_missed_meeting\":%ld,"
-                   "\"engine_extra_apart\":%ld,\"touching\":%ld,\"meshquery_wrong\":%ld}\n",
-                   mesh_name, eng_name[e], o.hulls, qps[e], 1e6 / qps[e], only_ref, only_mq, ref_miss_meets,
-                   ref_extra_apart, touching, mq_wrong);
-        else
+        if (o.json) {
+            emit(&o, mesh_name, eng_name[e], "throughput", qps[e] / 1e3, "Kqueries/s");
+            emit(&o, mesh_name, eng_name[e], "us_per_query", 1e6 / qps[e], "us");
+            emit(&o, mesh_name, eng_name[e], "triangles_per_query", (double)total / (double)o.hulls, "triangles");
+            if (e != ENG_BVH) {
+                emit(&o, mesh_name, eng_name[e], "only_engine", (double)only_ref, "triangles");
+                emit(&o, mesh_name, eng_name[e], "only_meshquery", (double)only_mq, "triangles");
+                emit(&o, mesh_name, eng_name[e], "decided_engine_missed_meeting", (double)ref_miss_meets, "triangles");
+                emit(&o, mesh_name, eng_name[e], "decided_engine_extra_apart", (double)ref_extra_apart, "triangles");
+                emit(&o, mesh_name, eng_name[e], "touching", (double)touching, "triangles");
+            }
+            emit(&o, mesh_name, eng_name[e], "decided_meshquery_wrong", (double)mq_wrong, "triangles");
+        } else
             printf("%-18s %10.0f queries/s %9.2f us/query  differences: %ld only here, %ld only in meshquery "
                    "(oracle: %ld missed that meet, %ld extra that are apart, %ld touching; meshquery wrong %ld)\n",
                    eng_name[e], qps[e], 1e6 / qps[e], only_ref, only_mq, ref_miss_meets, ref_extra_apart, touching,
@@ -505,12 +522,11 @@ int bench_convex_main(int argc, char **argv)
             best = e;
         }
     if (best >= 0) {
-        double mq = fmax(qps[ENG_BVH], qps[ENG_OBB]);
-        if (o.json)
-            printf("{\"bench\":\"convex\",\"mesh\":\"%s\",\"fastest_reference\":\"%s\",\"ratio_bvh\":%.2f,"
-                   "\"ratio_obbtree\":%.2f,\"ratio_best\":%.2f}\n",
-                   mesh_name, eng_name[best], qps[ENG_BVH] / best_ref, qps[ENG_OBB] / best_ref, mq / best_ref);
-        else
+        if (o.json) {
+            emit(&o, mesh_name, "meshquery-bvh", "speedup_vs_fastest_reference", qps[ENG_BVH] / best_ref, "x");
+            emit(&o, mesh_name, "meshquery-obbtree", "speedup_vs_fastest_reference", qps[ENG_OBB] / best_ref, "x");
+            emit(&o, mesh_name, eng_name[best], "fastest_reference", best_ref / 1e3, "Kqueries/s");
+        } else
             printf("fastest reference: %s; meshquery bvh %.2fx, obbtree %.2fx of it\n", eng_name[best],
                    qps[ENG_BVH] / best_ref, qps[ENG_OBB] / best_ref);
     }
