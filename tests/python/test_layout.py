@@ -62,8 +62,10 @@ class Layout(unittest.TestCase):
             self.assertEqual(size, ctypes.sizeof(ctypes.c_int), name)
 
     def test_struct_format_matches_ctypes(self):
-        fmt, names = _capi.struct_format(_capi.MqHit)
-        self.assertEqual([n for n, _ in names], [f for f, _ in _capi.MqHit._fields_])
+        # the unpacking format of every record type returned without NumPy
+        for py in (_capi.MqHit, _capi.MqContact, _capi.MqIntersectionSegment, _capi.MqClash, _capi.MqClashTriPair):
+            fmt, names = _capi.struct_format(py)
+            self.assertEqual([n for n, _ in names], [f for f, _ in py._fields_])
 
     # NumPy-only: defined only when the binding uses NumPy (the _lists variant,
     # MESHQUERY_NO_NUMPY=1, has no such case rather than a skipped one).
@@ -82,7 +84,8 @@ class Layout(unittest.TestCase):
             self.assertEqual(meshquery._DRAY_DTYPE.itemsize, self.structs["mq_dray"][0])
             # every record type the binding returns as a NumPy structured array
             for name in ("mq_point_hit", "mq_cast_hit", "mq_scene_hit", "mq_scene_point_hit", "mq_sphere",
-                         "mq_capsule"):
+                         "mq_capsule", "mq_contact", "mq_intersection_segment", "mq_clash", "mq_clash_tri_pair",
+                         "mq_clearance_pair"):
                 dt = np.dtype(_capi.STRUCTS[name])
                 self.assertEqual(dt.itemsize, self.structs[name][0], name)
                 for f in dt.names:
