@@ -234,8 +234,8 @@ double mq_td_triangle_lower_bound(const mq_td_tri *a, const mq_td_tri *b)
             double d[3];
             sub3(d, t->v[v], s->v[0]);
             double h = dot3(d, s->n);
-            lo = fmin(lo, h);
-            hi = fmax(hi, h);
+            lo = h < lo ? h : lo;
+            hi = h > hi ? h : hi;
         }
         double g = lo > 0.0 ? lo : (hi < 0.0 ? -hi : 0.0);
         if (g * g > lb * lb * s->n2)

@@ -29,6 +29,15 @@
 #include "proximity/distance_walk_internal.h"
 #include "query/bvh_walk.h"
 
+static inline double dmin(double a, double b)
+{
+    return a < b ? a : b;
+}
+static inline double dmax(double a, double b)
+{
+    return a > b ? a : b;
+}
+
 /* Stack: each split leaves at most 7 (BVH) or 1 (OBB tree) siblings per level of
  * either hierarchy, and both depths are bounded (bvh_layout.h, obbtree_internal.h). */
 #define DW_STACK (2 * MQ_TRAVERSAL_STACK)
@@ -38,8 +47,19 @@ typedef struct dw_entry {
     double lb;
 } dw_entry;
 
+/* One side's most recently mapped leaf: the depth-first walk pairs the same leaf
+ * with many leaves of the other side in a row, so it is mapped once for them. */
+typedef struct dw_leaf {
+    bool valid;
+    uint32_t ref;
+    int n;
+    double lo[3], hi[3]; /* the union of the triangles' boxes */
+    mq_dw_tri t[MQ_DW_LEAF_MAX];
+} dw_leaf;
+
 typedef struct dw_walk {
     const mq_dist_side *sa, *sb;
+    dw_leaf leaf[2];
     bool nearest;
     double bound; /* nearest: best distance so far (max_distance at the start); within: d */
     bool found;
@@ -191,8 +211,9 @@ static bool map_triangle(const double m[3][4], const mq_triangle *t, uint32_t id
         }
     mq_td_tri_prepare(&o->d);
     for (int r = 0; r < 3; r++) {
-        o->lo[r] = fmin(fmin(o->d.v[0][r], o->d.v[1][r]), o->d.v[2][r]);
-        o->hi[r] = fmax(fmax(o->d.v[0][r], o->d.v[1][r]), o->d.v[2][r]);
+        o->lo[r] = dmin(dmin(o->d.v[0][r], o->d.v[1][r]), o->d.v[2][r]);
+        o->hi[r] = dmax(dmax(o->d.v[0][r], o->d.v[1][r]), o->d.v[2][r]);
+        o->c[r] = (o->d.v[0][r] + o->d.v[1][r] + o->d.v[2][r]) * (1.0 / 3.0);
     }
     o->id = id;
     return true;
@@ -225,7 +246,7 @@ double mq_dw_box_gap(const double alo[3], const double ahi[3], const double blo[
 {
     double g2 = 0.0;
     for (int k = 0; k < 3; k++) {
-        double g = fmax(alo[k] - bhi[k], blo[k] - ahi[k]);
+        double g = dmax(alo[k] - bhi[k], blo[k] - ahi[k]);
         if (g > 0.0)
             g2 += g * g;
     }
@@ -236,8 +257,8 @@ double mq_dw_magnitude(const mq_dw_nbox *a, const mq_dw_nbox *b)
 {
     double m = 0.0;
     for (int k = 0; k < 3; k++) {
-        m = fmax(m, fabs(a->c[k]) + a->ext[k]);
-        m = fmax(m, fabs(b->c[k]) + b->ext[k]);
+        m = dmax(m, fabs(a->c[k]) + a->ext[k]);
+        m = dmax(m, fabs(b->c[k]) + b->ext[k]);
     }
     return m;
 }
@@ -285,49 +306,78 @@ static void union_box(const mq_dw_tri *t, int n, double lo[3], double hi[3])
     }
     for (int i = 1; i < n; i++)
         for (int k = 0; k < 3; k++) {
-            lo[k] = fmin(lo[k], t[i].lo[k]);
-            hi[k] = fmax(hi[k], t[i].hi[k]);
+            lo[k] = dmin(lo[k], t[i].lo[k]);
+            hi[k] = dmax(hi[k], t[i].hi[k]);
         }
 }
 
-/* Moves the triangles within `limit` of the box [lo, hi] to the front; returns their number. */
-static int keep_near(mq_dw_tri *t, int n, const double lo[3], const double hi[3], double limit)
+/* A lower bound of the distance between two triangles: their gap along the line
+ * of their centroids (any direction's gap is one; this one is tight for small
+ * triangles far apart). Not positive when it says nothing. */
+static double centroid_gap(const mq_dw_tri *a, const mq_dw_tri *b)
+{
+    double u[3] = {b->c[0] - a->c[0], b->c[1] - a->c[1], b->c[2] - a->c[2]};
+    double l2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+    if (!(l2 > 0.0))
+        return 0.0;
+    double amax = -INFINITY, bmin = INFINITY;
+    for (int v = 0; v < 3; v++) {
+        double x = u[0] * a->d.v[v][0] + u[1] * a->d.v[v][1] + u[2] * a->d.v[v][2];
+        double y = u[0] * b->d.v[v][0] + u[1] * b->d.v[v][1] + u[2] * b->d.v[v][2];
+        amax = dmax(amax, x);
+        bmin = dmin(bmin, y);
+    }
+    return (bmin - amax) / sqrt(l2);
+}
+
+/* The indices of the triangles within `limit` of the box [lo, hi]; returns their number. */
+static int keep_near(const mq_dw_tri *t, int n, const double lo[3], const double hi[3], double limit,
+                     int idx[MQ_DW_LEAF_MAX])
 {
     int m = 0;
     for (int i = 0; i < n; i++)
-        if (!(mq_dw_box_gap(t[i].lo, t[i].hi, lo, hi) > limit)) {
-            if (m != i)
-                t[m] = t[i];
-            m++;
-        }
+        if (!(mq_dw_box_gap(t[i].lo, t[i].hi, lo, hi) > limit))
+            idx[m++] = i;
     return m;
+}
+
+/* The mapped triangles of leaf h of side `side` (0: a, 1: b), from the cache when it holds them. */
+static const dw_leaf *leaf_of(dw_walk *w, int side, const mq_dw_handle *h)
+{
+    dw_leaf *c = &w->leaf[side];
+    if (c->valid && c->ref == h->ref)
+        return c;
+    c->valid = true;
+    c->ref = h->ref;
+    c->n = mq_dw_leaf_triangles(side ? w->sb : w->sa, h, c->t);
+    if (c->n > 0)
+        union_box(c->t, c->n, c->lo, c->hi);
+    return c;
 }
 
 static void leaf_pair(dw_walk *w, const mq_dw_handle *ha, const mq_dw_handle *hb)
 {
-    mq_dw_tri ta[MQ_DW_LEAF_MAX], tb[MQ_DW_LEAF_MAX];
-    int na = mq_dw_leaf_triangles(w->sa, ha, ta);
-    if (na == 0)
+    const dw_leaf *la = leaf_of(w, 0, ha);
+    if (la->n == 0)
         return;
-    int nb = mq_dw_leaf_triangles(w->sb, hb, tb);
-    if (nb == 0)
+    const dw_leaf *lb = leaf_of(w, 1, hb);
+    if (lb->n == 0)
         return;
     /* keep the triangles near the other leaf's triangles at all (big BVH leaves) */
-    double alo[3], ahi[3], blo[3], bhi[3];
-    union_box(ta, na, alo, ahi);
-    union_box(tb, nb, blo, bhi);
+    int ia[MQ_DW_LEAF_MAX], ib[MQ_DW_LEAF_MAX];
     double limit0 = dw_limit(w);
-    na = keep_near(ta, na, blo, bhi, limit0);
-    nb = keep_near(tb, nb, alo, ahi, limit0);
+    int na = keep_near(la->t, la->n, lb->lo, lb->hi, limit0, ia);
+    int nb = keep_near(lb->t, lb->n, la->lo, la->hi, limit0, ib);
     for (int i = 0; i < na; i++)
         for (int j = 0; j < nb; j++) {
+            const mq_dw_tri *ta = &la->t[ia[i]], *tb = &lb->t[ib[j]];
             double limit = dw_limit(w);
-            if (mq_dw_box_gap(ta[i].lo, ta[i].hi, tb[j].lo, tb[j].hi) > limit ||
-                mq_td_triangle_lower_bound(&ta[i].d, &tb[j].d) > limit)
+            if (mq_dw_box_gap(ta->lo, ta->hi, tb->lo, tb->hi) > limit || centroid_gap(ta, tb) > limit ||
+                mq_td_triangle_lower_bound(&ta->d, &tb->d) > limit)
                 continue;
             double pa[3], pb[3];
-            double d = mq_td_triangle_triangle(&ta[i].d, &ta[i].f, &tb[j].d, &tb[j].f, pa, pb);
-            offer(w, &ta[i], &tb[j], d, pa, pb);
+            double d = mq_td_triangle_triangle(&ta->d, &ta->f, &tb->d, &tb->f, pa, pb);
+            offer(w, ta, tb, d, pa, pb);
             if (w->stop)
                 return;
         }

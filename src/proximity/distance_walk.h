@@ -23,7 +23,7 @@
  * vectors); two nodes' lower bound is the larger of the distance between their
  * enclosing common-frame AABBs and their gap along the line of centres. Pairs
  * are walked depth first, the larger node split, children nearest first, so
- * the first descent yields an upper bound quickly. Fixed stacks (about 64 KB
+ * the first descent yields an upper bound quickly. Fixed stacks (about 71 KB
  * of the caller's stack), no allocation, reentrant: any number of threads may
  * walk the same hierarchies.
  */

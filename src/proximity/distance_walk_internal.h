@@ -30,11 +30,12 @@ typedef struct mq_dw_nbox {
 } mq_dw_nbox;
 
 /* A triangle mapped into the common frame: double corners, their float copies
- * (the intersection decision), the double box, the mesh id. */
+ * (the intersection decision), the double box and centroid, the mesh id. */
 typedef struct mq_dw_tri {
     mq_td_tri d;
     mq_triangle f;
     double lo[3], hi[3];
+    double c[3];
     uint32_t id;
 } mq_dw_tri;
 
