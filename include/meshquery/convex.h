@@ -39,8 +39,12 @@
  * answer is exact up to double rounding of the geometry (far below float
  * resolution): triangle overlap clips the triangle's edges by the face planes
  * and tests the hull's edges against the triangle, which together decide
- * exactly whether the two closed sets meet. Distances come from GJK in double
- * on the vertices; they are accurate to about 1e-12 of the shapes' extent.
+ * exactly whether the two closed sets meet. A point's distance is the minimum
+ * over the hull's triangles in double; the distances to a triangle and between
+ * two convexes come from GJK in double on the vertices, accurate to about
+ * 1e-12 of the shapes' extent for well-proportioned hulls (a hull 1e12 times
+ * longer than it is wide loses as many digits). Either is 0 exactly when the
+ * overlap test says the shapes meet.
  *
  * From a mesh or an OBJ file: pass mq_mesh_positions() and
  * mq_mesh_vertex_count() of the mesh (or of the mesh mq_obj_load() gives) to
