@@ -383,55 +383,144 @@ static void leaf_pair(dw_walk *w, const mq_dw_handle *ha, const mq_dw_handle *hb
         }
 }
 
+/* The children pairs of node pair e that may hold a pair within the limit, in
+ * ke (nearest mode: sorted farthest first); a leaf pair is measured at once.
+ * Returns their number. */
+static int expand(dw_walk *w, const dw_entry *e, dw_entry ke[MQ_BVH_WIDTH])
+{
+    bool la = mq_dw_is_leaf(w->sa, &e->a), lb = mq_dw_is_leaf(w->sb, &e->b);
+    if (la && lb) {
+        leaf_pair(w, &e->a, &e->b);
+        return 0;
+    }
+    mq_dw_nbox na, nb;
+    mq_dw_nbox_of(w->sa, &e->a, &na);
+    mq_dw_nbox_of(w->sb, &e->b, &nb);
+    bool split_a = lb || (!la && na.size >= nb.size);
+    const mq_dist_side *s = split_a ? w->sa : w->sb;
+    const mq_dw_nbox *other = split_a ? &nb : &na;
+    mq_dw_handle kids[MQ_BVH_WIDTH];
+    int nk = mq_dw_children(s, split_a ? &e->a : &e->b, kids);
+    int n = 0;
+    double limit = dw_limit(w);
+    for (int i = 0; i < nk; i++) {
+        mq_dw_nbox kb;
+        mq_dw_nbox_of(s, &kids[i], &kb);
+        double l = split_a ? mq_dw_lower_bound(&kb, other, limit) : mq_dw_lower_bound(other, &kb, limit);
+        if (l > limit)
+            continue;
+        dw_entry x = split_a ? (dw_entry){kids[i], e->b, l} : (dw_entry){e->a, kids[i], l};
+        int j = n++;
+        if (w->nearest) /* farthest first on the stack, so the nearest is popped next */
+            while (j > 0 && ke[j - 1].lb < l) {
+                ke[j] = ke[j - 1];
+                j--;
+            }
+        ke[j] = x;
+    }
+    return n;
+}
+
+/* Depth first from one pair, on the caller's stack of DW_STACK entries. */
+static void dfs(dw_walk *w, dw_entry start, dw_entry *stack)
+{
+    int top = 0;
+    stack[top++] = start;
+    while (top > 0 && !w->stop) {
+        dw_entry e = stack[--top];
+        if (e.lb > dw_limit(w))
+            continue;
+        top += expand(w, &e, &stack[top]);
+    }
+}
+
+/* Pairs waiting in the nearest-pair search's heap; beyond it, a pair is walked depth first at once. */
+#define DW_HEAP 256
+
+static void heap_push(dw_entry *h, int *n, dw_entry x)
+{
+    int i = (*n)++;
+    while (i > 0 && h[(i - 1) / 2].lb > x.lb) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = x;
+}
+
+static dw_entry heap_pop(dw_entry *h, int *n)
+{
+    dw_entry top = h[0], x = h[--*n];
+    int i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && h[c + 1].lb < h[c].lb)
+            c++;
+        if (!(h[c].lb < x.lb))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n > 0)
+        h[i] = x;
+    return top;
+}
+
+/* Nearest pair: first one greedy descent to a leaf pair (nearest child each time,
+ * the siblings wait), which gives an upper bound or an intersection early; then
+ * best first (the pair of smallest lower bound next), so that only pairs whose
+ * bound is below the answer are split. When the heap is full, the surplus pairs
+ * are walked depth first. */
+static void best_first(dw_walk *w, dw_entry root, dw_entry *stack)
+{
+    dw_entry heap[DW_HEAP];
+    int n = 0;
+    bool diving = true;
+    dw_entry e = root;
+    for (;;) {
+        if (!diving) {
+            if (n == 0)
+                break;
+            e = heap_pop(heap, &n);
+            if (e.lb > dw_limit(w))
+                break; /* every other waiting pair is at least as far */
+        }
+        dw_entry ke[MQ_BVH_WIDTH];
+        int nk = expand(w, &e, ke);
+        if (w->stop)
+            break;
+        if (diving) {
+            if (nk == 0)
+                diving = false;
+            else
+                e = ke[--nk];
+        }
+        for (int i = nk - 1; i >= 0 && !w->stop; i--) {
+            if (n < DW_HEAP)
+                heap_push(heap, &n, ke[i]);
+            else
+                dfs(w, ke[i], stack);
+        }
+        if (w->stop)
+            break;
+    }
+}
+
 static void walk(dw_walk *w)
 {
     dw_entry stack[DW_STACK];
-    int top = 0;
     mq_dw_nbox ra, rb;
     mq_dw_handle ha = mq_dw_root(w->sa), hb = mq_dw_root(w->sb);
     mq_dw_nbox_of(w->sa, &ha, &ra);
     mq_dw_nbox_of(w->sb, &hb, &rb);
     /* the float rounding of mapped corners (< 2^-23 of the magnitude per coordinate) */
     w->slack = 0x1p-21 * mq_dw_magnitude(&ra, &rb) + 1e-300;
-    stack[top++] = (dw_entry){ha, hb, mq_dw_lower_bound(&ra, &rb, INFINITY)};
-    while (top > 0 && !w->stop) {
-        dw_entry e = stack[--top];
-        if (e.lb > dw_limit(w))
-            continue;
-        bool la = mq_dw_is_leaf(w->sa, &e.a), lb = mq_dw_is_leaf(w->sb, &e.b);
-        if (la && lb) {
-            leaf_pair(w, &e.a, &e.b);
-            continue;
-        }
-        mq_dw_nbox na, nb;
-        mq_dw_nbox_of(w->sa, &e.a, &na);
-        mq_dw_nbox_of(w->sb, &e.b, &nb);
-        bool split_a = lb || (!la && na.size >= nb.size);
-        const mq_dist_side *s = split_a ? w->sa : w->sb;
-        const mq_dw_nbox *other = split_a ? &nb : &na;
-        mq_dw_handle kids[MQ_BVH_WIDTH];
-        int nk = mq_dw_children(s, split_a ? &e.a : &e.b, kids);
-        dw_entry ke[MQ_BVH_WIDTH];
-        int n = 0;
-        double limit = dw_limit(w);
-        for (int i = 0; i < nk; i++) {
-            mq_dw_nbox kb;
-            mq_dw_nbox_of(s, &kids[i], &kb);
-            double l = split_a ? mq_dw_lower_bound(&kb, other, limit) : mq_dw_lower_bound(other, &kb, limit);
-            if (l > limit)
-                continue;
-            dw_entry x = split_a ? (dw_entry){kids[i], e.b, l} : (dw_entry){e.a, kids[i], l};
-            int j = n++;
-            if (w->nearest) /* farthest first on the stack, so the nearest is popped next */
-                while (j > 0 && ke[j - 1].lb < l) {
-                    ke[j] = ke[j - 1];
-                    j--;
-                }
-            ke[j] = x;
-        }
-        for (int i = 0; i < n; i++)
-            stack[top++] = ke[i];
-    }
+    dw_entry root = {ha, hb, mq_dw_lower_bound(&ra, &rb, INFINITY)};
+    if (w->nearest)
+        best_first(w, root, stack);
+    else
+        dfs(w, root, stack);
 }
 
 static bool tol_ok(double x)

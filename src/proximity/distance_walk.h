@@ -21,9 +21,12 @@
  * Bounds: every node box (the BVH's child AABBs, the OBB tree's boxes) is
  * mapped into the common frame as a parallelepiped (centre and three half-axis
  * vectors); two nodes' lower bound is the larger of the distance between their
- * enclosing common-frame AABBs and their gap along the line of centres. Pairs
- * are walked depth first, the larger node split, children nearest first, so
- * the first descent yields an upper bound quickly. Fixed stacks (about 71 KB
+ * enclosing common-frame AABBs and their gap along the line of centres; two
+ * triangles are also bounded by their gap along the line of their centroids.
+ * The larger node is split. The nearest-pair search descends greedily to a
+ * leaf pair first (an upper bound, or an intersection, early), then takes the
+ * waiting pair of smallest bound next (best first, depth first beyond a fixed
+ * heap); every-pair-within-d walks depth first. Fixed stacks (about 87 KB
  * of the caller's stack), no allocation, reentrant: any number of threads may
  * walk the same hierarchies.
  */
