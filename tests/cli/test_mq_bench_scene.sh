@@ -12,7 +12,7 @@ mesh=$2
 json_lines() {
     test -s "$1" || return 1
     local key='"bench":"scene","engine":"[a-z0-9-]+","mesh":"[^"]+","instances":[0-9]+,"transforms":"[a-z+]+"'
-    local rest=',"input":"incoherent","query":"(closest|any)","threads":[0-9]+,"metric":"[a-z_]+","value":[-0-9.e+]+,"unit":"[^"]*"'
+    local rest=',"input":"incoherent","query":"(closest|any)","threads":[0-9]+,"isa":"[a-z0-9]+","metric":"[a-z_]+","value":[-0-9.e+]+,"unit":"[^"]*"'
     ! grep -Evq "^\{$key$rest\}$" "$1"
 }
 
@@ -26,7 +26,7 @@ for q in "" "--any"; do
     check "$name: query named" grep -q "\"query\":\"$name\"" "$tmp/$name.json"
     for t in 1 2; do
         check "$name: meshquery throughput on $t thread(s)" \
-            grep -Eq "\"engine\":\"meshquery\".*\"threads\":$t,\"metric\":\"throughput\",\"value\":[0-9]" "$tmp/$name.json"
+            grep -Eq "\"engine\":\"meshquery\".*\"threads\":$t,\"isa\":\"[a-z0-9]+\",\"metric\":\"throughput\",\"value\":[0-9]" "$tmp/$name.json"
     done
     if grep -q '"engine":"embree"' "$tmp/$name.json"; then
         check "$name: ratio to Embree" grep -q '"metric":"ratio_vs_embree"' "$tmp/$name.json"
