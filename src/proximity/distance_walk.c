@@ -57,9 +57,20 @@ typedef struct dw_leaf {
     mq_dw_tri t[MQ_DW_LEAF_MAX];
 } dw_leaf;
 
+/* Recently mapped node boxes of each side, direct-mapped by node reference: a
+ * node is paired with many nodes of the other side, so its box is mapped once. */
+#define DW_NCACHE 64
+
+typedef struct dw_nslot {
+    uint32_t ref;
+    bool valid;
+    mq_dw_nbox box;
+} dw_nslot;
+
 typedef struct dw_walk {
     const mq_dist_side *sa, *sb;
     dw_leaf leaf[2];
+    dw_nslot ncache[2][DW_NCACHE];
     bool nearest;
     double bound; /* nearest: best distance so far (max_distance at the start); within: d */
     bool found;
@@ -383,6 +394,18 @@ static void leaf_pair(dw_walk *w, const mq_dw_handle *ha, const mq_dw_handle *hb
         }
 }
 
+/* Node h of side `side` (0: a, 1: b) mapped into the common frame, from the cache when it holds it. */
+static const mq_dw_nbox *nbox_cached(dw_walk *w, int side, const mq_dw_handle *h)
+{
+    dw_nslot *c = &w->ncache[side][(h->ref * 2654435761u) >> 26];
+    if (!c->valid || c->ref != h->ref) {
+        c->valid = true;
+        c->ref = h->ref;
+        mq_dw_nbox_of(side ? w->sb : w->sa, h, &c->box);
+    }
+    return &c->box;
+}
+
 /* The children pairs of node pair e that may hold a pair within the limit, in
  * ke (nearest mode: sorted farthest first); a leaf pair is measured at once.
  * Returns their number. */
@@ -393,20 +416,16 @@ static int expand(dw_walk *w, const dw_entry *e, dw_entry ke[MQ_BVH_WIDTH])
         leaf_pair(w, &e->a, &e->b);
         return 0;
     }
-    mq_dw_nbox na, nb;
-    mq_dw_nbox_of(w->sa, &e->a, &na);
-    mq_dw_nbox_of(w->sb, &e->b, &nb);
-    bool split_a = lb || (!la && na.size >= nb.size);
-    const mq_dist_side *s = split_a ? w->sa : w->sb;
-    const mq_dw_nbox *other = split_a ? &nb : &na;
+    const mq_dw_nbox *na = nbox_cached(w, 0, &e->a), *nb = nbox_cached(w, 1, &e->b);
+    bool split_a = lb || (!la && na->size >= nb->size);
+    const mq_dw_nbox *other = split_a ? nb : na; /* the kids' cache is the other side's */
     mq_dw_handle kids[MQ_BVH_WIDTH];
-    int nk = mq_dw_children(s, split_a ? &e->a : &e->b, kids);
+    int nk = mq_dw_children(split_a ? w->sa : w->sb, split_a ? &e->a : &e->b, kids);
     int n = 0;
     double limit = dw_limit(w);
     for (int i = 0; i < nk; i++) {
-        mq_dw_nbox kb;
-        mq_dw_nbox_of(s, &kids[i], &kb);
-        double l = split_a ? mq_dw_lower_bound(&kb, other, limit) : mq_dw_lower_bound(other, &kb, limit);
+        const mq_dw_nbox *kb = nbox_cached(w, split_a ? 0 : 1, &kids[i]);
+        double l = split_a ? mq_dw_lower_bound(kb, other, limit) : mq_dw_lower_bound(other, kb, limit);
         if (l > limit)
             continue;
         dw_entry x = split_a ? (dw_entry){kids[i], e->b, l} : (dw_entry){e->a, kids[i], l};

@@ -26,7 +26,7 @@
  * The larger node is split. The nearest-pair search descends greedily to a
  * leaf pair first (an upper bound, or an intersection, early), then takes the
  * waiting pair of smallest bound next (best first, depth first beyond a fixed
- * heap); every-pair-within-d walks depth first. Fixed stacks (about 87 KB
+ * heap); every-pair-within-d walks depth first. Fixed stacks (about 100 KB
  * of the caller's stack), no allocation, reentrant: any number of threads may
  * walk the same hierarchies.
  */
