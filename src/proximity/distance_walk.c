@@ -486,19 +486,20 @@ static dw_entry heap_pop(dw_entry *h, int *n)
     return top;
 }
 
-/* Nearest pair: first one greedy descent to a leaf pair (nearest child each time,
- * the siblings wait), which gives an upper bound or an intersection early; then
- * best first (the pair of smallest lower bound next), so that only pairs whose
- * bound is below the answer are split. When the heap is full, the surplus pairs
- * are walked depth first. */
+/* Nearest pair: best first with greedy descents. From the waiting pair of
+ * smallest lower bound, descend to a leaf pair by the nearest children (the
+ * siblings wait in the heap), then take the next waiting pair. The first
+ * descent gives an upper bound (or an intersection) early; best first then
+ * splits only pairs whose bound is below the answer. When the heap is full,
+ * the surplus pairs are walked depth first. */
 static void best_first(dw_walk *w, dw_entry root, dw_entry *stack)
 {
     dw_entry heap[DW_HEAP];
     int n = 0;
-    bool diving = true;
+    bool descending = true;
     dw_entry e = root;
-    for (;;) {
-        if (!diving) {
+    while (!w->stop) {
+        if (!descending) {
             if (n == 0)
                 break;
             e = heap_pop(heap, &n);
@@ -507,22 +508,17 @@ static void best_first(dw_walk *w, dw_entry root, dw_entry *stack)
         }
         dw_entry ke[MQ_BVH_WIDTH];
         int nk = expand(w, &e, ke);
-        if (w->stop)
-            break;
-        if (diving) {
-            if (nk == 0)
-                diving = false;
-            else
-                e = ke[--nk];
-        }
+        descending = nk > 0;
+        if (descending)
+            e = ke[--nk];
         for (int i = nk - 1; i >= 0 && !w->stop; i--) {
             if (n < DW_HEAP)
                 heap_push(heap, &n, ke[i]);
             else
                 dfs(w, ke[i], stack);
         }
-        if (w->stop)
-            break;
+        if (descending && e.lb > dw_limit(w))
+            descending = false; /* a pair walked depth first just now may have lowered the bound */
     }
 }
 

@@ -23,12 +23,13 @@
  * vectors); two nodes' lower bound is the larger of the distance between their
  * enclosing common-frame AABBs and their gap along the line of centres; two
  * triangles are also bounded by their gap along the line of their centroids.
- * The larger node is split. The nearest-pair search descends greedily to a
- * leaf pair first (an upper bound, or an intersection, early), then takes the
- * waiting pair of smallest bound next (best first, depth first beyond a fixed
- * heap); every-pair-within-d walks depth first. Fixed stacks (about 100 KB
- * of the caller's stack), no allocation, reentrant: any number of threads may
- * walk the same hierarchies.
+ * The larger node is split. The nearest-pair search takes the waiting pair of
+ * smallest bound and descends from it greedily to a leaf pair (nearest
+ * children; the siblings wait in a fixed heap, depth first beyond it): an
+ * upper bound, or an intersection, comes early, and only pairs whose bound is
+ * below the answer are split. Every-pair-within-d walks depth first. Fixed
+ * stacks (about 100 KB of the caller's stack), no allocation, reentrant: any
+ * number of threads may walk the same hierarchies.
  */
 #ifndef MQ_PROXIMITY_DISTANCE_WALK_H
 #define MQ_PROXIMITY_DISTANCE_WALK_H
