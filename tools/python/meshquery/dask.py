@@ -152,18 +152,22 @@ def _blockwise(fn, dtype, arrays):
 
 # ---- the tasks (module level: pickled by reference) -----------------------------
 
-_RAY = np.dtype([("t", np.float32), ("triangle", np.uint32), ("u", np.float32), ("v", np.float32),
-                 ("point", np.float32, (3,)), ("normal", np.float32, (3,))])
+def _view_of(ctype, names):
+    """A dtype showing `names` of the C record `ctype` in place (its offsets and
+    size): a task returns the C batch's own records under it, with no copy."""
+    full = np.dtype(ctype)
+    return np.dtype({"names": list(names), "formats": [full.fields[n][0] for n in names],
+                     "offsets": [full.fields[n][1] for n in names], "itemsize": full.itemsize})
+
+
+_RAY = _view_of(mq._c.MqHit, ["t", "triangle", "u", "v", "point", "normal"])
 _POINT = np.dtype([("distance", np.float32), ("triangle", np.uint32), ("point", np.float32, (3,)),
                    ("u", np.float32), ("v", np.float32)])
 
 
 def _raycast_task(path, tmin, tmax, threads, cull, origins, directions):
     h = hierarchy(path).raycast(origins, directions, tmin, tmax, threads=threads, cull_back_faces=cull)
-    out = np.empty(len(h), dtype=_RAY)
-    for f in _RAY.names:
-        out[f] = getattr(h, f)
-    return out
+    return h.records.view(_RAY)
 
 
 def _occluded_task(path, tmin, tmax, threads, cull, origins, directions):
