@@ -23,8 +23,6 @@ int bench_survey_main(int argc, char **argv);
  * before any query; false when meshquery cannot run at that level here
  * (mq_isa_in_use() then names the level it runs at). */
 bool bench_pin_isa(const char *isa);
-/* The level --isa named, or "auto". */
-const char *bench_pinned_isa(void);
 /* The level an engine ran at, for the JSON lines: meshquery's own choice, or
  * the pinned level (or "auto") for a reference library. */
 const char *bench_engine_isa(const char *engine);

@@ -22,11 +22,6 @@ bool bench_pin_isa(const char *isa)
     return setenv("MQ_ISA", isa, 1) == 0 && strcmp(mq_isa_in_use(), isa) == 0;
 }
 
-const char *bench_pinned_isa(void)
-{
-    return pinned;
-}
-
 const char *bench_engine_isa(const char *engine)
 {
     if (!strcmp(engine, "meshquery"))

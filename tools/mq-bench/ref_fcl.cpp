@@ -315,14 +315,16 @@ static bool clash_candidate(fcl::CollisionObjectd *o1, fcl::CollisionObjectd *o2
     return false; // go on
 }
 
-extern "C" size_t ref_fcl_scene_clash(ref_fcl_scene *s, ref_fcl_clash *out, size_t capacity)
+extern "C" size_t ref_fcl_scene_clash(ref_fcl_scene *s)
 {
     s->found.clear();
     s->manager->collide(s, clash_candidate);
-    size_t n = s->found.size();
-    for (size_t i = 0; i < n && i < capacity; i++)
-        out[i] = s->found[i];
-    return n;
+    return s->found.size();
+}
+
+extern "C" const ref_fcl_clash *ref_fcl_scene_pairs(const ref_fcl_scene *s)
+{
+    return s->found.data();
 }
 
 extern "C" void ref_fcl_scene_destroy(ref_fcl_scene *s)

@@ -85,8 +85,11 @@ typedef struct ref_fcl_clash {
  * setup time (registering the objects and setup()). NULL on failure. */
 ref_fcl_scene *ref_fcl_scene_create(ref_fcl *const *models, const double *xf, size_t count, double clearance,
                                     double *setup_ms);
-/* Every clashing pair (in no particular order): up to `capacity` written, the total returned. */
-size_t ref_fcl_scene_clash(ref_fcl_scene *s, ref_fcl_clash *out, size_t capacity);
+/* Runs the clash query: every clashing pair (in no particular order), kept in
+ * the scene until the next call; returns how many. */
+size_t ref_fcl_scene_clash(ref_fcl_scene *s);
+/* The pairs the last ref_fcl_scene_clash found (ref_fcl_scene_clash's count of them). */
+const ref_fcl_clash *ref_fcl_scene_pairs(const ref_fcl_scene *s);
 void ref_fcl_scene_destroy(ref_fcl_scene *s);
 
 /* "0.7.0" etc. */
