@@ -27,4 +27,10 @@ void mqt_camera_default(const mq_aabb *bounds, uint32_t width, uint32_t height, 
  * degenerate (eye == target, up parallel to the view direction, fov not in (0, 180)). */
 bool mqt_camera_ray(const mqt_camera *cam, double x, double y, mq_ray *out);
 
+/* The inverse of mqt_camera_ray: the pixel coordinates (x, y) whose ray passes through point
+ * p (so pixel centres are at whole numbers, (0, 0) the top-left one; points off screen get
+ * coordinates outside [0, width) x [0, height)) and p's depth along the view direction.
+ * False when the camera is degenerate or p is not in front of the eye (depth <= 0). */
+bool mqt_camera_project(const mqt_camera *cam, const double p[3], double *x, double *y, double *depth);
+
 #endif

@@ -65,3 +65,17 @@ void mqt_place_point(const mqt_place *p, const float in[3], float out[3])
     for (int k = 0; k < 3; k++)
         out[k] = (float)(r[k] + p->translation[k]);
 }
+
+mq_status mqt_place_mesh(const mq_mesh *mesh, const mqt_place *p, mq_mesh **out, mq_diag *diag)
+{
+    size_t nv = mq_mesh_vertex_count(mesh);
+    const float *pos = mq_mesh_positions(mesh);
+    float *moved = malloc((nv ? nv : 1) * 3 * sizeof *moved);
+    if (!moved)
+        return MQ_ERR_OUT_OF_MEMORY;
+    for (size_t i = 0; i < nv; i++)
+        mqt_place_point(p, pos + 3 * i, moved + 3 * i);
+    mq_status st = mq_mesh_create(moved, nv, mq_mesh_indices(mesh), mq_mesh_triangle_count(mesh), NULL, out, diag);
+    free(moved);
+    return st;
+}
