@@ -5,7 +5,9 @@
  * frames the model) and writes a PNG shaded by normal, depth or BVH work, with
  * optional crosshairs on picked pixels and the triangles a sphere overlaps
  * highlighted. Several or placed meshes are rendered as one mesh of their
- * placed triangles (ids concatenated in argument order, as mq-pick's).
+ * placed triangles (ids concatenated in argument order, as mq-pick's). With
+ * several meshes, --segments draws where each pair intersects and --closest
+ * the closest points of each pair that does not (pairs.c, draw3d.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -63,6 +65,15 @@ static const char usage_text[] =
     "  --mark X,Y          draw a crosshair around pixel X,Y (repeatable)\n"
     "  --sphere CX,CY,CZ,R highlight in orange the triangles the solid sphere overlaps\n"
     "                      (touching counts; repeatable)\n"
+    "  --segments          (two meshes or more) the intersection segments of every pair of\n"
+    "                      meshes that intersect, as thick magenta (255,0,255) lines outlined in\n"
+    "                      black, depth-tested against the surfaces: where a surface hides them,\n"
+    "                      a thin dashed magenta line; a touching or coplanar triangle pair is a\n"
+    "                      magenta dot\n"
+    "  --closest           (two meshes or more) for every pair of meshes that does not intersect,\n"
+    "                      its closest pair of points (as mq-pick --distance finds them): a cyan\n"
+    "                      (0,255,255) dot on each and a white line between them, outlined in\n"
+    "                      black and drawn on top of everything (no depth test)\n"
     "  --threads N         trace on N threads (default 0: all cores)\n"
     "  --strict            an OBJ statement the reader does not know is an error (default:\n"
     "                      skipped; a file of unknown statements without a face is an error\n"
@@ -78,6 +89,8 @@ static const char usage_text[] =
     "  mq-render data/spot.obj --size 512x512 --mark 256,256 --sphere 0,0.5,0,0.2 --out spot-pick.png\n"
     "  mq-render data/spot.obj --size 640x480 --camera 0,0.5,3,0,0.2,0 --out spot-front.png\n"
     "  mq-render data/spot.obj data/spot.obj --place 1.5,0,0,0.7071068,0,0.7071068,0 --out two.png\n"
+    "  mq-render data/spot.obj data/spot.obj --place 0.3,0.1,0 --segments --out cut.png\n"
+    "  mq-render data/spot.obj data/spot.obj --place 1.5,0,0 --closest --out gap.png\n"
     "\n"
     "Exit status: 0 on success, 1 when the mesh cannot be read or the image cannot be\n"
     "written, 2 for bad arguments.\n";
@@ -100,6 +113,7 @@ typedef struct render_options {
     uint32_t threads;
     bool timing;
     bool strict; /* unknown OBJ statements are errors */
+    bool segments, closest;
     uint32_t (*marks)[2];
     size_t mark_count;
     mq_sphere *spheres;
@@ -191,6 +205,10 @@ static int parse_args(int argc, char **argv, render_options *o)
             o->timing = true;
         } else if (!strcmp(a, "--strict")) {
             o->strict = true;
+        } else if (!strcmp(a, "--segments")) {
+            o->segments = true;
+        } else if (!strcmp(a, "--closest")) {
+            o->closest = true;
         } else if (!strcmp(a, "--size") || !strcmp(a, "--out") || !strcmp(a, "--shade") || !strcmp(a, "--mark") ||
                    !strcmp(a, "--sphere") || !strcmp(a, "--threads") || !strcmp(a, "--place") ||
                    !strcmp(a, "--camera") || !strcmp(a, "--up") || !strcmp(a, "--fov")) {
@@ -276,6 +294,9 @@ static int parse_args(int argc, char **argv, render_options *o)
         return usage_error("no mesh given%s", "");
     if (!o->out_path)
         return usage_error("no output given: add --out IMAGE.png%s", "");
+    if ((o->segments || o->closest) && o->mesh_count < 2)
+        return usage_error("%s draws between meshes: give two meshes or more",
+                           o->segments ? "--segments" : "--closest");
     for (size_t i = 0; i < o->mark_count; i++) {
         if (o->marks[i][0] >= o->width || o->marks[i][1] >= o->height) {
             char text[64];
@@ -390,27 +411,26 @@ static bool place_meshes(const render_options *o, const render_model *models, mq
     return st == MQ_OK;
 }
 
-/* The camera's ray through every pixel (row-major). False after an error message (exit 2)
- * when the camera the options give is degenerate. */
-static bool camera_rays(const render_options *o, const mq_mesh *mesh, mq_ray *rays)
+/* The camera (*cam) and its ray through every pixel (row-major). False after an error
+ * message (exit 2) when the camera the options give is degenerate. */
+static bool camera_rays(const render_options *o, const mq_mesh *mesh, mqt_camera *cam, mq_ray *rays)
 {
     mq_aabb bounds;
     mqt_bounds(mq_mesh_positions(mesh), mq_mesh_vertex_count(mesh), &bounds);
-    mqt_camera cam;
-    mqt_camera_default(&bounds, o->width, o->height, &cam);
+    mqt_camera_default(&bounds, o->width, o->height, cam);
     for (int k = 0; k < 3 && o->has_camera; k++) {
-        cam.eye[k] = o->camera[k];
-        cam.target[k] = o->camera[3 + k];
+        cam->eye[k] = o->camera[k];
+        cam->target[k] = o->camera[3 + k];
     }
     for (int k = 0; k < 3 && o->has_up; k++)
-        cam.up[k] = o->up[k];
+        cam->up[k] = o->up[k];
     if (o->fov > 0.0)
-        cam.vfov_degrees = o->fov;
+        cam->vfov_degrees = o->fov;
     bool user_camera = o->has_camera || o->has_up;
     for (uint32_t y = 0; y < o->height; y++)
         for (uint32_t x = 0; x < o->width; x++) {
             mq_ray *r = &rays[(size_t)y * o->width + x];
-            if (!mqt_camera_ray(&cam, x, y, r)) {
+            if (!mqt_camera_ray(cam, x, y, r)) {
                 if (user_camera) {
                     fprintf(stderr, "mq-render: the camera is degenerate (eye at the target, or up along the "
                                     "view)\nTry 'mq-render --help'.\n");
@@ -423,6 +443,30 @@ static bool camera_rays(const render_options *o, const mq_mesh *mesh, mq_ray *ra
     return true;
 }
 
+/* The segments and closest pairs between the meshes as placed (pairs.c). False after an
+ * error message. */
+static bool find_pairs(const render_options *o, const render_model *models, render_pairs *out)
+{
+    mq_mesh **placed = calloc(o->mesh_count, sizeof *placed);
+    bool ok = placed != NULL;
+    for (size_t i = 0; i < o->mesh_count && ok; i++) {
+        mq_diag diag = {0};
+        mq_status st = mqt_place_mesh(models[i].mesh, &o->meshes[i].place, &placed[i], &diag);
+        if (st != MQ_OK) {
+            fprintf(stderr, "mq-render: %s: cannot place the mesh: %s (%s)\n", o->meshes[i].path, diag.message,
+                    mq_status_string(st));
+            ok = false;
+        }
+    }
+    if (!placed)
+        fprintf(stderr, "mq-render: out of memory\n");
+    ok = ok && render_find_pairs((const mq_mesh *const *)placed, o->mesh_count, o->segments, o->closest, out);
+    for (size_t i = 0; placed && i < o->mesh_count; i++)
+        mq_mesh_destroy(placed[i]);
+    free(placed);
+    return ok;
+}
+
 static int run(const render_options *o)
 {
     double t0 = now_seconds();
@@ -432,6 +476,7 @@ static int run(const render_options *o)
     mq_ray *rays = NULL;
     render_sample *samples = NULL;
     uint8_t *rgb = NULL, *flags = NULL;
+    render_pairs pairs = {0};
     mq_diag diag;
     render_model *models = calloc(o->mesh_count, sizeof *models);
     if (!models) {
@@ -470,7 +515,8 @@ static int run(const render_options *o)
         fprintf(stderr, "mq-render: out of memory for a %ux%u image\n", o->width, o->height);
         goto done;
     }
-    if (!camera_rays(o, scene_mesh, rays)) {
+    mqt_camera cam;
+    if (!camera_rays(o, scene_mesh, &cam, rays)) {
         rc = 2;
         goto done;
     }
@@ -494,9 +540,17 @@ static int run(const render_options *o)
             goto done;
         lit = render_highlight(samples, o->width, o->height, flags, tris, rgb);
     }
+    double t_shade = now_seconds();
+    size_t seen = 0;
+    if (o->segments || o->closest) {
+        if (!find_pairs(o, models, &pairs))
+            goto done;
+        seen = render_draw_segments(&cam, samples, pairs.segments, pairs.segment_count, rgb);
+        render_draw_closest(&cam, pairs.closest, pairs.closest_count, rgb);
+    }
     for (size_t i = 0; i < o->mark_count; i++)
         render_mark(rgb, o->width, o->height, o->marks[i][0], o->marks[i][1]);
-    double t_shade = now_seconds();
+    double t_pairs = now_seconds();
 
     char err[512];
     if (!render_write_png(o->out_path, rgb, o->width, o->height, err, sizeof err)) {
@@ -507,18 +561,25 @@ static int run(const render_options *o)
     if (o->timing) {
         fprintf(stderr,
                 "mq-render: %ux%u %s, %zu triangles: load %.1f ms, build %.1f ms, camera rays %.1f ms, trace %.1f ms, "
-                "shade and overlays %.1f ms, write %.1f ms, total %.1f ms\n",
+                "shade and overlays %.1f ms, pairs %.1f ms, write %.1f ms, total %.1f ms\n",
                 o->width, o->height, shade_name(o->shade), mq_mesh_triangle_count(scene_mesh), 1e3 * (t_load - t0),
                 1e3 * (t_build - t_load), 1e3 * (t_camera - t_build), 1e3 * (t_trace - t_camera),
-                1e3 * (t_shade - t_trace), 1e3 * (t_end - t_shade), 1e3 * (t_end - t0));
+                1e3 * (t_shade - t_trace), 1e3 * (t_pairs - t_shade), 1e3 * (t_end - t_pairs), 1e3 * (t_end - t0));
         if (o->shade == SHADE_HEAT)
             fprintf(stderr, "mq-render: heat scale: black = 0, pale yellow = %u or more nodes + leaves visited\n",
                     heat_max);
         if (o->sphere_count)
             fprintf(stderr, "mq-render: spheres overlap %zu triangles, %zu pixels highlighted\n", flagged, lit);
+        if (o->segments || o->closest)
+            fprintf(stderr,
+                    "mq-render: %zu of %zu mesh pairs intersect: %zu segments (%zu steps visible), %zu closest "
+                    "pairs drawn\n",
+                    pairs.intersecting_pairs, o->mesh_count * (o->mesh_count - 1) / 2, pairs.segment_count, seen,
+                    pairs.closest_count);
     }
     rc = 0;
 done:
+    render_free_pairs(&pairs);
     free(flags);
     free(rgb);
     free(samples);
