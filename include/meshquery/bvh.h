@@ -16,6 +16,7 @@
  *   mq_bvh_raycast_all(bvh, &ray, &q, hits, cap)  every hit, sorted by t; returns the total
  *   mq_bvh_raycast_each(bvh, &ray, &q, fn, user)  every hit in t order to a callback, early stop
  *   mq_bvh_raycast_closest_batch(), mq_bvh_raycast_any_batch()   many rays on N threads
+ *   mq_bvh_raycast_closest_batch_arrays(), _any_batch_arrays()     the same from N x 3 arrays
  *
  *   mq_shape s = mq_shape_sphere(sphere);     any shape kind (types.h)
  *   mq_bvh_overlap(bvh, &s, fn, user)         every triangle it overlaps, to a callback
@@ -273,6 +274,24 @@ MQ_API size_t mq_bvh_raycast_closest_batch(const mq_bvh *bvh, const mq_ray *rays
  */
 MQ_API size_t mq_bvh_raycast_any_batch(const mq_bvh *bvh, const mq_ray *rays, size_t count, const mq_ray_query *query,
                                        uint32_t threads, bool *occluded);
+
+/**
+ * The two batches above for rays given as two arrays, the layout of NumPy and
+ * most ray generators: ray i starts at origins[3i..3i+2], goes along
+ * dirs[3i..3i+2], and every ray shares the interval [tmin, tmax]. The answers
+ * (hits[i], occluded[i]) and the return value are bit for bit those of the
+ * record batch on the same rays; no copy of the rays is made (each thread
+ * gathers the 128 rays it traces next). Returns 0 and writes nothing when an
+ * array is NULL or count is 0. Same threads and thread safety as above.
+ */
+MQ_API size_t mq_bvh_raycast_closest_batch_arrays(const mq_bvh *bvh, const float *origins, const float *dirs,
+                                                  size_t count, float tmin, float tmax, const mq_ray_query *query,
+                                                  uint32_t threads, mq_hit *hits);
+
+/** Any-hit answers of rays given as two arrays (see mq_bvh_raycast_closest_batch_arrays). */
+MQ_API size_t mq_bvh_raycast_any_batch_arrays(const mq_bvh *bvh, const float *origins, const float *dirs, size_t count,
+                                              float tmin, float tmax, const mq_ray_query *query, uint32_t threads,
+                                              bool *occluded);
 
 /* ========================================================================= */
 /* Shape overlap and closest point on the BVH                                */

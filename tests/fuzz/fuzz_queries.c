@@ -48,6 +48,7 @@
  */
 #include <float.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -549,6 +550,38 @@ static bool hit_same(const mq_hit *a, const mq_hit *b)
            a->v == b->v && a->back_face == b->back_face;
 }
 
+/* Every field of two hit records, bit for bit (padding aside). */
+static bool hit_record_same(const mq_hit *a, const mq_hit *b)
+{
+    return memcmp(&a->t, &b->t, offsetof(mq_hit, back_face)) == 0 && a->back_face == b->back_face &&
+           a->has_shading_normal == b->has_shading_normal && a->has_uv == b->has_uv &&
+           memcmp(a->shading_normal, b->shading_normal, sizeof(mq_hit) - offsetof(mq_hit, shading_normal)) == 0;
+}
+
+/* The array batches must equal the record batches on the same rays, given
+ * the interval of the first ray. */
+static void check_ray_arrays(const fixture *f, const mq_ray *rays, size_t count, const mq_ray_query *q)
+{
+    mq_ray same[MAX_RAYS];
+    float origins[3 * MAX_RAYS], dirs[3 * MAX_RAYS];
+    mq_hit want[MAX_RAYS], got[MAX_RAYS];
+    bool wocc[MAX_RAYS], gocc[MAX_RAYS];
+    for (size_t r = 0; r < count; r++) {
+        same[r] = rays[r];
+        same[r].tmin = rays[0].tmin, same[r].tmax = rays[0].tmax;
+        memcpy(&origins[3 * r], rays[r].origin, sizeof(vec3));
+        memcpy(&dirs[3 * r], rays[r].dir, sizeof(vec3));
+    }
+    size_t nw = mq_bvh_raycast_closest_batch(f->bvh, same, count, q, 1, want);
+    CHECK(mq_bvh_raycast_closest_batch_arrays(f->bvh, origins, dirs, count, rays[0].tmin, rays[0].tmax, q, 1, got) ==
+          nw);
+    for (size_t r = 0; r < count; r++)
+        CHECK(hit_record_same(&got[r], &want[r]));
+    nw = mq_bvh_raycast_any_batch(f->bvh, same, count, q, 1, wocc);
+    CHECK(mq_bvh_raycast_any_batch_arrays(f->bvh, origins, dirs, count, rays[0].tmin, rays[0].tmax, q, 1, gocc) == nw);
+    CHECK(memcmp(gocc, wocc, count) == 0);
+}
+
 static void check_rays(const fixture *f, const mq_ray *rays, size_t count, uint8_t opts)
 {
     mq_hit closest[MAX_RAYS], batch[MAX_RAYS];
@@ -600,6 +633,7 @@ static void check_rays(const fixture *f, const mq_ray *rays, size_t count, uint8
         mq_bvh_raycast_any_batch(f->bvh, rays, count, &q, 1, occl);
         for (size_t r = 0; r < count; r++)
             CHECK(occl[r] == (closest[r].triangle != MQ_NO_TRIANGLE));
+        check_ray_arrays(f, rays, count, &q);
     }
 }
 

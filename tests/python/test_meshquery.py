@@ -144,6 +144,11 @@ class Binding(unittest.TestCase):
                 self.assertEqual(obb.triangle, single.triangle)
         self.assertGreater(nhit, 100)
         self.assertEqual(sum(bool(x) for x in as_list(hits.hit)), nhit)
+        # one interval per ray: the rays go to C as records, not as two arrays
+        per_ray = self.bvh.raycast(origins, dirs, tmin=[0.0] * 400, tmax=[math.inf] * 400)
+        self.assertEqual(as_list(per_ray.triangle), as_list(hits.triangle))
+        self.assertEqual(as_list(per_ray.t), as_list(hits.t))
+        self.assertEqual(as_list(self.bvh.occluded(origins, dirs, tmax=[math.inf] * 400)), occluded)
 
     def test_batch_against_mq_pick(self):
         pick = os.environ.get("MQ_PICK")

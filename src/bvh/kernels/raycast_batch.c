@@ -37,7 +37,10 @@
 
 typedef struct batch {
     const mq_bvh *bvh;
-    const mq_ray *rays;
+    const mq_ray *rays;   /* the rays as records, or NULL: */
+    const float *origins; /* the rays as two N x 3 arrays sharing tmin and tmax */
+    const float *dirs;
+    float tmin, tmax;
     size_t count;
     const mq_ray_query *query;
     mq_hit *hits;   /* closest */
@@ -133,7 +136,7 @@ static size_t trace_packets(const mq_kernels *k, batch *b, chunk_work *w, size_t
  * mq_kernels.packet8_rays); the groups it leaves, and any-hit queries, are
  * prepared one by one and traced as packets of prepared queries, a stream, or
  * single rays. */
-static size_t run_chunk(batch *b, chunk_work *w, size_t begin, size_t end)
+static size_t run_chunk(batch *b, chunk_work *w, const mq_ray *rays, size_t begin, size_t end)
 {
     const mq_kernels *k = mq_kernels_active();
     bool any = b->occluded != NULL;
@@ -142,16 +145,11 @@ static size_t run_chunk(batch *b, chunk_work *w, size_t begin, size_t end)
     size_t n = 0, hits = 0, todo = 0;
     size_t index[MQ_BATCH_CHUNK];
     mq_hit_queue_start(&w->records, b->bvh, k);
-    /* The next chunk's rays (a single thread takes it next): each chunk is
-     * one 4 KiB page of rays, where the hardware prefetchers stop. */
-    size_t pf_end = end + MQ_BATCH_CHUNK < b->count ? end + MQ_BATCH_CHUNK : b->count;
-    for (size_t i = end; i < pf_end; i += 64 / sizeof(mq_ray))
-        __builtin_prefetch(&b->rays[i]);
     if (!any && b->bvh->root != MQ_REF_EMPTY && !(b->query && b->query->filter)) {
         size_t groups = (end - begin) / 8;
         bool left[MQ_BATCH_CHUNK / 8];
         bool cull = b->query && b->query->cull_back_faces;
-        hits += k->packet8_rays(b->bvh, b->rays + begin, groups, cull, interleave, b->hits + begin, left, &w->counts);
+        hits += k->packet8_rays(b->bvh, rays, groups, cull, interleave, b->hits + begin, left, &w->counts);
         for (size_t g = 0; g < groups; g++)
             if (left[g])
                 for (size_t l = 0; l < 8; l++)
@@ -171,7 +169,7 @@ static size_t run_chunk(batch *b, chunk_work *w, size_t begin, size_t end)
             const mq_ray *rp[8];
             mq_trace *qp[8];
             for (size_t l = 0; l < 8; l++) {
-                rp[l] = &b->rays[index[r + l]];
+                rp[l] = &rays[index[r + l] - begin];
                 qp[l] = &w->q[n + l];
             }
             group = k->prepare8(qp, b->bvh, rp, b->query) == 0xFFu;
@@ -182,7 +180,7 @@ static size_t run_chunk(batch *b, chunk_work *w, size_t begin, size_t end)
             if (group) {
                 if (n != first + l) /* an earlier lane ran on its own */
                     *q = w->q[first + l];
-            } else if (!(b->bvh->root != MQ_REF_EMPTY && mq_trace_prepare(q, b->bvh, &b->rays[i], b->query))) {
+            } else if (!(b->bvh->root != MQ_REF_EMPTY && mq_trace_prepare(q, b->bvh, &rays[i - begin], b->query))) {
                 /* invalid ray or empty tree: a miss */
                 if (any)
                     b->occluded[i] = false;
@@ -214,10 +212,35 @@ static size_t run_chunk(batch *b, chunk_work *w, size_t begin, size_t end)
     return hits;
 }
 
+/* Rays [begin, end) as records: the caller's own, or gathered from the two
+ * arrays into `local` (one chunk, which stays in the L1 cache while traced).
+ * The next chunk's input is prefetched (a single thread takes it next): a
+ * chunk of records is one 4 KiB page, where the hardware prefetchers stop. */
+static const mq_ray *chunk_rays(const batch *b, mq_ray local[MQ_BATCH_CHUNK], size_t begin, size_t end)
+{
+    size_t pf_end = end + MQ_BATCH_CHUNK < b->count ? end + MQ_BATCH_CHUNK : b->count;
+    if (b->rays) {
+        for (size_t i = end; i < pf_end; i += 64 / sizeof(mq_ray))
+            __builtin_prefetch(&b->rays[i]);
+        return b->rays + begin;
+    }
+    for (size_t i = 3 * end; i < 3 * pf_end; i += 64 / sizeof(float)) {
+        __builtin_prefetch(&b->origins[i]);
+        __builtin_prefetch(&b->dirs[i]);
+    }
+    for (size_t i = begin; i < end; i++) {
+        mq_ray *r = &local[i - begin];
+        const float *o = &b->origins[3 * i], *d = &b->dirs[3 * i];
+        *r = (mq_ray){{o[0], o[1], o[2]}, b->tmin, {d[0], d[1], d[2]}, b->tmax};
+    }
+    return local;
+}
+
 static void batch_worker(void *arg, uint32_t index)
 {
     (void)index;
     batch *b = arg;
+    mq_ray local[MQ_BATCH_CHUNK];
     chunk_work w;
     w.counts = (mq_trace_counts){0, 0, 0};
     size_t hits = 0;
@@ -226,7 +249,7 @@ static void batch_worker(void *arg, uint32_t index)
         if (begin >= b->count)
             break;
         size_t end = begin + MQ_BATCH_CHUNK < b->count ? begin + MQ_BATCH_CHUNK : b->count;
-        hits += run_chunk(b, &w, begin, end);
+        hits += run_chunk(b, &w, chunk_rays(b, local, begin, end), begin, end);
     }
     atomic_fetch_add(&b->hit_count, hits);
     add_stats(b, &w.counts);
@@ -261,5 +284,39 @@ size_t mq_bvh_raycast_any_batch(const mq_bvh *bvh, const mq_ray *rays, size_t co
     if (!bvh || !rays || !occluded || count == 0)
         return 0;
     batch b = {.bvh = bvh, .rays = rays, .count = count, .query = query, .occluded = occluded};
+    return run_batch(&b, threads);
+}
+
+size_t mq_bvh_raycast_closest_batch_arrays(const mq_bvh *bvh, const float *origins, const float *dirs, size_t count,
+                                           float tmin, float tmax, const mq_ray_query *query, uint32_t threads,
+                                           mq_hit *hits)
+{
+    if (!bvh || !origins || !dirs || !hits || count == 0)
+        return 0;
+    batch b = {.bvh = bvh,
+               .origins = origins,
+               .dirs = dirs,
+               .tmin = tmin,
+               .tmax = tmax,
+               .count = count,
+               .query = query,
+               .hits = hits};
+    return run_batch(&b, threads);
+}
+
+size_t mq_bvh_raycast_any_batch_arrays(const mq_bvh *bvh, const float *origins, const float *dirs, size_t count,
+                                       float tmin, float tmax, const mq_ray_query *query, uint32_t threads,
+                                       bool *occluded)
+{
+    if (!bvh || !origins || !dirs || !occluded || count == 0)
+        return 0;
+    batch b = {.bvh = bvh,
+               .origins = origins,
+               .dirs = dirs,
+               .tmin = tmin,
+               .tmax = tmax,
+               .count = count,
+               .query = query,
+               .occluded = occluded};
     return run_batch(&b, threads);
 }

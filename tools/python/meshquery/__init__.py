@@ -163,6 +163,11 @@ def _pack3(a, name, ctype=ctypes.c_float):
     return n, ctypes.cast(buf, ctypes.c_void_p), buf
 
 
+def _ptr(arr):
+    """The address of a contiguous ndarray for a C call."""
+    return arr.ctypes.data_as(ctypes.c_void_p)
+
+
 def _column(v, n, name):
     """A scalar or length-n sequence -> list/ndarray of n floats."""
     if np is not None:
@@ -1168,8 +1173,15 @@ class _Tree(_Handle):
         """Closest hits of N rays in one C batch (on `threads` threads, 0 = all
         cores). origins, directions: N x 3. tmin, tmax: scalars or length N.
         Returns RayHits."""
-        n, rays, keep = _make_rays(origins, directions, tmin, tmax)
         q = _query(cull_back_faces)
+        arrays = self._ray_arrays(origins, directions, tmin, tmax)
+        if arrays:
+            n, o, d = arrays
+            out, finish = _records_out(_c.MqHit, n, zero=False)
+            self._f("raycast_closest_batch_arrays")(self.handle, _ptr(o), _ptr(d), n, tmin, tmax, ctypes.byref(q),
+                                                    threads, out)
+            return finish(RayHits)
+        n, rays, keep = _make_rays(origins, directions, tmin, tmax)
         out, finish = _records_out(_c.MqHit, n, zero=False)
         self._f("raycast_closest_batch")(self.handle, rays, n, ctypes.byref(q), threads, out)
         return finish(RayHits)
@@ -1177,11 +1189,32 @@ class _Tree(_Handle):
     def occluded(self, origins: Array, directions: Array, tmin=0.0, tmax=math.inf, threads: int = 0,
                  cull_back_faces: bool = False) -> Array:
         """Any-hit answers of N rays, one C batch: bool array / list."""
-        n, rays, keep = _make_rays(origins, directions, tmin, tmax)
         q = _query(cull_back_faces)
+        arrays = self._ray_arrays(origins, directions, tmin, tmax)
+        if arrays:
+            n, o, d = arrays
+            out = _Out("bool", n)
+            self._f("raycast_any_batch_arrays")(self.handle, _ptr(o), _ptr(d), n, tmin, tmax, ctypes.byref(q), threads,
+                                                out.ptr)
+            return out.value()
+        n, rays, keep = _make_rays(origins, directions, tmin, tmax)
         out = _Out("bool", n)
         self._f("raycast_any_batch")(self.handle, rays, n, ctypes.byref(q), threads, out.ptr)
         return out.value()
+
+    _HAS_RAY_ARRAYS = False
+
+    def _ray_arrays(self, origins, directions, tmin, tmax):
+        """(n, origins, directions) as contiguous float32 N x 3 arrays when the C
+        library can take them as they are (NumPy, one interval for all rays, a
+        tree with the array batches), else None: the rays are packed as records."""
+        if np is None or not self._HAS_RAY_ARRAYS or np.ndim(tmin) or np.ndim(tmax):
+            return None
+        n, o = _rows3(origins, "origins")
+        nd, d = _rows3(directions, "directions")
+        if n != nd:
+            raise ValueError("origins and directions differ in length (%d, %d)" % (n, nd))
+        return n, o, d
 
     def raycast_closest(self, origin: Vec3, direction: Vec3, tmin: float = 0.0, tmax: float = math.inf,
                         cull_back_faces: bool = False) -> Optional[Hit]:
@@ -1378,6 +1411,7 @@ class BVH(_Tree):
     BVH(mesh, quality='medium', max_leaf_size=4, threads=0)"""
     _destroy = "mq_bvh_destroy"
     _prefix = "bvh"
+    _HAS_RAY_ARRAYS = True
 
     def __init__(self, mesh: Mesh, quality: str = "medium", max_leaf_size: int = 4, threads: int = 0):
         d = _c.lib.mq_default_bvh_def()

@@ -466,6 +466,10 @@ _fn("mq_bvh_raycast_any", c_bool, c_void_p, P(MqRay), P(MqRayQuery))
 _fn("mq_bvh_raycast_all", c_size_t, c_void_p, P(MqRay), P(MqRayQuery), P(MqHit), c_size_t)
 _fn("mq_bvh_raycast_closest_batch", c_size_t, c_void_p, c_void_p, c_size_t, P(MqRayQuery), c_uint32, c_void_p)
 _fn("mq_bvh_raycast_any_batch", c_size_t, c_void_p, c_void_p, c_size_t, P(MqRayQuery), c_uint32, c_void_p)
+_fn("mq_bvh_raycast_closest_batch_arrays", c_size_t, c_void_p, c_void_p, c_void_p, c_size_t, c_float, c_float,
+    P(MqRayQuery), c_uint32, c_void_p)
+_fn("mq_bvh_raycast_any_batch_arrays", c_size_t, c_void_p, c_void_p, c_void_p, c_size_t, c_float, c_float,
+    P(MqRayQuery), c_uint32, c_void_p)
 _fn("mq_bvh_overlap_array", c_size_t, c_void_p, P(MqShape), c_void_p, c_size_t)
 _fn("mq_bvh_overlap_any", c_bool, c_void_p, P(MqShape))
 _fn("mq_bvh_closest_point", c_bool, c_void_p, P(c_float), c_float, P(MqPointHit))
