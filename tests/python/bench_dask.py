@@ -4,8 +4,9 @@
 
 Saves the mesh's BVH, then on a LocalCluster of 1 and then 2 worker
 processes (1 thread each, C batches on 1 thread) casts the same N random
-rays (generated on the workers by dask.array.random, so no ray crosses the
-network) and reduces the answers on the workers (hit count, sum of t). Each
+rays (each chunk drawn by one task, on the worker that then casts it, so no
+ray crosses the network) and reduces the answers on the workers (hit count,
+sum of t). Each
 configuration runs once to warm up (imports, mapping the file) and then
 --repeat times, each on new rays (a new seed: a repeated graph would find its
 results still held by the cluster); the median time is printed, with rays per
@@ -27,12 +28,25 @@ import meshquery.dask as mqd
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def rays(n, chunk, lo, hi, seed):
-    rs = da.random.RandomState(seed)
+def _chunk_rays(lo, hi, seed, block_id=None):
+    """One chunk of random rays as an (n, 6) float32 array: origins in a box
+    three times the mesh's size around its centre, directions towards points
+    of its bounding box; the chunk's seed and index choose the rays."""
+    n = seed.shape[0]
+    rng = np.random.default_rng([int(seed[0]), block_id[0]])
     c, r = (lo + hi) / 2, float(np.max(hi - lo))
-    origins = (c + rs.uniform(-1.5, 1.5, size=(n, 3), chunks=(chunk, 3)) * r).astype(np.float32)
-    targets = rs.uniform(0.0, 1.0, size=(n, 3), chunks=(chunk, 3)) * (hi - lo) + lo
-    return origins, (targets - origins).astype(np.float32)
+    out = np.empty((n, 6), dtype=np.float32)
+    out[:, :3] = c + rng.uniform(-1.5, 1.5, size=(n, 3)) * r
+    out[:, 3:] = rng.uniform(0.0, 1.0, size=(n, 3)) * (hi - lo) + lo - out[:, :3]
+    return out
+
+
+def rays(n, chunk, lo, hi, seed):
+    # Each chunk's rays are drawn by one task on the worker that casts them:
+    # no ray crosses the network, and the graph holds one task per chunk.
+    seeds = da.full((n,), seed, dtype=np.int64, chunks=chunk)
+    r = da.map_blocks(_chunk_rays, lo, hi, seeds[:, None], dtype=np.float32, chunks=(seeds.chunks[0], (6,)))
+    return r[:, :3], r[:, 3:]
 
 
 def run(workers, path, n, chunk, lo, hi, repeat):
