@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,8 +72,13 @@ mq_status mqt_place_mesh(const mq_mesh *mesh, const mqt_place *p, mq_mesh **out,
     size_t nv = mq_mesh_vertex_count(mesh);
     const float *pos = mq_mesh_positions(mesh);
     float *moved = malloc((nv ? nv : 1) * 3 * sizeof *moved);
-    if (!moved)
+    if (!moved) {
+        if (diag) {
+            memset(diag, 0, sizeof *diag);
+            snprintf(diag->message, sizeof diag->message, "no memory for the placed positions of %zu vertices", nv);
+        }
         return MQ_ERR_OUT_OF_MEMORY;
+    }
     for (size_t i = 0; i < nv; i++)
         mqt_place_point(p, pos + 3 * i, moved + 3 * i);
     mq_status st = mq_mesh_create(moved, nv, mq_mesh_indices(mesh), mq_mesh_triangle_count(mesh), NULL, out, diag);

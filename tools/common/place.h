@@ -34,8 +34,8 @@ bool mqt_parse_place(const char *text, mqt_place *out);
 void mqt_place_point(const mqt_place *p, const float in[3], float out[3]);
 
 /* A new mesh of `mesh`'s triangles (same ids) at their placed positions (mqt_place_point per
- * vertex); *out is the caller's (mq_mesh_destroy). MQ_OK, or mq_mesh_create's error (with
- * diag) or MQ_ERR_OUT_OF_MEMORY. */
+ * vertex); *out is the caller's (mq_mesh_destroy). MQ_OK, or mq_mesh_create's error or
+ * MQ_ERR_OUT_OF_MEMORY, with a message in diag (may be NULL). */
 mq_status mqt_place_mesh(const mq_mesh *mesh, const mqt_place *p, mq_mesh **out, mq_diag *diag);
 
 #endif

@@ -56,14 +56,6 @@ typedef struct placed_mesh {
 /* The placed copy of a model's mesh and its tree; false after an error message. */
 static bool place_mesh(placed_mesh *p, const pick_mesh_arg *a, const char *hierarchy)
 {
-    const mq_mesh *m = p->model.mesh;
-    size_t nv = mq_mesh_vertex_count(m), nt = mq_mesh_triangle_count(m);
-    const float *pos = mq_mesh_positions(m);
-    float *moved = malloc(3 * nv * sizeof *moved + 1);
-    if (!moved) {
-        fprintf(stderr, "mq-pick: out of memory\n");
-        return false;
-    }
     mqt_place pl;
     for (int k = 0; k < 3; k++) {
         pl.translation[k] = a->translation[k];
@@ -73,11 +65,8 @@ static bool place_mesh(placed_mesh *p, const pick_mesh_arg *a, const char *hiera
         pl.rotation[k] = a->rotation[k];
     if (!a->placed)
         pl = mqt_place_identity();
-    for (size_t i = 0; i < nv; i++)
-        mqt_place_point(&pl, pos + 3 * i, moved + 3 * i);
     mq_diag diag = {0};
-    mq_status st = mq_mesh_create(moved, nv, mq_mesh_indices(m), nt, NULL, &p->world, &diag);
-    free(moved);
+    mq_status st = mqt_place_mesh(p->model.mesh, &pl, &p->world, &diag);
     if (st != MQ_OK) {
         fprintf(stderr, "mq-pick: %s: cannot place the mesh: %s (%s)\n", a->path, diag.message, mq_status_string(st));
         return false;
