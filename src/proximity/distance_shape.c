@@ -114,10 +114,7 @@ static void shape_nbox(const mq_dist_shape *s, mq_dw_nbox *o, double *round)
         }
         break;
     }
-    for (int r = 0; r < 3; r++) {
-        o->ext[r] = fabs(o->e[0][r]) + fabs(o->e[1][r]) + fabs(o->e[2][r]);
-        o->size += o->ext[r] * o->ext[r];
-    }
+    mq_dw_nbox_finish(o);
 }
 
 /* Moves `from` by `r` towards `to` (the round shape's surface point toward the triangle). */
@@ -373,7 +370,7 @@ static void sw_run(sw_walk *w)
     w->slack = 0x1p-21 * (mq_dw_magnitude(&sb, &rb) + round) + 1e-300;
     sw_entry stack[MQ_TRAVERSAL_STACK + MQ_BVH_WIDTH];
     int top = 0;
-    stack[top++] = (sw_entry){root, mq_dw_lower_bound(&sb, &rb, INFINITY) - round};
+    stack[top++] = (sw_entry){root, mq_dw_lower_bound(&sb, &rb, INFINITY, false) - round};
     while (top > 0 && !w->stop) {
         sw_entry e = stack[--top];
         if (e.lb > sw_limit(w))
@@ -389,7 +386,7 @@ static void sw_run(sw_walk *w)
         for (int i = 0; i < nk; i++) {
             mq_dw_nbox kb;
             mq_dw_nbox_of(w->b, &kids[i], &kb);
-            double l = mq_dw_lower_bound(&sb, &kb, limit + round) - round;
+            double l = mq_dw_lower_bound(&sb, &kb, limit + round, true) - round;
             if (l > limit)
                 continue;
             int j = n++;

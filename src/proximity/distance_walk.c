@@ -23,6 +23,8 @@
  */
 #include <float.h>
 #include <math.h>
+#include <stddef.h>
+#include <string.h>
 
 #include "primitives/triangle_distance.h"
 #include "proximity/distance_walk.h"
@@ -63,14 +65,15 @@ typedef struct dw_leaf {
 
 typedef struct dw_nslot {
     uint32_t ref;
-    bool valid;
     mq_dw_nbox box;
 } dw_nslot;
 
+/* The walk's state. Only the fields before `leaf` are cleared when a walk
+ * starts (dw_start): the caches are big (tens of KB) and a walk often touches
+ * a few of their entries, so their validity lives apart, in nvalid. */
 typedef struct dw_walk {
     const mq_dist_side *sa, *sb;
-    dw_leaf leaf[2];
-    dw_nslot ncache[2][DW_NCACHE];
+    bool nvalid[2][DW_NCACHE];
     bool nearest;
     double bound; /* nearest: best distance so far (max_distance at the start); within: d */
     bool found;
@@ -81,7 +84,16 @@ typedef struct dw_walk {
     void *user;
     size_t calls;
     bool stop;
+    dw_leaf leaf[2];
+    dw_nslot ncache[2][DW_NCACHE];
 } dw_walk;
+
+/* Clears the walk's state up to its caches, and marks the caches empty. */
+static void dw_start(dw_walk *w)
+{
+    memset(w, 0, offsetof(dw_walk, leaf));
+    w->leaf[0].valid = w->leaf[1].valid = false;
+}
 
 /* Largest lower bound a pair (of nodes or triangles) may have to be entered. */
 static inline double dw_limit(const dw_walk *w)
@@ -145,14 +157,63 @@ void mq_dw_nbox_of(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_nbox *o)
                     (m[r][0] * n->axes[i][0] + m[r][1] * n->axes[i][1] + m[r][2] * n->axes[i][2]) * (double)n->half[i];
         }
     }
-    o->size = 0.0;
-    for (int r = 0; r < 3; r++) {
-        o->ext[r] = fabs(o->e[0][r]) + fabs(o->e[1][r]) + fabs(o->e[2][r]);
-        o->size += o->ext[r] * o->ext[r];
-    }
+    mq_dw_nbox_finish(o);
 }
 
-double mq_dw_lower_bound(const mq_dw_nbox *a, const mq_dw_nbox *b, double limit)
+static inline double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+void mq_dw_nbox_finish(mq_dw_nbox *o)
+{
+    for (int r = 0; r < 3; r++)
+        o->ext[r] = fabs(o->e[0][r]) + fabs(o->e[1][r]) + fabs(o->e[2][r]);
+    double g01 = fabs(dot3(o->e[0], o->e[1])), g02 = fabs(dot3(o->e[0], o->e[2])), g12 = fabs(dot3(o->e[1], o->e[2]));
+    double g[3] = {dot3(o->e[0], o->e[0]), dot3(o->e[1], o->e[1]), dot3(o->e[2], o->e[2])};
+    o->self[0] = g[0] + g01 + g02;
+    o->self[1] = g[1] + g01 + g12;
+    o->self[2] = g[2] + g02 + g12;
+    for (int i = 0; i < 3; i++)
+        o->len2[i] = g[i];
+    o->size = g[0] + g[1] + g[2];
+}
+
+/* Whether p / sqrt(len2) > limit, without the root (len2 > 0). */
+static inline bool gap_above(double p, double limit, double len2)
+{
+    if (!(len2 > 0.0))
+        return false;
+    if (limit >= 0.0)
+        return p > 0.0 && p * p > limit * limit * len2;
+    return p >= 0.0 || p * p < limit * limit * len2;
+}
+
+/* A gap between boxes a and b (centres d = b.c - a.c apart) along one of their
+ * half-axis directions that exceeds `limit`, or -INFINITY when none does;
+ * da[i] = d.a.e[i], db[j] = d.b.e[j]. Along the unit direction u = e/|e|, box a
+ * reaches sum_k |e.a.e[k]|/|e| from its centre and b likewise, so the gap
+ * there is (|d.e| - sum_k |e.a.e[k]| - sum_k |e.b.e[k]|) / |e|. */
+static double axis_gap(const mq_dw_nbox *a, const mq_dw_nbox *b, const double da[3], const double db[3], double limit)
+{
+    double x[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            x[i][j] = fabs(dot3(a->e[i], b->e[j]));
+    for (int i = 0; i < 3; i++) {
+        double p = fabs(da[i]) - a->self[i] - (x[i][0] + x[i][1] + x[i][2]);
+        if (gap_above(p, limit, a->len2[i]))
+            return p / sqrt(a->len2[i]);
+    }
+    for (int j = 0; j < 3; j++) {
+        double p = fabs(db[j]) - b->self[j] - (x[0][j] + x[1][j] + x[2][j]);
+        if (gap_above(p, limit, b->len2[j]))
+            return p / sqrt(b->len2[j]);
+    }
+    return -INFINITY;
+}
+
+double mq_dw_lower_bound(const mq_dw_nbox *a, const mq_dw_nbox *b, double limit, bool axes)
 {
     double d[3], g2 = 0.0;
     for (int k = 0; k < 3; k++) {
@@ -164,19 +225,24 @@ double mq_dw_lower_bound(const mq_dw_nbox *a, const mq_dw_nbox *b, double limit)
     double lb = sqrt(g2);
     if (lb > limit)
         return lb;
-    double l2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    if (!(l2 > 0.0))
-        return lb;
-    double l = sqrt(l2), inv = 1.0 / l;
-    double u[3] = {d[0] * inv, d[1] * inv, d[2] * inv};
-    double r = 0.0;
+    double da[3], db[3];
     for (int i = 0; i < 3; i++) {
-        r += fabs(u[0] * a->e[i][0] + u[1] * a->e[i][1] + u[2] * a->e[i][2]);
-        r += fabs(u[0] * b->e[i][0] + u[1] * b->e[i][1] + u[2] * b->e[i][2]);
+        da[i] = dot3(d, a->e[i]);
+        db[i] = dot3(d, b->e[i]);
     }
-    /* overlapping boxes: the (negative) gap along the line of centres, so that
-     * the deeper overlap is walked first (intersections are found sooner) */
-    return lb > 0.0 ? (l - r > lb ? l - r : lb) : l - r;
+    double l2 = dot3(d, d), res = lb;
+    if (l2 > 0.0) {
+        /* the gap along the line of centres u = d/|d|: |d| - sum |u.e| over both boxes */
+        double l = sqrt(l2);
+        double r = (fabs(da[0]) + fabs(da[1]) + fabs(da[2]) + fabs(db[0]) + fabs(db[1]) + fabs(db[2])) / l;
+        /* overlapping boxes: the (negative) gap along the line of centres, so that
+         * the deeper overlap is walked first (intersections are found sooner) */
+        res = lb > 0.0 ? (l - r > lb ? l - r : lb) : l - r;
+    }
+    if (!axes || res > limit || limit == INFINITY)
+        return res;
+    double g = axis_gap(a, b, da, db, limit);
+    return g > limit ? g : res;
 }
 
 bool mq_dw_is_leaf(const mq_dist_side *s, const mq_dw_handle *h)
@@ -397,9 +463,10 @@ static void leaf_pair(dw_walk *w, const mq_dw_handle *ha, const mq_dw_handle *hb
 /* Node h of side `side` (0: a, 1: b) mapped into the common frame, from the cache when it holds it. */
 static const mq_dw_nbox *nbox_cached(dw_walk *w, int side, const mq_dw_handle *h)
 {
-    dw_nslot *c = &w->ncache[side][(h->ref * 2654435761u) >> 26];
-    if (!c->valid || c->ref != h->ref) {
-        c->valid = true;
+    uint32_t slot = (h->ref * 2654435761u) >> 26;
+    dw_nslot *c = &w->ncache[side][slot];
+    if (!w->nvalid[side][slot] || c->ref != h->ref) {
+        w->nvalid[side][slot] = true;
         c->ref = h->ref;
         mq_dw_nbox_of(side ? w->sb : w->sa, h, &c->box);
     }
@@ -423,9 +490,12 @@ static int expand(dw_walk *w, const dw_entry *e, dw_entry ke[MQ_BVH_WIDTH])
     int nk = mq_dw_children(split_a ? w->sa : w->sb, split_a ? &e->a : &e->b, kids);
     int n = 0;
     double limit = dw_limit(w);
+    /* the separating axes pay while the limit is the caller's d (clash, pairs
+     * within d); once a nearest pair is known they seldom prune more */
+    bool axes = !(w->nearest && w->found);
     for (int i = 0; i < nk; i++) {
         const mq_dw_nbox *kb = nbox_cached(w, split_a ? 0 : 1, &kids[i]);
-        double l = split_a ? mq_dw_lower_bound(kb, other, limit) : mq_dw_lower_bound(other, kb, limit);
+        double l = split_a ? mq_dw_lower_bound(kb, other, limit, axes) : mq_dw_lower_bound(other, kb, limit, axes);
         if (l > limit)
             continue;
         dw_entry x = split_a ? (dw_entry){kids[i], e->b, l} : (dw_entry){e->a, kids[i], l};
@@ -531,7 +601,7 @@ static void walk(dw_walk *w)
     mq_dw_nbox_of(w->sb, &hb, &rb);
     /* the float rounding of mapped corners (< 2^-23 of the magnitude per coordinate) */
     w->slack = 0x1p-21 * mq_dw_magnitude(&ra, &rb) + 1e-300;
-    dw_entry root = {ha, hb, mq_dw_lower_bound(&ra, &rb, INFINITY)};
+    dw_entry root = {ha, hb, mq_dw_lower_bound(&ra, &rb, INFINITY, false)};
     if (w->nearest)
         best_first(w, root, stack);
     else
@@ -548,7 +618,8 @@ bool mq_dist_walk_nearest(const mq_dist_side *a, const mq_dist_side *b, double m
 {
     if (!mq_dw_side_ok(a) || !mq_dw_side_ok(b) || !(max_distance >= 0.0) || !tol_ok(abs_tol) || !tol_ok(rel_tol))
         return false;
-    dw_walk w = {0};
+    dw_walk w;
+    dw_start(&w);
     w.sa = a;
     w.sb = b;
     w.nearest = true;
@@ -565,7 +636,8 @@ size_t mq_dist_walk_within(const mq_dist_side *a, const mq_dist_side *b, double 
 {
     if (!fn || !mq_dw_side_ok(a) || !mq_dw_side_ok(b) || !(d >= 0.0))
         return 0;
-    dw_walk w = {0};
+    dw_walk w;
+    dw_start(&w);
     w.sa = a;
     w.sb = b;
     w.nearest = false;

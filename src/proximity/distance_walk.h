@@ -21,9 +21,11 @@
  * Bounds: every node box (the BVH's child AABBs, the OBB tree's boxes) is
  * mapped into the common frame as a parallelepiped (centre and three half-axis
  * vectors); two nodes' lower bound is the larger of the distance between their
- * enclosing common-frame AABBs and their gap along the line of centres; two
+ * enclosing common-frame AABBs and their gap along the line of centres, and
+ * while the limit is the caller's d (clash, pairs within d) a pair is also
+ * pruned by its gap along one of the six box axes (separating axes); two
  * triangles are also bounded by their gap along the line of their centroids.
- * The larger node is split. The nearest-pair search takes the waiting pair of
+ * The larger node (by its half diagonal) is split. The nearest-pair search takes the waiting pair of
  * smallest bound and descends from it greedily to a leaf pair (nearest
  * children; the siblings wait in a fixed heap, depth first beyond it): an
  * upper bound, or an intersection, comes early, and only pairs whose bound is

@@ -21,12 +21,16 @@ typedef struct mq_dw_handle {
 } mq_dw_handle;
 
 /* A node box in the common frame: centre, half-axis vectors, the half extents of
- * its enclosing AABB, and its squared half diagonal (which node to split). */
+ * its enclosing AABB, its squared half diagonal (which node to split), and for
+ * the separating-axis bound each half-axis vector's squared length and the
+ * box's own extent along it (sum_k |e[i].e[k]|). */
 typedef struct mq_dw_nbox {
     double c[3];
     double e[3][3];
     double ext[3];
     double size;
+    double len2[3];
+    double self[3];
 } mq_dw_nbox;
 
 /* A triangle mapped into the common frame: double corners, their float copies
@@ -43,6 +47,8 @@ typedef struct mq_dw_tri {
 bool mq_dw_side_ok(const mq_dist_side *s);
 mq_dw_handle mq_dw_root(const mq_dist_side *s);
 void mq_dw_nbox_of(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_nbox *out);
+/* Fills ext, size, len2 and self of a box whose c and e are set. */
+void mq_dw_nbox_finish(mq_dw_nbox *b);
 bool mq_dw_is_leaf(const mq_dist_side *s, const mq_dw_handle *h);
 /* The children of an inner node; returns their number (2 for the OBB tree, up to 8). */
 int mq_dw_children(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_handle out[MQ_BVH_WIDTH]);
@@ -52,8 +58,12 @@ int mq_dw_leaf_triangles(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_tri
  * once clamped at 0: the larger of the gap between their enclosing AABBs and
  * their gap along the line of centres. When the AABBs overlap it is that
  * signed gap (negative: the boxes overlap along the line), which orders the
- * walk; it stops refining as soon as it exceeds `limit` (pruned anyway). */
-double mq_dw_lower_bound(const mq_dw_nbox *a, const mq_dw_nbox *b, double limit);
+ * walk; it stops refining as soon as it exceeds `limit` (pruned anyway).
+ * With `axes`, when that bound does not exceed a finite `limit`, the boxes' gaps along
+ * their six half-axis directions (separating axes) are tried, and the first
+ * one above `limit` is returned: a pair is pruned more often, while the value
+ * of a pair that is kept (its place in the walk's order) is the same. */
+double mq_dw_lower_bound(const mq_dw_nbox *a, const mq_dw_nbox *b, double limit, bool axes);
 /* Distance between two axis-aligned boxes (0 when they overlap). */
 double mq_dw_box_gap(const double alo[3], const double ahi[3], const double blo[3], const double bhi[3]);
 /* Largest |coordinate| of the two boxes' enclosing AABBs. */
