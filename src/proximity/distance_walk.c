@@ -601,7 +601,10 @@ static void walk(dw_walk *w)
     mq_dw_nbox_of(w->sb, &hb, &rb);
     /* the float rounding of mapped corners (< 2^-23 of the magnitude per coordinate) */
     w->slack = 0x1p-21 * mq_dw_magnitude(&ra, &rb) + 1e-300;
-    dw_entry root = {ha, hb, mq_dw_lower_bound(&ra, &rb, INFINITY, false)};
+    double limit = dw_limit(w);
+    dw_entry root = {ha, hb, mq_dw_lower_bound(&ra, &rb, limit, true)};
+    if (root.lb > limit)
+        return; /* nothing within the limit (clash: the instances' root boxes are apart) */
     if (w->nearest)
         best_first(w, root, stack);
     else

@@ -1,7 +1,8 @@
 /*
  * Self-join of the top-level tree (tlas_selfjoin.h). A node is joined with
  * itself (each child with itself, each pair of its children whose boxes come
- * within the margin with each other), and a pair of subtrees by opening the
+ * within the margin with each other, found by a sweep of the children sorted
+ * along x), and a pair of subtrees by opening the
  * larger one and keeping the children that come within the margin of the
  * other. Every unordered pair of leaves is reached along exactly one path, so
  * each instance pair is reported once. Recursion depth: at most twice the
@@ -97,19 +98,32 @@ static bool join_self(const join_ctx *c, uint32_t x)
         return true;
     const mq_tlas_block *n = &c->s->nodes[mq_tlas_ref_first(x)];
     int slots = (int)mq_tlas_ref_blocks(x) * MQ_TLAS_BLOCK;
+    /* the used slots, sorted by their boxes' low x (insertion sort: at most MQ_TLAS_WIDTH) */
+    jbox box[MQ_TLAS_WIDTH];
+    uint32_t ref[MQ_TLAS_WIDTH];
+    int m = 0;
     for (int i = 0; i < slots; i++) {
-        jbox bi;
-        uint32_t ci = slot(c, n, i, &bi);
-        if (ci == MQ_TLAS_EMPTY)
+        jbox b;
+        uint32_t r = slot(c, n, i, &b);
+        if (r == MQ_TLAS_EMPTY)
             continue;
-        if (!join_self(c, ci))
-            return false;
-        for (int j = i + 1; j < slots; j++) {
-            jbox bj;
-            uint32_t cj = slot(c, n, j, &bj);
-            if (cj != MQ_TLAS_EMPTY && boxes_near(&bi, &bj, c->margin) && !join_pair(c, ci, &bi, cj, &bj))
-                return false;
+        int j = m++;
+        while (j > 0 && box[j - 1].lo[0] > b.lo[0]) {
+            box[j] = box[j - 1];
+            ref[j] = ref[j - 1];
+            j--;
         }
+        box[j] = b;
+        ref[j] = r;
+    }
+    for (int i = 0; i < m; i++) {
+        if (!join_self(c, ref[i]))
+            return false;
+        /* sweep along x: the later slots start at or after this one's low x, and
+         * once one starts beyond its high x (plus the margin) so do the rest */
+        for (int j = i + 1; j < m && box[j].lo[0] - c->margin <= box[i].hi[0]; j++)
+            if (boxes_near(&box[i], &box[j], c->margin) && !join_pair(c, ref[i], &box[i], ref[j], &box[j]))
+                return false;
     }
     return true;
 }
