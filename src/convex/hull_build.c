@@ -5,15 +5,18 @@
  *   - the points are scaled by a power of two (exact) so that the largest
  *     |coordinate| is in [0.5, 1): inputs of 1e-30 and of 1e30 run the same
  *     arithmetic, and one absolute tolerance HULL_EPS serves every scale;
- *   - a point is "outside" a face only when it is more than HULL_EPS above
- *     its plane: duplicates, coplanar points and points a rounding away from
- *     the hull never create faces (they are inside the result to within
- *     HULL_EPS of the extent);
+ *   - a point is "outside" when it is more than HULL_EPS above a face's
+ *     plane, or above a plane by less but farther than HULL_EPS from the
+ *     hull's triangles near it (see assign(): on a sliver's rim the plane
+ *     distance says little); duplicates, coplanar points and points a
+ *     rounding away from the hull never create faces (they are inside the
+ *     result to within HULL_EPS of the extent);
  *   - the visible region is grown from the face the eye point belongs to
- *     across neighbours; if its horizon is not one simple loop (possible only
- *     for points within rounding of several planes at once), it is grown again
- *     with the faces the eye is within tolerance of, and if that fails too the
- *     eye point is dropped rather than the hull broken;
+ *     across neighbours the eye is above; if its horizon is not one simple
+ *     loop (possible only for points within rounding of several planes at
+ *     once), it is grown again with thresholds of +HULL_EPS and -HULL_EPS,
+ *     and if that fails too the eye point is dropped rather than the hull
+ *     broken;
  *   - fewer than 4 affinely independent points (to within HULL_EPS) is an
  *     error naming which: one point, a line, a plane.
  * The result is finalised in convex.c: vertex subset, planes, edges.
@@ -53,7 +56,7 @@ typedef struct qh {
     size_t nf, fcap;
     uint32_t free_head;
     uint32_t stamp;
-    qh_u32 work, visible, horizon, stack;
+    qh_u32 work, visible, horizon, stack, near;
 } qh;
 
 static bool u32_push(qh *h, qh_u32 *v, uint32_t x)
@@ -173,11 +176,77 @@ static void face_kill(qh *h, uint32_t id)
     h->free_head = id;
 }
 
-/* Puts point i into the outside set of the face of `faces` it is farthest above
- * (more than HULL_EPS); true when it found one. */
-static bool assign(qh *h, const uint32_t *faces, size_t count, uint32_t i)
+/* Squared distance from point q to triangle (a, b, c) (Ericson, "Real-Time
+ * Collision Detection", 5.1.5: the Voronoi region of the closest feature). */
+static double tri_dist2(const double q[3], const double a[3], const double b[3], const double c[3])
 {
-    double best = MQ_HULL_EPS;
+    double ab[3], ac[3], ap[3], bp[3], cp[3], x[3];
+    sub3(b, a, ab);
+    sub3(c, a, ac);
+    sub3(q, a, ap);
+    double d1 = dot3(ab, ap), d2 = dot3(ac, ap);
+    if (d1 <= 0.0 && d2 <= 0.0) {
+        sub3(q, a, x);
+        return dot3(x, x);
+    }
+    sub3(q, b, bp);
+    double d3 = dot3(ab, bp), d4 = dot3(ac, bp);
+    if (d3 >= 0.0 && d4 <= d3) {
+        sub3(q, b, x);
+        return dot3(x, x);
+    }
+    double vc = d1 * d4 - d3 * d2;
+    if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) {
+        double t = d1 / (d1 - d3);
+        for (int k = 0; k < 3; k++)
+            x[k] = q[k] - (a[k] + t * ab[k]);
+        return dot3(x, x);
+    }
+    sub3(q, c, cp);
+    double d5 = dot3(ab, cp), d6 = dot3(ac, cp);
+    if (d6 >= 0.0 && d5 <= d6) {
+        sub3(q, c, x);
+        return dot3(x, x);
+    }
+    double vb = d5 * d2 - d1 * d6;
+    if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {
+        double t = d2 / (d2 - d6);
+        for (int k = 0; k < 3; k++)
+            x[k] = q[k] - (a[k] + t * ac[k]);
+        return dot3(x, x);
+    }
+    double va = d3 * d6 - d5 * d4;
+    if (va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0) {
+        double t = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        for (int k = 0; k < 3; k++)
+            x[k] = q[k] - (b[k] + t * (c[k] - b[k]));
+        return dot3(x, x);
+    }
+    double den = va + vb + vc;
+    if (!(den > 0.0)) /* a degenerate triangle: counted as far (the caller then
+                         errs towards keeping the point) */
+        return DBL_MAX;
+    double v = vb / den, w = vc / den;
+    for (int k = 0; k < 3; k++)
+        x[k] = q[k] - (a[k] + v * ab[k] + w * ac[k]);
+    return dot3(x, x);
+}
+
+/* Puts point i into the outside set of the face of `faces` it is farthest
+ * above. Outside means more than HULL_EPS above a face's plane, or above one
+ * by less but farther than HULL_EPS from the hull's surface: by a sharp edge
+ * (a sliver's rim, where two faces meet at an angle a of nearly 180 degrees)
+ * a point can be within HULL_EPS of both planes and still HULL_EPS /
+ * sin(a / 2) away from the hull, so the plane distance alone would leave it
+ * out. For such a point the triangles are searched from `faces` across
+ * neighbours whose plane it is above or within HULL_EPS below (the faces it
+ * is above, among them the one nearest to it, are connected) until one is
+ * within HULL_EPS of it.
+ * Returns 1 when the point is outside (assigned), 0 when inside, -1 when the
+ * search's stack cannot grow (out of memory). */
+static int assign(qh *h, const uint32_t *faces, size_t count, uint32_t i)
+{
+    double best = 0.0;
     uint32_t bf = NONE;
     for (size_t k = 0; k < count; k++) {
         double d = dist(h, &h->f[faces[k]], i);
@@ -187,10 +256,33 @@ static bool assign(qh *h, const uint32_t *faces, size_t count, uint32_t i)
         }
     }
     if (bf == NONE)
-        return false;
+        return 0;
+    if (best <= MQ_HULL_EPS) {
+        h->stamp++;
+        h->near.n = 0;
+        for (size_t k = 0; k < count; k++)
+            if (dist(h, &h->f[faces[k]], i) > -MQ_HULL_EPS && h->f[faces[k]].stamp != h->stamp) {
+                h->f[faces[k]].stamp = h->stamp;
+                if (!u32_push(h, &h->near, faces[k]))
+                    return -1;
+            }
+        while (h->near.n) {
+            const qh_face *f = &h->f[h->near.p[--h->near.n]];
+            if (tri_dist2(h->p[i], h->p[f->v[0]], h->p[f->v[1]], h->p[f->v[2]]) <= MQ_HULL_EPS * MQ_HULL_EPS)
+                return 0; /* within HULL_EPS of the hull's surface */
+            for (int e = 0; e < 3; e++) {
+                uint32_t g = f->nb[e];
+                if (g != NONE && h->f[g].stamp != h->stamp && dist(h, &h->f[g], i) > -MQ_HULL_EPS) {
+                    h->f[g].stamp = h->stamp;
+                    if (!u32_push(h, &h->near, g))
+                        return -1;
+                }
+            }
+        }
+    }
     h->next[i] = h->f[bf].outside;
     h->f[bf].outside = i;
-    return true;
+    return 1;
 }
 
 static int edge_index(const qh_face *f, uint32_t a, uint32_t b)
@@ -293,15 +385,19 @@ static mq_status add_eye(qh *h, uint32_t fi)
     else
         h->next[prev_best] = h->next[eye];
 
-    /* The visible region, grown across neighbours from fi: faces the eye is
-     * more than HULL_EPS above; its horizon must be one simple loop (each
-     * vertex starts one horizon edge, and walking from end to start visits
-     * them all). If not, once more with the faces the eye is within HULL_EPS
-     * of counted as visible too (they are replaced by nearly coplanar ones);
-     * if still not, the eye is dropped. */
+    /* The visible region, grown across neighbours from fi: the faces the eye
+     * is above (plane distance > 0), so that the eye is on or below every
+     * face left and each horizon edge of the new hull is convex. Its horizon
+     * must be one simple loop (each vertex starts one horizon edge, and
+     * walking from end to start visits them all). Rounding can break that
+     * only for an eye within rounding of several nearly coplanar planes: then
+     * once more with the faces the eye is at most HULL_EPS above left out,
+     * and once more with the faces it is within HULL_EPS below counted in
+     * (they are replaced by nearly coplanar ones); if still not, the eye is
+     * dropped. */
     bool simple = false;
-    for (int pass = 0; pass < 2 && !simple; pass++) {
-        double threshold = pass == 0 ? MQ_HULL_EPS : -MQ_HULL_EPS;
+    for (int pass = 0; pass < 3 && !simple; pass++) {
+        double threshold = pass == 0 ? 0.0 : pass == 1 ? MQ_HULL_EPS : -MQ_HULL_EPS;
         h->stamp++;
         h->visible.n = h->stack.n = h->horizon.n = 0;
         h->f[fi].stamp = h->stamp;
@@ -407,7 +503,8 @@ static mq_status add_eye(qh *h, uint32_t fi)
     /* the gathered points go to the new faces, or are inside now */
     for (uint32_t i = pool, nx; i != NONE; i = nx) {
         nx = h->next[i];
-        assign(h, h->visible.p, h->visible.n, i);
+        if (assign(h, h->visible.p, h->visible.n, i) < 0)
+            return MQ_ERR_OUT_OF_MEMORY;
     }
     for (size_t k = 0; k < h->visible.n; k++)
         if (h->f[h->visible.p[k]].outside != NONE && !u32_push(h, &h->work, h->visible.p[k]))
@@ -448,6 +545,7 @@ static void qh_free(qh *h)
     u32_free(h, &h->visible);
     u32_free(h, &h->horizon);
     u32_free(h, &h->stack);
+    u32_free(h, &h->near);
 }
 
 mq_status mq_hull_build(const float *points, size_t count, const mq_allocator *a, mq_hull_result *res, mq_diag *diag)
@@ -521,8 +619,8 @@ mq_status mq_hull_build(const float *points, size_t count, const mq_allocator *a
                     h.f[fid[i]].nb[e] = fid[j];
         }
     for (uint32_t i = 0; i < count; i++)
-        if (i != t[0] && i != t[1] && i != t[2] && i != t[3])
-            assign(&h, fid, 4, i);
+        if (i != t[0] && i != t[1] && i != t[2] && i != t[3] && assign(&h, fid, 4, i) < 0)
+            goto fail;
     for (int i = 0; i < 4; i++)
         if (h.f[fid[i]].outside != NONE && !u32_push(&h, &h.work, fid[i]))
             goto fail;
