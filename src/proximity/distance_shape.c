@@ -144,8 +144,177 @@ static bool box_contains(const mq_dist_shape *s, const double p[3])
     return true;
 }
 
-/* Distance from a solid box to a triangle (see the file comment). */
-static double box_triangle(const mq_dist_shape *s, const mq_dw_tri *t, bool overlap, double ps[3], double pt[3])
+/* A box shape's faces, prepared once per query: the half-axis vectors e, for
+ * each axis i the normal n[i] = axes[j] x axes[l] of faces +-i (pointing like
+ * axes[i]), their offset off[i] = |n[i].e[i]| from the centre along it, 1/|n[i]|,
+ * and the two triangle halves of each face ([i][0]: face -i, [i][1]: face +i). */
+typedef struct box_faces {
+    double c[3];
+    double e[3][3];
+    double n[3][3];
+    double off[3];
+    double inv_len[3];
+    mq_td_tri half[3][2][2];
+    /* corner k = c + sum_a (bit a of k ? 1 : -1) e[a]; for the faces +-i, the
+     * inverse Gram matrix of their spanning vectors e[j], e[l] (gram_ok: not
+     * degenerate), for a point's coordinates in the face */
+    double corner[8][3];
+    double igram[3][3];
+    bool gram_ok[3];
+} box_faces;
+
+static void box_faces_of(const mq_dist_shape *s, box_faces *bf)
+{
+    d3_copy(bf->c, s->c);
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 3; k++)
+            bf->e[i][k] = s->axes[i][k] * s->half[i];
+    for (int i = 0; i < 3; i++) {
+        int j = (i + 1) % 3, l = (i + 2) % 3;
+        double *n = bf->n[i];
+        n[0] = s->axes[j][1] * s->axes[l][2] - s->axes[j][2] * s->axes[l][1];
+        n[1] = s->axes[j][2] * s->axes[l][0] - s->axes[j][0] * s->axes[l][2];
+        n[2] = s->axes[j][0] * s->axes[l][1] - s->axes[j][1] * s->axes[l][0];
+        bf->off[i] = fabs(n[0] * bf->e[i][0] + n[1] * bf->e[i][1] + n[2] * bf->e[i][2]);
+        if (n[0] * s->axes[i][0] + n[1] * s->axes[i][1] + n[2] * s->axes[i][2] < 0.0)
+            for (int k = 0; k < 3; k++)
+                n[k] = -n[k];
+        double n2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+        bf->inv_len[i] = n2 > 0.0 ? 1.0 / sqrt(n2) : 0.0;
+        for (int side = 0; side < 2; side++) {
+            double sign = side ? 1.0 : -1.0;
+            double q[4][3];
+            for (int c = 0; c < 4; c++) {
+                double sj = (c & 1) ? 1.0 : -1.0, sl = (c & 2) ? 1.0 : -1.0;
+                for (int k = 0; k < 3; k++)
+                    q[c][k] = s->c[k] + sign * bf->e[i][k] + sj * bf->e[j][k] + sl * bf->e[l][k];
+            }
+            static const int halves[2][3] = {{0, 1, 3}, {0, 3, 2}};
+            for (int h = 0; h < 2; h++) {
+                mq_td_tri *f = &bf->half[i][side][h];
+                for (int c = 0; c < 3; c++)
+                    d3_copy(f->v[c], q[halves[h][c]]);
+                mq_td_tri_prepare(f);
+            }
+        }
+        double gjj = 0.0, gjl = 0.0, gll = 0.0;
+        for (int k = 0; k < 3; k++) {
+            gjj += bf->e[j][k] * bf->e[j][k];
+            gjl += bf->e[j][k] * bf->e[l][k];
+            gll += bf->e[l][k] * bf->e[l][k];
+        }
+        double det = gjj * gll - gjl * gjl;
+        bf->gram_ok[i] = det > 1e-12 * gjj * gll && det > 0.0;
+        if (bf->gram_ok[i]) {
+            bf->igram[i][0] = gll / det;
+            bf->igram[i][1] = -gjl / det;
+            bf->igram[i][2] = gjj / det;
+        }
+    }
+    for (int k = 0; k < 8; k++)
+        for (int r = 0; r < 3; r++)
+            bf->corner[k][r] = s->c[r] + ((k & 1) ? bf->e[0][r] : -bf->e[0][r]) +
+                               ((k & 2) ? bf->e[1][r] : -bf->e[1][r]) + ((k & 4) ? bf->e[2][r] : -bf->e[2][r]);
+}
+
+/* Squared distance between the box of points p and q and the triangle's box. */
+static double box_gap2(const double p[3], const double q[3], const mq_dw_tri *t)
+{
+    double g2 = 0.0;
+    for (int k = 0; k < 3; k++) {
+        double lo = p[k] < q[k] ? p[k] : q[k], hi = p[k] < q[k] ? q[k] : p[k];
+        double g = lo - t->hi[k] > t->lo[k] - hi ? lo - t->hi[k] : t->lo[k] - hi;
+        if (g > 0.0)
+            g2 += g * g;
+    }
+    return g2;
+}
+
+/* Distance from a solid box to a triangle apart from it, given which faces
+ * have a triangle corner on their outer side (front[i][side], side 1: +i):
+ * the least of the distances of the triangle's corners to those faces (where
+ * they project inside), of the faces' corners to the triangle, and of the
+ * faces' edges to the triangle's edges (each box corner and edge once). The
+ * closest points go to ps (box) and pt (triangle). */
+static double box_triangle_apart(const box_faces *bf, const mq_dw_tri *t, bool front[3][2], double ps[3], double pt[3])
+{
+    double best = INFINITY, x[3], y[3];
+    /* the triangle's corners over the faces */
+    for (int i = 0; i < 3; i++) {
+        if (!bf->gram_ok[i] || !(bf->inv_len[i] > 0.0))
+            continue;
+        int j = (i + 1) % 3, l = (i + 2) % 3;
+        for (int side = 0; side < 2; side++) {
+            if (!front[i][side])
+                continue;
+            double sign = side ? 1.0 : -1.0;
+            for (int v = 0; v < 3; v++) {
+                /* w = v - (c + sign e[i]), from the face's centre */
+                double w[3], wj = 0.0, wl = 0.0, wn = 0.0;
+                for (int k = 0; k < 3; k++) {
+                    w[k] = t->d.v[v][k] - (bf->c[k] + sign * bf->e[i][k]);
+                    wj += w[k] * bf->e[j][k];
+                    wl += w[k] * bf->e[l][k];
+                    wn += w[k] * bf->n[i][k];
+                }
+                double al = bf->igram[i][0] * wj + bf->igram[i][1] * wl;
+                double be = bf->igram[i][1] * wj + bf->igram[i][2] * wl;
+                if (!(fabs(al) <= 1.0 && fabs(be) <= 1.0))
+                    continue;
+                double h = wn * bf->inv_len[i], d2 = h * h;
+                if (d2 < best) {
+                    best = d2;
+                    for (int k = 0; k < 3; k++) {
+                        ps[k] = t->d.v[v][k] - h * bf->n[i][k] * bf->inv_len[i];
+                        pt[k] = t->d.v[v][k];
+                    }
+                }
+            }
+        }
+    }
+    /* the box's corners and edges on those faces */
+    for (int k = 0; k < 8; k++) {
+        bool on = false;
+        for (int i = 0; i < 3 && !on; i++)
+            on = front[i][(k >> i) & 1];
+        if (!on)
+            continue;
+        double d2;
+        if (!(box_gap2(bf->corner[k], bf->corner[k], t) * (1.0 - 0x1p-40) >= best)) {
+            d2 = mq_td_point_triangle2(bf->corner[k], &t->d, y);
+            if (d2 < best) {
+                best = d2;
+                d3_copy(ps, bf->corner[k]);
+                d3_copy(pt, y);
+            }
+        }
+        for (int a = 0; a < 3; a++) {
+            if ((k >> a) & 1)
+                continue; /* each edge once: from its corner with bit a clear */
+            int b = (a + 1) % 3, c = (a + 2) % 3;
+            if (!front[b][(k >> b) & 1] && !front[c][(k >> c) & 1])
+                continue;
+            const double *p0 = bf->corner[k], *p1 = bf->corner[k | (1 << a)];
+            if (box_gap2(p0, p1, t) * (1.0 - 0x1p-40) >= best)
+                continue; /* no nearer than the triangle's box: cannot do better */
+            for (int e = 0; e < 3; e++) {
+                d2 = mq_td_segment_segment2(p0, p1, t->d.v[e], t->d.v[(e + 1) % 3], x, y);
+                if (d2 < best) {
+                    best = d2;
+                    d3_copy(ps, x);
+                    d3_copy(pt, y);
+                }
+            }
+        }
+    }
+    return sqrt(best);
+}
+
+/* Distance from a solid box to a triangle (see the file comment). Apart, a
+ * face whose plane has all of the triangle in front of it farther than
+ * `limit` is left out; when that leaves none, INFINITY. */
+static double box_triangle(const mq_dist_shape *s, const box_faces *bf, const mq_dw_tri *t, bool overlap, double limit,
+                           double ps[3], double pt[3])
 {
     if (overlap)
         for (int v = 0; v < 3; v++)
@@ -154,69 +323,74 @@ static double box_triangle(const mq_dist_shape *s, const mq_dw_tri *t, bool over
                 d3_copy(pt, t->d.v[v]);
                 return 0.0;
             }
-    double e[3][3];
-    for (int i = 0; i < 3; i++)
-        for (int k = 0; k < 3; k++)
-            e[i][k] = s->axes[i][k] * s->half[i];
-    double best = INFINITY;
+    bool front[3][2], any = false, skipped = false;
     for (int i = 0; i < 3; i++) {
-        int j = (i + 1) % 3, l = (i + 2) % 3;
-        /* face normal of faces +-i: axes j x l, pointing like axes i */
-        double n[3] = {s->axes[j][1] * s->axes[l][2] - s->axes[j][2] * s->axes[l][1],
-                       s->axes[j][2] * s->axes[l][0] - s->axes[j][0] * s->axes[l][2],
-                       s->axes[j][0] * s->axes[l][1] - s->axes[j][1] * s->axes[l][0]};
-        double off = fabs(n[0] * e[i][0] + n[1] * e[i][1] + n[2] * e[i][2]);
-        if (n[0] * s->axes[i][0] + n[1] * s->axes[i][1] + n[2] * s->axes[i][2] < 0.0)
+        double l2[3];
+        for (int v = 0; v < 3; v++) {
+            l2[v] = 0.0;
             for (int k = 0; k < 3; k++)
-                n[k] = -n[k];
-        for (int sign = -1; sign <= 1; sign += 2) {
-            bool front = overlap; /* overlapping: every face may hold the crossing */
-            for (int v = 0; v < 3 && !front; v++) {
-                double l2 = 0.0;
-                for (int k = 0; k < 3; k++)
-                    l2 += (t->d.v[v][k] - s->c[k]) * n[k];
-                front = sign * l2 > off;
+                l2[v] += (t->d.v[v][k] - s->c[k]) * bf->n[i][k];
+        }
+        for (int side = 0; side < 2; side++) {
+            double sign = side ? 1.0 : -1.0;
+            double gap = INFINITY; /* least height of a corner over the face's plane */
+            bool f = overlap;      /* overlapping: every face may hold the crossing */
+            for (int v = 0; v < 3; v++) {
+                double hgt = sign * l2[v] - bf->off[i];
+                f = f || hgt > 0.0;
+                gap = hgt < gap ? hgt : gap;
             }
-            if (!front)
-                continue;
-            double q[4][3];
-            for (int c = 0; c < 4; c++) {
-                double sj = (c & 1) ? 1.0 : -1.0, sl = (c & 2) ? 1.0 : -1.0;
-                for (int k = 0; k < 3; k++)
-                    q[c][k] = s->c[k] + sign * e[i][k] + sj * e[j][k] + sl * e[l][k];
+            if (f && !overlap && gap > 0.0 && gap * bf->inv_len[i] * (1.0 - 0x1p-40) > limit) {
+                f = false; /* all of the triangle in front, beyond the limit */
+                skipped = true;
             }
-            static const int halves[2][3] = {{0, 1, 3}, {0, 3, 2}};
-            for (int h = 0; h < 2; h++) {
-                mq_td_tri f;
-                for (int c = 0; c < 3; c++)
-                    d3_copy(f.v[c], q[halves[h][c]]);
-                mq_td_tri_prepare(&f);
-                double a[3], b[3], d;
-                if (overlap) {
-                    mq_td_triangle_witness(&f, &t->d, a, b);
-                    double dd[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
-                    d = sqrt(dd[0] * dd[0] + dd[1] * dd[1] + dd[2] * dd[2]);
-                } else {
-                    d = mq_td_triangle_features(&f, &t->d, a, b);
-                }
-                if (d < best) {
-                    best = d;
-                    d3_copy(ps, overlap ? b : a);
-                    d3_copy(pt, b);
-                }
-            }
+            front[i][side] = f;
+            any = any || f;
         }
     }
-    if (overlap)
-        return 0.0;
-    if (best == INFINITY) { /* no face in front of any corner: rounding; the box centre's view */
+    if (!overlap) {
+        if (any)
+            return box_triangle_apart(bf, t, front, ps, pt);
+        if (skipped)
+            return INFINITY;
+        /* no face in front of any corner: rounding; the box centre's view */
         double q[3];
         mq_td_point_triangle2(s->c, &t->d, q);
         d3_copy(ps, q);
         d3_copy(pt, q);
         return 0.0;
     }
-    return best;
+    /* overlapping: a common point, where the triangle crosses a face */
+    double best = INFINITY;
+    for (int i = 0; i < 3; i++)
+        for (int side = 0; side < 2; side++)
+            for (int h = 0; h < 2; h++) {
+                const mq_td_tri *f = &bf->half[i][side][h];
+                double a[3], b[3];
+                mq_td_triangle_witness(f, &t->d, a, b);
+                double dd[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+                double d = sqrt(dd[0] * dd[0] + dd[1] * dd[1] + dd[2] * dd[2]);
+                if (d < best) {
+                    best = d;
+                    d3_copy(ps, b);
+                    d3_copy(pt, b);
+                }
+            }
+    return 0.0;
+}
+
+/* As mq_dist_shape_triangle, with a box's faces prepared and a limit for box_triangle. */
+static double shape_triangle(const mq_dist_shape *s, const box_faces *bf, const mq_dw_tri *t, double limit,
+                             double ps[3], double pt[3])
+{
+    switch (s->kind) {
+    case MQ_SHAPE_OBB:
+        return box_triangle(s, bf, t, mq_overlap_triangle_obb(&t->f, &s->src.u.obb), limit, ps, pt);
+    case MQ_SHAPE_AABB:
+        return box_triangle(s, bf, t, mq_overlap_triangle_aabb(&t->f, &s->src.u.aabb), limit, ps, pt);
+    default:
+        return mq_dist_shape_triangle(s, t, ps, pt);
+    }
 }
 
 double mq_dist_shape_triangle(const mq_dist_shape *s, const mq_dw_tri *t, double ps[3], double pt[3])
@@ -267,9 +441,11 @@ double mq_dist_shape_triangle(const mq_dist_shape *s, const mq_dw_tri *t, double
         return round_result(a, q, best, s->radius, ps, pt);
     }
     case MQ_SHAPE_OBB:
-        return box_triangle(s, t, mq_overlap_triangle_obb(&t->f, &s->src.u.obb), ps, pt);
-    case MQ_SHAPE_AABB:
-        return box_triangle(s, t, mq_overlap_triangle_aabb(&t->f, &s->src.u.aabb), ps, pt);
+    case MQ_SHAPE_AABB: {
+        box_faces bf;
+        box_faces_of(s, &bf);
+        return shape_triangle(s, &bf, t, INFINITY, ps, pt);
+    }
     default:
         return INFINITY;
     }
@@ -277,6 +453,8 @@ double mq_dist_shape_triangle(const mq_dist_shape *s, const mq_dw_tri *t, double
 
 typedef struct sw_walk {
     const mq_dist_shape *s;
+    bool box; /* an OBB or AABB: faces prepared in bf */
+    box_faces bf;
     const mq_dist_side *b;
     double slo[3], shi[3]; /* the shape's box */
     bool nearest, found, stop;
@@ -298,8 +476,9 @@ static inline double sw_limit(const sw_walk *w)
  * in the box's coordinates (the triangle's projections on the box's axes).
  * The axes of a valid OBB are orthonormal only to within
  * MQ_OBB_AXIS_TOLERANCE, so the box's extents are grown and the gap shrunk
- * by a margin that covers that. */
-static double box_triangle_lower_bound(const mq_dist_shape *s, const mq_dw_tri *t)
+ * by a margin that covers that. When that says nothing, the gap along the
+ * triangle's normal (exact for the box's corners c +- e[0] +- e[1] +- e[2]). */
+static double box_triangle_lower_bound(const mq_dist_shape *s, const box_faces *bf, const mq_dw_tri *t)
 {
     double grow = 4e-3 * (s->half[0] + s->half[1] + s->half[2]), g2 = 0.0;
     for (int i = 0; i < 3; i++) {
@@ -314,7 +493,36 @@ static double box_triangle_lower_bound(const mq_dist_shape *s, const mq_dw_tri *
         if (g > 0.0)
             g2 += g * g;
     }
-    return sqrt(g2) / 1.004;
+    double lb = sqrt(g2) / 1.004;
+    /* the box's face planes: exact for its corners, along n[i] the box reaches off[i] */
+    for (int i = 0; i < 3; i++) {
+        const double *n = bf->n[i];
+        double lo = INFINITY, hi = -INFINITY;
+        for (int v = 0; v < 3; v++) {
+            double p =
+                (t->d.v[v][0] - s->c[0]) * n[0] + (t->d.v[v][1] - s->c[1]) * n[1] + (t->d.v[v][2] - s->c[2]) * n[2];
+            lo = p < lo ? p : lo;
+            hi = p > hi ? p : hi;
+        }
+        double g = (lo > -hi ? lo : -hi) - bf->off[i];
+        if (g > 0.0) {
+            g *= bf->inv_len[i] * (1.0 - 0x1p-40);
+            lb = g > lb ? g : lb;
+        }
+    }
+    /* the triangle's plane */
+    const double *n = t->d.n;
+    if (!(t->d.n2 > 0.0))
+        return lb;
+    double p =
+        fabs(n[0] * (t->d.v[0][0] - s->c[0]) + n[1] * (t->d.v[0][1] - s->c[1]) + n[2] * (t->d.v[0][2] - s->c[2]));
+    for (int i = 0; i < 3; i++)
+        p -= fabs(n[0] * bf->e[i][0] + n[1] * bf->e[i][1] + n[2] * bf->e[i][2]);
+    if (p > 0.0) {
+        p = p / sqrt(t->d.n2) * (1.0 - 0x1p-40);
+        lb = p > lb ? p : lb;
+    }
+    return lb;
 }
 
 static void sw_leaf(sw_walk *w, const mq_dw_handle *h)
@@ -324,11 +532,10 @@ static void sw_leaf(sw_walk *w, const mq_dw_handle *h)
     for (int i = 0; i < n && !w->stop; i++) {
         if (mq_dw_box_gap(w->slo, w->shi, t[i].lo, t[i].hi) > sw_limit(w))
             continue;
-        if ((w->s->kind == MQ_SHAPE_OBB || w->s->kind == MQ_SHAPE_AABB) &&
-            box_triangle_lower_bound(w->s, &t[i]) > sw_limit(w))
+        if (w->box && box_triangle_lower_bound(w->s, &w->bf, &t[i]) > sw_limit(w))
             continue;
         double ps[3], pt[3];
-        double d = mq_dist_shape_triangle(w->s, &t[i], ps, pt);
+        double d = shape_triangle(w->s, &w->bf, &t[i], sw_limit(w), ps, pt);
         mq_dist_pair p;
         p.triangle_a = MQ_NO_TRIANGLE;
         p.triangle_b = t[i].id;
@@ -358,6 +565,9 @@ typedef struct sw_entry {
 
 static void sw_run(sw_walk *w)
 {
+    w->box = w->s->kind == MQ_SHAPE_OBB || w->s->kind == MQ_SHAPE_AABB;
+    if (w->box)
+        box_faces_of(w->s, &w->bf);
     mq_dw_nbox sb, rb;
     double round;
     shape_nbox(w->s, &sb, &round);
