@@ -2,12 +2,14 @@
  * Self-join of the top-level tree (tlas_selfjoin.h). A node is joined with
  * itself (each child with itself, each pair of its children whose boxes come
  * within the margin with each other, found by a sweep of the children sorted
- * along x), and a pair of subtrees by opening the
- * larger one and keeping the children that come within the margin of the
- * other. Every unordered pair of leaves is reached along exactly one path, so
- * each instance pair is reported once. Recursion depth: at most twice the
- * tree's depth (mq_tlas_self_join's callers are scene queries, whose trees
- * are at most MQ_TLAS_SAH_DEPTH + 34 levels deep).
+ * along x); a pair of inner nodes by opening both, keeping each one's
+ * children that come within the margin of the other node, and sweeping the
+ * two sorted lists along x; a leaf and an inner node by opening the node.
+ * Every unordered pair of leaves is reached along exactly one path, so each
+ * instance pair is reported once. Recursion depth: at most twice the tree's
+ * depth (mq_tlas_self_join's callers are scene queries, whose trees are at
+ * most MQ_TLAS_SAH_DEPTH + 34 levels deep), each level's frame holding up to
+ * two nodes' sorted children (about 3.5 KB).
  */
 #include "scene/tlas/tlas_selfjoin.h"
 
@@ -67,11 +69,57 @@ static bool leaf_pair(const join_ctx *c, uint32_t x, uint32_t y)
     return a->id < b->id ? c->fn(a, b, c->user) : c->fn(b, a, c->user);
 }
 
+/* The used slots of inner node x whose boxes come within the margin of box
+ * `near`, sorted by their low x (insertion sort: at most MQ_TLAS_WIDTH), in
+ * box and ref; NULL `near`: every used slot. Returns their number. */
+static int gather(const join_ctx *c, uint32_t x, const jbox *near, jbox box[MQ_TLAS_WIDTH], uint32_t ref[MQ_TLAS_WIDTH])
+{
+    const mq_tlas_block *n = &c->s->nodes[mq_tlas_ref_first(x)];
+    int slots = (int)mq_tlas_ref_blocks(x) * MQ_TLAS_BLOCK, m = 0;
+    for (int i = 0; i < slots; i++) {
+        jbox b;
+        uint32_t r = slot(c, n, i, &b);
+        if (r == MQ_TLAS_EMPTY || (near && !boxes_near(&b, near, c->margin)))
+            continue;
+        int j = m++;
+        while (j > 0 && box[j - 1].lo[0] > b.lo[0]) {
+            box[j] = box[j - 1];
+            ref[j] = ref[j - 1];
+            j--;
+        }
+        box[j] = b;
+        ref[j] = r;
+    }
+    return m;
+}
+
 static bool join_pair(const join_ctx *c, uint32_t x, const jbox *bx, uint32_t y, const jbox *by)
 {
     bool xl = (x & MQ_TLAS_LEAF_BIT) != 0, yl = (y & MQ_TLAS_LEAF_BIT) != 0;
     if (xl && yl)
         return leaf_pair(c, x, y);
+    if (!xl && !yl) {
+        /* two inner nodes: open both, keep the children near the other node,
+         * and sweep the two lists along x (each child pair near in x once) */
+        jbox ab[MQ_TLAS_WIDTH], bb[MQ_TLAS_WIDTH];
+        uint32_t ar[MQ_TLAS_WIDTH], br[MQ_TLAS_WIDTH];
+        int na = gather(c, x, by, ab, ar), nb = gather(c, y, bx, bb, br), p = 0, q = 0;
+        double m = c->margin;
+        while (p < na && q < nb) {
+            if (ab[p].lo[0] <= bb[q].lo[0]) {
+                for (int k = q; k < nb && bb[k].lo[0] - m <= ab[p].hi[0]; k++)
+                    if (boxes_near(&ab[p], &bb[k], m) && !join_pair(c, ar[p], &ab[p], br[k], &bb[k]))
+                        return false;
+                p++;
+            } else {
+                for (int k = p; k < na && ab[k].lo[0] - m <= bb[q].hi[0]; k++)
+                    if (boxes_near(&ab[k], &bb[q], m) && !join_pair(c, ar[k], &ab[k], br[q], &bb[q]))
+                        return false;
+                q++;
+            }
+        }
+        return true;
+    }
     /* open the larger node (a leaf is never opened) */
     if (xl || (!yl && box_size(by) > box_size(bx))) {
         uint32_t t = x;
@@ -96,26 +144,9 @@ static bool join_self(const join_ctx *c, uint32_t x)
 {
     if (x & MQ_TLAS_LEAF_BIT)
         return true;
-    const mq_tlas_block *n = &c->s->nodes[mq_tlas_ref_first(x)];
-    int slots = (int)mq_tlas_ref_blocks(x) * MQ_TLAS_BLOCK;
-    /* the used slots, sorted by their boxes' low x (insertion sort: at most MQ_TLAS_WIDTH) */
     jbox box[MQ_TLAS_WIDTH];
     uint32_t ref[MQ_TLAS_WIDTH];
-    int m = 0;
-    for (int i = 0; i < slots; i++) {
-        jbox b;
-        uint32_t r = slot(c, n, i, &b);
-        if (r == MQ_TLAS_EMPTY)
-            continue;
-        int j = m++;
-        while (j > 0 && box[j - 1].lo[0] > b.lo[0]) {
-            box[j] = box[j - 1];
-            ref[j] = ref[j - 1];
-            j--;
-        }
-        box[j] = b;
-        ref[j] = r;
-    }
+    int m = gather(c, x, NULL, box, ref);
     for (int i = 0; i < m; i++) {
         if (!join_self(c, ref[i]))
             return false;
