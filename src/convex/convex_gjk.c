@@ -205,7 +205,11 @@ static bool reduce(simplex *s, double v[3])
             n[1] = ab[2] * ac[0] - ab[0] * ac[2];
             n[2] = ab[0] * ac[1] - ab[1] * ac[0];
             double so = dot3(n, ao), sp = -dot3(n, a);
-            if (so != 0.0 && ((so > 0.0 && sp > 0.0) || (so < 0.0 && sp < 0.0)))
+            /* A flat tetrahedron (the fourth point in this face's plane to
+             * rounding: common when one side's support repeats) has no
+             * inside; the sign of so is then noise, so every face competes. */
+            bool flat = fabs(so) <= 1e-9 * sqrt(dot3(n, n) * dot3(ao, ao));
+            if (!flat && ((so > 0.0 && sp > 0.0) || (so < 0.0 && sp < 0.0)))
                 continue; /* the origin is on the simplex's side of this face */
             any = true;
             double l3[3], q[3] = {0, 0, 0};
