@@ -2,13 +2,14 @@
  * @file
  * meshquery/casts.h — shape casts (sweeps) against a mesh, and inside/outside
  * and signed distance of closed meshes ("Solids", at the end), on both
- * hierarchies. Casts: a sphere or capsule moved along a straight line, the first time
+ * hierarchies. Casts: a sphere, capsule or convex moved along a straight line, the first time
  * it touches the mesh, where, along which normal, and which triangle.
  *
  * Synopsis
  *   mq_bvh_sphere_cast(bvh, &sphere, dir, tmax, &hit)        BVH, sphere
  *   mq_obbtree_sphere_cast(tree, &sphere, dir, tmax, &hit)   OBB tree, sphere
  *   mq_bvh_capsule_cast(), mq_obbtree_capsule_cast()         capsules
+ *   mq_bvh_convex_cast(), mq_obbtree_convex_cast()           convex hulls (convex.h)
  *   mq_bvh_winding_number(bvh, p), mq_bvh_signed_distance(bvh, p, &d, &closest)
  *   mq_obbtree_winding_number(), mq_obbtree_signed_distance()   closed meshes ("Solids")
  *
@@ -95,6 +96,27 @@ MQ_API bool mq_bvh_capsule_cast(const mq_bvh *bvh, const mq_capsule *capsule, co
 /** As mq_bvh_capsule_cast, on the OBB tree. */
 MQ_API bool mq_obbtree_capsule_cast(const mq_obbtree *tree, const mq_capsule *capsule, const vec3 dir, float tmax,
                                     mq_cast_hit *out);
+
+/**
+ * Convex cast on the BVH: the first t in [0, tmax] at which the convex
+ * (convex.h, in the mesh's frame) moved by t * dir touches a triangle, ties
+ * in t going to the smallest triangle id. The leaf test is
+ * mq_convex_cast_triangle (conservative advancement on GJK distances), so t
+ * is within about 1e-9 of the sweep's length of the exact time of first
+ * contact and never later by more; t = 0 when the convex already overlaps the
+ * mesh (touching counts). Nodes are pruned with the convex's box (BVH) or
+ * the ball around that box (OBB tree), grown by 1e-5 of the magnitudes.
+ * The record: `point` on the triangle and `normal` from it towards the convex
+ * at time t are the closest pair of the moved convex and the triangle
+ * (mq_convex_triangle_distance), with the fallbacks of the other casts when
+ * they coincide. A NULL convex, a non-finite dir, or a NaN or negative tmax
+ * hit nothing (false). The convex is only read; thread safety as above.
+ */
+MQ_API bool mq_bvh_convex_cast(const mq_bvh *bvh, const mq_convex *convex, const vec3 dir, float tmax,
+                               mq_cast_hit *out);
+/** As mq_bvh_convex_cast, on the OBB tree (same triangle, same t). */
+MQ_API bool mq_obbtree_convex_cast(const mq_obbtree *tree, const mq_convex *convex, const vec3 dir, float tmax,
+                                   mq_cast_hit *out);
 
 /* ------------------------------------------------------------------------- */
 /* Solids: inside / outside and signed distance of closed meshes             */

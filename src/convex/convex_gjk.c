@@ -342,6 +342,12 @@ double mq_convex_gjk_convex(const mq_convex *a, const mq_cpose *pa, const mq_con
     return gjk(&A, &B, out_a, out_b);
 }
 
+double mq_convex_cast_tolerance(const mq_convex *c, const mq_cpose *p, const double dir[3], double tmax)
+{
+    double len = sqrt(dot3(dir, dir));
+    return 1e-9 * (c->radius + fabs(p->t[0]) + fabs(p->t[1]) + fabs(p->t[2]) + len * (isfinite(tmax) ? tmax : 0.0));
+}
+
 bool mq_convex_cast_tri_d(const mq_convex *c, const mq_cpose *p, const double dir[3], double tmax, const mq_dtri *tri,
                           double *t_hit)
 {
@@ -353,8 +359,7 @@ bool mq_convex_cast_tri_d(const mq_convex *c, const mq_cpose *p, const double di
     if (!(len > 0.0) || !(tmax > 0.0))
         return false;
     side A = {c, p, NULL, 0, {0, 0, 0}}, B = {NULL, NULL, &tri->v[0][0], 3, {0, 0, 0}};
-    double size = c->radius + fabs(p->t[0]) + fabs(p->t[1]) + fabs(p->t[2]) + len * (isfinite(tmax) ? tmax : 0.0);
-    double tol = 1e-9 * size;
+    double tol = mq_convex_cast_tolerance(c, p, dir, tmax);
     double t = 0.0;
     for (int it = 0; it < 200; it++) {
         for (int k = 0; k < 3; k++)

@@ -199,8 +199,14 @@ double mq_convex_gjk_points(const mq_convex *c, const mq_cpose *p, const double 
 double mq_convex_gjk_convex(const mq_convex *a, const mq_cpose *pa, const mq_convex *b, const mq_cpose *pb,
                             double out_a[3], double out_b[3]);
 
+/* The gap at which mq_convex_cast_tri_d counts the moving convex as touching:
+ * 1e-9 of the convex's size and placement plus the sweep's length (|dir| *
+ * tmax, when finite). Walks that prune for casts grow their bounds by it. */
+double mq_convex_cast_tolerance(const mq_convex *c, const mq_cpose *p, const double dir[3], double tmax);
+
 /* First t in [0, tmax] at which the convex placed by p, moved by t * dir,
- * touches the triangle (world corners in double); false if none. */
+ * touches the triangle (world corners in double) to within
+ * mq_convex_cast_tolerance; false if none. */
 bool mq_convex_cast_tri_d(const mq_convex *c, const mq_cpose *p, const double dir[3], double tmax, const mq_dtri *tri,
                           double *t_hit);
 

@@ -1,17 +1,21 @@
 /*
- * Sphere and capsule casts on the BVH and the OBB tree (meshquery/casts.h,
- * which explains the exact construction: ray vs the triangle's Minkowski sum
- * with the shape, as offset triangles and edge capsules).
+ * Sphere, capsule and convex casts on the BVH and the OBB tree
+ * (meshquery/casts.h, which explains the exact construction for spheres and
+ * capsules: ray vs the triangle's Minkowski sum with the shape, as offset
+ * triangles and edge capsules; convexes go through mq_convex_cast_triangle).
  *
- * One query struct serves both shapes (a sphere is a capsule with a == b, but
- * spheres take the cheaper 2 + 3 test path); the leaf test is a direct call,
+ * One query struct serves every shape (a sphere is a capsule with a == b, but
+ * spheres take the cheaper 2 + 3 test path; a convex is pruned as its
+ * bounding box, or its bounding ball on the OBB tree); the leaf test is a direct call,
  * the walks are written out per hierarchy (no per-node dispatch), fixed
  * stacks, no allocation.
  */
 #include <float.h>
 
 #include <meshquery/casts.h>
+#include <meshquery/convex.h>
 
+#include "convex/convex_internal.h"
 #include "core/vec3.h"
 #include "primitives/shape_checks.h"
 #include "query/bvh_walk.h"
@@ -21,6 +25,7 @@
 typedef struct cast_q {
     float a[3], b[3], e[3]; /* segment [a, b] at t = 0, e = b - a (a == b for a sphere) */
     bool sphere;
+    const mq_convex *convex; /* a convex cast (a == b == c, r its bounding radius), else NULL */
     float r;
     float d[3];   /* motion per unit t */
     float c[3];   /* centre (midpoint) at t = 0: the pruning ray's origin */
@@ -84,6 +89,13 @@ static inline void edge_capsule(const mq_ray *ray, const float p[3], const float
 /* First t in [0, limit] at which the shape touches `tri`; INFINITY when none. */
 static float cast_triangle(const cast_q *q, const mq_triangle *tri, float limit)
 {
+    if (q->convex) {
+        /* Always up to tmax, not the best time so far: the advancement's
+         * tolerance scales with the sweep, and a triangle's time must not
+         * depend on the order the walk met the others in. */
+        float t;
+        return mq_convex_cast_triangle(q->convex, q->d, q->tmax, tri, &t) && t <= limit ? t : INFINITY;
+    }
     bool overlap;
     if (q->sphere) {
         mq_sphere s = {{q->a[0], q->a[1], q->a[2]}, q->r};
@@ -168,12 +180,65 @@ static bool prepare(cast_q *q, const float a[3], const float b[3], float r, bool
         q->ext[k] += r + g;
     q->rho = sqrtf(half2) + r + g;
     q->sphere = sphere;
+    q->convex = NULL;
     q->r = r;
     q->moving = dir[0] != 0.0f || dir[1] != 0.0f || dir[2] != 0.0f;
     q->t = INFINITY;
     q->id = MQ_NO_TRIANGLE;
     q->tmax = tmax;
     return true;
+}
+
+/* A convex as the query: its box's centre and half extents (for the BVH's
+ * boxes) and the ball around them (for the OBB tree's), grown by the slack. */
+static bool prepare_convex(cast_q *q, const mq_convex *convex, const vec3 dir, float tmax)
+{
+    mq_aabb box;
+    if (!convex || !mq_convex_bounds(convex, &box))
+        return false;
+    float c[3], half2 = 0.0f, mag = 0.0f;
+    for (int k = 0; k < 3; k++) {
+        c[k] = 0.5f * box.min[k] + 0.5f * box.max[k];
+        float h = fmaxf(box.max[k] - c[k], c[k] - box.min[k]);
+        half2 += h * h;
+        mag += fabsf(box.min[k]) + fabsf(box.max[k]);
+    }
+    if (!prepare(q, c, c, 0.0f, true, dir, tmax))
+        return false;
+    /* the leaf test counts contact within its tolerance: prune no less */
+    mq_cpose identity;
+    mq_cpose_identity(&identity);
+    double dd[3] = {dir[0], dir[1], dir[2]};
+    float g =
+        CAST_SLACK * (mag + sqrtf(half2)) + (float)mq_convex_cast_tolerance(convex, &identity, dd, tmax) + FLT_MIN;
+    for (int k = 0; k < 3; k++)
+        q->ext[k] = fmaxf(box.max[k] - c[k], c[k] - box.min[k]) + g;
+    q->r = sqrtf(half2) + g;
+    q->rho = q->r + g;
+    q->sphere = false;
+    q->convex = convex;
+    return true;
+}
+
+/* The closest pair of the convex moved to time t and its triangle: s on the
+ * convex, p on the triangle (the triangle is moved back by t * d instead). */
+static void convex_contact(const cast_q *q, float s[3], float p[3])
+{
+    mq_triangle back;
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k < 3; k++)
+            back.v[c][k] = (float)((double)q->tri.v[c][k] - (double)q->t * q->d[k]);
+    double oc[3], ot[3];
+    if (mq_convex_triangle_distance(q->convex, &back, oc, ot) < 0.0) {
+        mq_v3_copy(s, q->c);
+        mq_closest_point_triangle(s, &q->tri, p, NULL);
+        return;
+    }
+    for (int k = 0; k < 3; k++) {
+        double shift = (double)q->t * q->d[k];
+        s[k] = (float)(oc[k] + shift);
+        p[k] = (float)(ot[k] + shift);
+    }
 }
 
 static bool finish(const cast_q *q, float tmax, mq_cast_hit *out)
@@ -194,7 +259,9 @@ static bool finish(const cast_q *q, float tmax, mq_cast_hit *out)
         a[k] = q->a[k] + q->t * q->d[k];
         b[k] = q->b[k] + q->t * q->d[k];
     }
-    if (q->sphere) {
+    if (q->convex) {
+        convex_contact(q, s, p);
+    } else if (q->sphere) {
         mq_closest_point_triangle(a, &q->tri, p, NULL);
         mq_v3_copy(s, a);
     } else {
@@ -434,6 +501,25 @@ bool mq_obbtree_capsule_cast(const mq_obbtree *tree, const mq_capsule *c, const 
 {
     cast_q q;
     if (!tree || !c || !mq_capsule_ok(c) || !prepare(&q, c->a, c->b, c->radius, false, dir, tmax))
+        return miss(out);
+    walk_obbtree(tree, &q, tmax);
+    return finish(&q, tmax, out);
+}
+
+bool mq_bvh_convex_cast(const mq_bvh *bvh, const mq_convex *convex, const vec3 dir, float tmax, mq_cast_hit *out)
+{
+    cast_q q;
+    if (!bvh || !prepare_convex(&q, convex, dir, tmax))
+        return miss(out);
+    walk_bvh(bvh, &q, tmax);
+    return finish(&q, tmax, out);
+}
+
+bool mq_obbtree_convex_cast(const mq_obbtree *tree, const mq_convex *convex, const vec3 dir, float tmax,
+                            mq_cast_hit *out)
+{
+    cast_q q;
+    if (!tree || !prepare_convex(&q, convex, dir, tmax))
         return miss(out);
     walk_obbtree(tree, &q, tmax);
     return finish(&q, tmax, out);

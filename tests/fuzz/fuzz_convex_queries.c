@@ -9,6 +9,8 @@
  *   byte   point count (4 + b % 13), then 3 coordinates per point
  *   byte   vertex count (3 + b % 14), then 3 coordinates per vertex
  *   byte   triangle count (1 + b % 24), then 3 index bytes per triangle
+ *   3 coordinates: the direction of a convex cast, and a byte: tmax
+ *   (b % 4: 1, 0.5, 4, infinity)
  *   coordinates: a tag byte; tag < 224 gives a small value (tag % 32 - 16, in
  *   quarters), so touching, shared and coplanar cases are common; tag >= 224
  *   reads 4 raw bytes as a float.
@@ -17,7 +19,10 @@
  *   - primitive vs oracle, for cases the oracle decides (the answer does not
  *     change when every plane moves by 1e-9 of the scale; inputs beyond 1e15
  *     in magnitude are run but not compared);
- *   - trees vs brute force: exactly the same id sets; _any agrees.
+ *   - trees vs brute force: exactly the same id sets; _any agrees;
+ *   - convex casts on both trees vs brute force (mq_convex_cast_triangle on
+ *     every triangle, the smallest t, ties to the smallest id): the same
+ *     triangle and the same t.
  */
 #include <math.h>
 #include <stdint.h>
@@ -26,6 +31,7 @@
 #include <string.h>
 
 #include <meshquery/bvh.h>
+#include <meshquery/casts.h>
 #include <meshquery/convex.h>
 #include <meshquery/mesh.h>
 #include <meshquery/obbtree.h>
@@ -101,6 +107,34 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The brute-force convex cast: the first triangle the swept convex touches. */
+static uint32_t brute_cast(const mq_convex *c, const float *pos, const uint32_t *idx, size_t nt, const vec3 dir,
+                           float tmax, float *t_out)
+{
+    uint32_t best = MQ_NO_TRIANGLE;
+    *t_out = INFINITY;
+    for (size_t t = 0; t < nt; t++) {
+        mq_triangle tri;
+        float th;
+        for (int j = 0; j < 3; j++)
+            memcpy(tri.v[j], pos + 3 * idx[3 * t + j], sizeof(float[3]));
+        if (mq_convex_cast_triangle(c, dir, tmax, &tri, &th) && th < *t_out) {
+            *t_out = th;
+            best = (uint32_t)t;
+        }
+    }
+    return best;
+}
+
+static void check_cast(const char *tree, bool hit, const mq_cast_hit *h, uint32_t want, float want_t)
+{
+    CHECK(hit == (want != MQ_NO_TRIANGLE) && h->triangle == want,
+          "%s convex cast: triangle %u t %a, brute force %u t %a", tree, h->triangle, (double)h->t, want,
+          (double)want_t);
+    CHECK(!hit || memcmp(&h->t, &want_t, sizeof want_t) == 0, "%s convex cast: t %a, brute force %a", tree,
+          (double)h->t, (double)want_t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     reader r = {data, size};
@@ -115,6 +149,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t nt = 1 + byte(&r) % 24;
     for (size_t i = 0; i < 3 * nt; i++)
         idx[i] = byte(&r) % nv;
+    vec3 dir = {coord(&r), coord(&r), coord(&r)};
+    static const float tmaxes[4] = {1.0f, 0.5f, 4.0f, INFINITY};
+    float tmax = tmaxes[byte(&r) % 4];
     mq_convex *c = NULL;
     if (mq_convex_create(p, np, NULL, &c, NULL) != MQ_OK)
         return 0;
@@ -171,11 +208,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         mq_bvh *b = NULL;
         mq_obbtree *o = NULL;
         mq_shape s = mq_shape_convex(c);
+        mq_cast_hit ch;
+        float cast_t;
+        uint32_t cast_want = brute_cast(c, pos, idx, nt, dir, tmax, &cast_t);
         if (compare && mq_bvh_build(m, NULL, &b, NULL) == MQ_OK) {
             size_t k = mq_bvh_overlap_array(b, &s, got, 24);
             qsort(got, k < 24 ? k : 24, sizeof *got, cmp_u32);
             CHECK(k == nw && memcmp(got, want, nw * sizeof *got) == 0, "bvh: %zu triangles, brute force %zu", k, nw);
             CHECK(mq_bvh_overlap_any(b, &s) == (nw > 0), "bvh any");
+            check_cast("bvh", mq_bvh_convex_cast(b, c, dir, tmax, &ch), &ch, cast_want, cast_t);
             mq_bvh_destroy(b);
         }
         if (compare && mq_obbtree_build(m, NULL, &o, NULL) == MQ_OK) {
@@ -184,6 +225,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             CHECK(k == nw && memcmp(got, want, nw * sizeof *got) == 0, "obbtree: %zu triangles, brute force %zu", k,
                   nw);
             CHECK(mq_obbtree_overlap_any(o, &s) == (nw > 0), "obbtree any");
+            check_cast("obbtree", mq_obbtree_convex_cast(o, c, dir, tmax, &ch), &ch, cast_want, cast_t);
             mq_obbtree_destroy(o);
         }
         mq_mesh_destroy(m);

@@ -159,6 +159,28 @@ class Api(unittest.TestCase):
                 self.assertEqual(L(cc.triangle)[i], two.triangle if two else mq.NO_TRIANGLE)
             self.assertGreater(hits, 5)
 
+    def test_convex_cast(self):
+        # a small cube above the mesh moved down through it: both trees give the
+        # same first contact, the cube placed just after it overlaps the mesh and
+        # placed just before it does not
+        lo, hi = self.spot.bounds()
+        c = [(a + b) / 2 for a, b in zip(lo, hi)]
+        size = 0.05 * max(b - a for a, b in zip(lo, hi))
+        corners = [(x, y, z) for x in (-size, size) for y in (-size, size) for z in (-size, size)]
+        start = (c[0], hi[1] + 3 * size, c[2])
+        cube = mq.Convex([tuple(s + k for s, k in zip(start, p)) for p in corners])
+        down = (0.0, -(hi[1] - lo[1]), 0.0)
+        hits = [tree.convex_cast(cube, down, tmax=1.0) for tree in (self.bvh, self.tree)]
+        self.assertIsNotNone(hits[0])
+        self.assertEqual((hits[0].t, hits[0].triangle), (hits[1].t, hits[1].triangle))
+        self.assertTrue(0.0 < hits[0].t < 1.0 and not hits[0].initially_overlapping)
+        for dt, overlaps in ((1e-4, True), (-1e-4, False)):
+            moved = mq.Convex(corners, translation=tuple(s + (hits[0].t + dt) * d for s, d in zip(start, down)))
+            self.assertEqual(L(self.bvh.overlap_counts(mq.convexes([moved])))[0] > 0, overlaps)
+        self.assertIsNone(self.bvh.convex_cast(cube, (0.0, 1.0, 0.0)))
+        with self.assertRaises(TypeError):
+            self.bvh.convex_cast(None, down)
+
     def test_raycast_all_batch(self):
         rng = random.Random(5)
         origins = [(rng.uniform(-0.4, 0.4), rng.uniform(-0.6, 0.9), -3.0) for _ in range(50)]

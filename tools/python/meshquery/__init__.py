@@ -1114,19 +1114,27 @@ class _Tree(_Handle):
 
     def _cast(self, name, shape, direction, tmax):
         h = _c.MqCastHit()
-        if self._f(name)(self.handle, ctypes.byref(shape), _vec3(direction, "direction"), tmax, ctypes.byref(h)):
+        if self._f(name)(self.handle, shape, _vec3(direction, "direction"), tmax, ctypes.byref(h)):
             return CastHit(h.t, tuple(h.point), tuple(h.normal), h.triangle, bool(h.initially_overlapping))
         return None
 
     def sphere_cast(self, center: Vec3, radius: float, direction: Vec3, tmax: float = 1.0) -> Optional[CastHit]:
         """The first t in [0, tmax] at which the sphere moved by t * direction touches
         the mesh, as a CastHit, or None."""
-        return self._cast("sphere_cast", _c.MqSphere(_vec3(center, "center"), radius), direction, tmax)
+        return self._cast("sphere_cast", ctypes.byref(_c.MqSphere(_vec3(center, "center"), radius)), direction, tmax)
 
     def capsule_cast(self, a: Vec3, b: Vec3, radius: float, direction: Vec3,
                      tmax: float = 1.0) -> Optional[CastHit]:
         """As sphere_cast, for the capsule a-b of `radius` moved by t * direction."""
-        return self._cast("capsule_cast", _c.MqCapsule(_vec3(a, "a"), _vec3(b, "b"), radius), direction, tmax)
+        return self._cast("capsule_cast", ctypes.byref(_c.MqCapsule(_vec3(a, "a"), _vec3(b, "b"), radius)), direction,
+                          tmax)
+
+    def convex_cast(self, convex: "Convex", direction: Vec3, tmax: float = 1.0) -> Optional[CastHit]:
+        """As sphere_cast, for a Convex (in the mesh's frame) moved by t * direction:
+        the first contact to about 1e-9 of the sweep's length, never later."""
+        if not isinstance(convex, Convex):
+            raise TypeError("expected a Convex, got %s" % type(convex).__name__)
+        return self._cast("convex_cast", convex.handle, direction, tmax)
 
     def sphere_casts(self, centers: Array, radii, directions: Array, tmax: float = 1.0, threads: int = 0) -> Records:
         """Sphere casts of N spheres (centres N x 3, radii scalar or N) moved by

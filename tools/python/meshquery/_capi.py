@@ -525,6 +525,7 @@ for _t in ("bvh", "obbtree"):
     _fn("mq_%s_overlap_any_batch" % _t, c_size_t, c_void_p, c_void_p, c_size_t, c_uint32, c_void_p)
     _fn("mq_%s_sphere_cast" % _t, c_bool, c_void_p, P(MqSphere), P(c_float), c_float, P(MqCastHit))
     _fn("mq_%s_capsule_cast" % _t, c_bool, c_void_p, P(MqCapsule), P(c_float), c_float, P(MqCastHit))
+    _fn("mq_%s_convex_cast" % _t, c_bool, c_void_p, c_void_p, P(c_float), c_float, P(MqCastHit))
     _fn("mq_%s_sphere_cast_batch" % _t, c_size_t, c_void_p, c_void_p, c_void_p, c_size_t, c_float, c_uint32,
         c_void_p)
     _fn("mq_%s_capsule_cast_batch" % _t, c_size_t, c_void_p, c_void_p, c_void_p, c_size_t, c_float, c_uint32,
