@@ -12,7 +12,7 @@
  *   mq_kdoptree_refit()            vertices moved, same triangles: new volumes, same tree
  *   mq_kdoptree_get_stats()        counts, depth, bytes, volume and surface of the leaves
  *   mq_kdoptree_byte_count(), mq_kdoptree_mesh(), mq_kdoptree_k()
- *   Shape overlap: mq_kdoptree_overlap(), _array(), _any()   (sphere, capsule, OBB, AABB)
+ *   Shape overlap: mq_kdoptree_overlap(), _array(), _any()   (sphere, capsule, OBB, AABB, convex)
  *   Rays:          mq_kdoptree_raycast_closest(), mq_kdoptree_raycast_any()
  *   Distance:      mq_kdoptree_closest_point()
  *   Mesh vs mesh:  mq_kdoptree_collide(), _collide_array(), mq_kdoptree_any_collide()
@@ -143,8 +143,10 @@ typedef struct mq_kdoptree_stats {
 MQ_API void mq_kdoptree_get_stats(const mq_kdoptree *tree, mq_kdoptree_stats *out);
 
 /**
- * Every triangle that overlaps the tagged shape (sphere, capsule, OBB, AABB;
- * touching counts): calls `fn` with its mesh id until it returns false. Leaf
+ * Every triangle that overlaps the tagged shape (sphere, capsule, OBB, AABB,
+ * convex: mq_shape_convex, in the mesh's frame, decided by the exact test of
+ * convex.h; touching counts): calls `fn` with its mesh id until it returns
+ * false. Leaf
  * test: the shape's primitive (as mq_obbtree_overlap).
  * @param tree the tree; NULL matches nothing.
  * @param shape the shape; NULL, an invalid one or a kind this tree does not

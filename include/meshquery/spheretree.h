@@ -11,7 +11,7 @@
  *   mq_spheretree_refit()          vertices moved, same triangles: new spheres, same tree
  *   mq_spheretree_get_stats()      counts, depth, bytes, volume and surface of the leaves
  *   mq_spheretree_byte_count(), mq_spheretree_mesh()
- *   Shape overlap: mq_spheretree_overlap(), _array(), _any()   (sphere, capsule, OBB, AABB)
+ *   Shape overlap: mq_spheretree_overlap(), _array(), _any()   (sphere, capsule, OBB, AABB, convex)
  *   Rays:          mq_spheretree_raycast_closest(), mq_spheretree_raycast_any()
  *   Distance:      mq_spheretree_closest_point()
  *   Mesh vs mesh:  mq_spheretree_collide(), _collide_array(), mq_spheretree_any_collide()
@@ -119,8 +119,10 @@ typedef struct mq_spheretree_stats {
 MQ_API void mq_spheretree_get_stats(const mq_spheretree *tree, mq_spheretree_stats *out);
 
 /**
- * Every triangle that overlaps the tagged shape (sphere, capsule, OBB, AABB;
- * touching counts): calls `fn` with its mesh id until it returns false.
+ * Every triangle that overlaps the tagged shape (sphere, capsule, OBB, AABB,
+ * convex: mq_shape_convex, in the mesh's frame, decided by the exact test of
+ * convex.h; touching counts): calls `fn` with its mesh id until it returns
+ * false.
  * @param tree the tree; NULL matches nothing.
  * @param shape the shape; NULL, an invalid one or a kind this tree does not
  *        know matches nothing.

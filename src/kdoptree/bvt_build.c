@@ -124,10 +124,13 @@ static void bin_merge(bin *b, const bin *o)
     b->count += o->count;
 }
 
+/* The bin of centroid coordinate x. Clamped in float before the conversion:
+ * for centroids near the float range x - lo overflows to infinity, which has
+ * no int value. */
 static int bin_of(float x, float lo, float scale)
 {
-    int b = (int)((x - lo) * scale);
-    return b < 0 ? 0 : b >= BINS ? BINS - 1 : b;
+    float f = (x - lo) * scale;
+    return !(f >= 1.0f) ? 0 : f >= (float)BINS ? BINS - 1 : (int)f;
 }
 
 /* The SAH split of [begin, end): returns the first index of the right side,

@@ -4,7 +4,9 @@
  *
  * Shapes: the shape is projected once onto the tree's directions, in double,
  * rounded outwards and widened by the slack; a node is entered when each
- * interval meets the node's slab. Rays: clipped by every widened slab.
+ * interval meets the node's slab. A convex (its corners projected) is then
+ * also tested by its face planes against the node's axis slabs, and decided
+ * at the leaves by the exact test of convex.h. Rays: clipped by every widened slab.
  * Closest point: the largest slab gap (over |n|) and the axis slabs'
  * Euclidean gap bound the distance from below. Mesh vs mesh: the separating
  * directions of both volumes, each against the other's box (kdoptree.h,
@@ -12,6 +14,7 @@
  */
 #include <math.h>
 
+#include "convex/convex_internal.h"
 #include "core/vec3.h"
 #include "primitives/shape_checks.h"
 #include "primitives/shape_reduce.h"
@@ -24,7 +27,11 @@
 typedef struct shape_ctx {
     const mq_kdoptree *t;
     float lo[MQ_KDOP_MAX_DIRS], hi[MQ_KDOP_MAX_DIRS];
-    mq_shape shape; /* cut down to the tree's region */
+    mq_shape shape; /* cut down to the tree's region (a convex is kept whole) */
+    /* MQ_SHAPE_CONVEX: the hull (in the mesh's frame), its identity pose and
+     * its box as floats (exact: the corners are floats) */
+    mq_cpose pose;
+    float clo[3], chi[3];
 } shape_ctx;
 
 MQ_BVT_INLINE bool node_meets(const void *c, uint32_t node)
@@ -37,6 +44,36 @@ MQ_BVT_INLINE bool node_meets(const void *c, uint32_t node)
     for (uint32_t i = 0; i < m; i++)
         ok &= !(q->lo[i] > s[m + i] || q->hi[i] < s[i]);
     return ok;
+}
+
+/* A convex: the slabs, then its face planes against the node's box (the
+ * first three directions are the axes, so their slabs are that box). */
+MQ_BVT_INLINE bool node_convex(const void *c, uint32_t node)
+{
+    if (!node_meets(c, node))
+        return false;
+    const shape_ctx *q = c;
+    const float *s = q->t->slabs + (size_t)node * q->t->k;
+    uint32_t m = q->t->m;
+    double centre[3], half[3];
+    for (int k = 0; k < 3; k++) {
+        centre[k] = 0.5 * (double)s[k] + 0.5 * (double)s[m + k];
+        half[k] = 0.5 * (double)s[m + k] - 0.5 * (double)s[k];
+    }
+    return mq_convex_box_may_meet(q->shape.u.convex, centre, NULL, half);
+}
+
+/* The triangle's box against the convex's, then the exact test (convex.h). */
+static bool tri_convex(const mq_triangle *tri, const void *c)
+{
+    const shape_ctx *q = c;
+    for (int k = 0; k < 3; k++) {
+        float lo = fminf(fminf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
+        float hi = fmaxf(fmaxf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
+        if (lo > q->chi[k] || hi < q->clo[k])
+            return false;
+    }
+    return mq_convex_overlap_tri_posed(q->shape.u.convex, &q->pose, tri);
 }
 
 static bool tri_sphere(const mq_triangle *tri, const void *c)
@@ -141,6 +178,32 @@ static bool prepare(const mq_kdoptree *t, const mq_shape *shape, shape_ctx *q, m
         *tri = tri_aabb;
         break;
     }
+    case MQ_SHAPE_CONVEX: {
+        /* tested in double at any size, so kept whole; its projections are
+         * those of its corners (floats), in double */
+        const mq_convex *cv = shape->u.convex;
+        if (!cv)
+            return false;
+        q->shape.u.convex = cv;
+        mq_cpose_identity(&q->pose);
+        for (uint32_t i = 0; i < t->m; i++) {
+            double a = INFINITY, b = -INFINITY;
+            for (uint32_t v = 0; v < cv->nv; v++) {
+                double x = dproj(t->dirs[i], cv->fv + 3 * (size_t)v);
+                a = fmin(a, x);
+                b = fmax(b, x);
+            }
+            dlo[i] = a;
+            dhi[i] = b;
+        }
+        for (int k = 0; k < 3; k++) {
+            q->clo[k] = (float)cv->lo[k];
+            q->chi[k] = (float)cv->hi[k];
+            mag += fabs(cv->lo[k]) + fabs(cv->hi[k]);
+        }
+        *tri = tri_convex;
+        break;
+    }
     default:
         return false; /* a kind this tree does not know: nothing */
     }
@@ -152,13 +215,21 @@ static bool prepare(const mq_kdoptree *t, const mq_shape *shape, shape_ctx *q, m
     return true;
 }
 
+/* The walk with the node test of the shape's kind (each a direct call). */
+MQ_BVT_INLINE size_t walk(const mq_kdoptree *t, const shape_ctx *q, mq_bvt_tri_fn tri, mq_overlap_fn fn, void *user)
+{
+    if (q->shape.kind == MQ_SHAPE_CONVEX)
+        return mq_bvt_walk(&t->bvt, q, node_convex, tri, fn, user);
+    return mq_bvt_walk(&t->bvt, q, node_meets, tri, fn, user);
+}
+
 size_t mq_kdoptree_overlap(const mq_kdoptree *t, const mq_shape *shape, mq_overlap_fn fn, void *user)
 {
     shape_ctx q;
     mq_bvt_tri_fn tri;
     if (!fn || !prepare(t, shape, &q, &tri))
         return 0;
-    return mq_bvt_walk(&t->bvt, &q, node_meets, tri, fn, user);
+    return walk(t, &q, tri, fn, user);
 }
 
 size_t mq_kdoptree_overlap_array(const mq_kdoptree *t, const mq_shape *shape, uint32_t *out, size_t capacity)
@@ -168,7 +239,7 @@ size_t mq_kdoptree_overlap_array(const mq_kdoptree *t, const mq_shape *shape, ui
     if (!prepare(t, shape, &q, &tri))
         return 0;
     mq_bvt_sink sink = {out, out ? capacity : 0, 0};
-    mq_bvt_walk(&t->bvt, &q, node_meets, tri, mq_bvt_sink_push, &sink);
+    walk(t, &q, tri, mq_bvt_sink_push, &sink);
     return sink.count;
 }
 
@@ -178,7 +249,7 @@ bool mq_kdoptree_overlap_any(const mq_kdoptree *t, const mq_shape *shape)
     mq_bvt_tri_fn tri;
     if (!prepare(t, shape, &q, &tri))
         return false;
-    return mq_bvt_walk(&t->bvt, &q, node_meets, tri, mq_bvt_stop, NULL) > 0;
+    return walk(t, &q, tri, mq_bvt_stop, NULL) > 0;
 }
 
 /* ---- rays ---- */

@@ -2,9 +2,12 @@
  * The sphere tree's queries (spheretree.h): node predicates are distances to
  * each node's ball in double, widened by the slack (kdoptree/bvt.h); the
  * skeleton's traversals (kdoptree/bvt_walk.h) with the primitives as leaf tests.
+ * A convex: the ball against its box, then against its largest face planes;
+ * leaves decided by the exact test of convex.h.
  */
 #include <math.h>
 
+#include "convex/convex_internal.h"
 #include "core/vec3.h"
 #include "primitives/shape_checks.h"
 #include "primitives/shape_reduce.h"
@@ -24,7 +27,9 @@ typedef struct shape_ctx {
     double grow;                         /* added to every node radius: the query's reach plus the slack */
     double c[3], a[3], b[3], ab[3], ab2; /* sphere / capsule centre, segment; AABB min (a) max (b) */
     double axes[3][3], half[3];          /* OBB */
-    mq_shape shape;                      /* cut down to the tree's region */
+    mq_shape shape;                      /* cut down to the tree's region (a convex is kept whole) */
+    mq_cpose pose;                       /* convex: identity (it is in the mesh's frame) */
+    float clo[3], chi[3];                /* convex: its box as floats (exact: the corners are floats) */
 } shape_ctx;
 
 static const float *ball(const mq_spheretree *t, uint32_t node)
@@ -81,6 +86,41 @@ static bool node_aabb(const void *c, uint32_t node)
             d2 += e * e;
     }
     return within(s, d2, q->grow);
+}
+
+/* A convex: the node's ball against the convex's box (q->a, q->b), then
+ * against its largest face planes (a ball wholly above one is culled; in
+ * double with the relative margin of mq_convex_box_may_meet, so a ball
+ * holding a point of the convex is never culled). */
+static bool node_convex(const void *c, uint32_t node)
+{
+    const shape_ctx *q = c;
+    const float *s = ball(q->t, node);
+    if (!node_aabb(c, node))
+        return false;
+    const mq_convex *cv = q->shape.u.convex;
+    uint32_t np = cv->np < MQ_CONVEX_CULL_PLANES ? cv->np : MQ_CONVEX_CULL_PLANES;
+    double r = (double)s[3] + q->grow;
+    for (uint32_t i = 0; i < np; i++) {
+        const mq_cplane *p = &cv->planes[i];
+        double h = p->n[0] * s[0] + p->n[1] * s[1] + p->n[2] * s[2];
+        if (h - r - p->d > 1e-7 * (fabs(h) + r + fabs(p->d)))
+            return false;
+    }
+    return true;
+}
+
+/* The triangle's box against the convex's, then the exact test (convex.h). */
+static bool tri_convex(const mq_triangle *tri, const void *c)
+{
+    const shape_ctx *q = c;
+    for (int k = 0; k < 3; k++) {
+        float lo = fminf(fminf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
+        float hi = fmaxf(fmaxf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
+        if (lo > q->chi[k] || hi < q->clo[k])
+            return false;
+    }
+    return mq_convex_overlap_tri_posed(q->shape.u.convex, &q->pose, tri);
 }
 
 static bool tri_sphere(const mq_triangle *tri, const void *c)
@@ -169,6 +209,24 @@ static bool prepare(const mq_spheretree *t, const mq_shape *shape, shape_ctx *q,
         mag = abs1(s->min) + abs1(s->max);
         *node = node_aabb;
         *tri = tri_aabb;
+        break;
+    }
+    case MQ_SHAPE_CONVEX: {
+        /* tested in double at any size, so kept whole */
+        const mq_convex *cv = shape->u.convex;
+        if (!cv)
+            return false;
+        q->shape.u.convex = cv;
+        mq_cpose_identity(&q->pose);
+        for (int k = 0; k < 3; k++) {
+            q->a[k] = cv->lo[k];
+            q->b[k] = cv->hi[k];
+            q->clo[k] = (float)cv->lo[k];
+            q->chi[k] = (float)cv->hi[k];
+            mag += fabs(cv->lo[k]) + fabs(cv->hi[k]);
+        }
+        *node = node_convex;
+        *tri = tri_convex;
         break;
     }
     default:

@@ -54,6 +54,30 @@ for h in aabb kdop sphere; do
         check "$h: $f equal to obb" cmp -s "$tmp/obb.$f" "$tmp/$h.$f"
     done
 done
+# Convex hulls: .queries "convex FILE ..." lines and --convex HULL.obj [--place P] on
+# every tree, the same answers as obb (each tree's own convex walk, no fallback).
+awk 'BEGIN { srand(27); for (i = 0; i < 24; i++) printf "v %.5f %.5f %.5f\n", rand() * 0.4 - 0.2, rand() * 0.5 - 0.25, rand() * 0.3 - 0.15 }' \
+    > "$tmp/hull.obj"
+awk -v f="$tmp/hull.obj" 'BEGIN {
+    srand(28);
+    for (i = 0; i < 60; i++) {
+        w = rand() - 0.5; a = rand() - 0.5; b = rand() - 0.5; c = rand() - 0.5;
+        printf "convex %s %.5f %.5f %.5f %.5f %.5f %.5f %.5f\n", f, rand() * 1.6 - 0.8, rand() * 1.8 - 0.1, rand() * 1.8 - 0.7, w, a, b, c;
+    }
+}' > "$tmp/convex.queries"
+for h in aabb obb kdop sphere; do
+    "$pick" "$mesh" --queries "$tmp/convex.queries" --hierarchy "$h" --out "$tmp/$h.convex" 2> /dev/null
+    check "$h: convex queries exit 0" test $? -eq 0
+    "$pick" "$mesh" --convex "$tmp/hull.obj" --place 0.3,0.3,0 --convex "$tmp/hull.obj" --place 0,0.6,-0.3 --hierarchy "$h" \
+        --out "$tmp/$h.convex.opt" 2> /dev/null
+    check "$h: --convex exit 0" test $? -eq 0
+done
+check "the convex queries overlap something" sh -c "awk '\$1 > 0' '$tmp/obb.convex' | grep -q ."
+check "--convex overlaps something" sh -c "awk '\$1 > 0' '$tmp/obb.convex.opt' | grep -q ."
+for h in aabb kdop sphere; do
+    check "$h: convex queries equal to obb" cmp -s "$tmp/obb.convex" "$tmp/$h.convex"
+    check "$h: --convex equal to obb" cmp -s "$tmp/obb.convex.opt" "$tmp/$h.convex.opt"
+done
 # A saved hierarchy as the mesh: kdop and sphere build over its mesh, same answers.
 "$pick" "$mesh" --save "$tmp/m.mqh" > /dev/null 2>&1
 for h in kdop sphere; do

@@ -9,11 +9,11 @@
  * is within rounding of touching; it is counted, not compared (and must stay
  * rare). Everything else must agree exactly.
  *
- * Trees: mq_bvh_overlap*, mq_obbtree_overlap* with mq_shape_convex give
- * exactly the set of triangles mq_overlap_convex_triangle accepts (all of
- * them tried), on every mesh in data/, for random hulls of points and boxes
- * of several sizes. Scenes: placed convexes (mq_dshape_convex) against
- * instances under rigid transforms, judged by the oracle in world space. */
+ * Trees: mq_bvh_overlap*, mq_obbtree_overlap*, mq_kdoptree_overlap* (k = 6,
+ * 14, 18, 26) and mq_spheretree_overlap* with mq_shape_convex give exactly the
+ * set of triangles mq_overlap_convex_triangle accepts (all of them tried), on
+ * every mesh in data/, for random hulls of points and boxes of several sizes. Scenes: placed convexes
+ * (mq_dshape_convex) against instances under rigid transforms, judged by the oracle in world space. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,8 +25,10 @@
 
 #include <meshquery/bvh.h>
 #include <meshquery/convex.h>
+#include <meshquery/kdoptree.h>
 #include <meshquery/obbtree.h>
 #include <meshquery/scene.h>
+#include <meshquery/spheretree.h>
 
 #include "test_support.h"
 
@@ -417,13 +419,101 @@ static bool count_fn(uint32_t tri, void *user)
     return true;
 }
 
+/* The trees compared with brute force: the BVH, the OBB tree, the k-DOP tree
+ * for each k and the sphere tree. */
+enum { TREE_BVH, TREE_OBB, TREE_KDOP6, TREE_KDOP14, TREE_KDOP18, TREE_KDOP26, TREE_SPHERE, TREE_COUNT };
+static const char *const tree_names[TREE_COUNT] = {"bvh",    "obbtree", "kdop6",     "kdop14",
+                                                   "kdop18", "kdop26",  "spheretree"};
+
+typedef struct trees {
+    mq_bvh *b;
+    mq_obbtree *o;
+    mq_kdoptree *k[4];
+    mq_spheretree *s;
+} trees;
+
+static size_t tree_array(const trees *t, int which, const mq_shape *s, uint32_t *out, size_t cap)
+{
+    switch (which) {
+    case TREE_BVH:
+        return mq_bvh_overlap_array(t->b, s, out, cap);
+    case TREE_OBB:
+        return mq_obbtree_overlap_array(t->o, s, out, cap);
+    case TREE_SPHERE:
+        return mq_spheretree_overlap_array(t->s, s, out, cap);
+    default:
+        return mq_kdoptree_overlap_array(t->k[which - TREE_KDOP6], s, out, cap);
+    }
+}
+
+static bool tree_any(const trees *t, int which, const mq_shape *s)
+{
+    switch (which) {
+    case TREE_BVH:
+        return mq_bvh_overlap_any(t->b, s);
+    case TREE_OBB:
+        return mq_obbtree_overlap_any(t->o, s);
+    case TREE_SPHERE:
+        return mq_spheretree_overlap_any(t->s, s);
+    default:
+        return mq_kdoptree_overlap_any(t->k[which - TREE_KDOP6], s);
+    }
+}
+
+static size_t tree_calls(const trees *t, int which, const mq_shape *s, mq_overlap_fn fn, void *user)
+{
+    switch (which) {
+    case TREE_BVH:
+        return mq_bvh_overlap(t->b, s, fn, user);
+    case TREE_OBB:
+        return mq_obbtree_overlap(t->o, s, fn, user);
+    case TREE_SPHERE:
+        return mq_spheretree_overlap(t->s, s, fn, user);
+    default:
+        return mq_kdoptree_overlap(t->k[which - TREE_KDOP6], s, fn, user);
+    }
+}
+
+/* Every tree's three entry points against brute force for one hull: the
+ * number of triangles it overlaps. want, got: room for every triangle. */
+static size_t check_hull(const trees *tr, const mq_mesh *m, const mq_convex *cv, const char *name, int r,
+                         uint32_t *want, uint32_t *got)
+{
+    size_t n = 0, nt = mq_mesh_triangle_count(m);
+    for (uint32_t t = 0; t < nt; t++) {
+        mq_triangle tri;
+        mq_mesh_get_triangle(m, t, &tri);
+        if (mq_overlap_convex_triangle(cv, &tri))
+            want[n++] = t;
+    }
+    mq_shape s = mq_shape_convex(cv);
+    for (int tree = 0; tree < TREE_COUNT; tree++) {
+        size_t k = tree_array(tr, tree, &s, got, nt);
+        if (k != n)
+            fail_msg("%s round %d %s: %zu triangles, brute force %zu", name, r, tree_names[tree], k, n);
+        qsort(got, k, sizeof *got, cmp_u32);
+        assert_memory_equal(got, want, n * sizeof *got);
+        assert_true(tree_any(tr, tree, &s) == (n > 0));
+        size_t calls = 0;
+        size_t ret = tree_calls(tr, tree, &s, count_fn, &calls);
+        assert_true(ret == n && calls == n);
+    }
+    return n;
+}
+
 static void check_mesh(const char *name, int rounds, uint64_t seed)
 {
     mq_mesh *m = mq_test_load_mesh(name);
-    mq_bvh *b = NULL;
-    mq_obbtree *o = NULL;
-    assert_int_equal(mq_bvh_build(m, NULL, &b, NULL), MQ_OK);
-    assert_int_equal(mq_obbtree_build(m, NULL, &o, NULL), MQ_OK);
+    trees tr = {0};
+    assert_int_equal(mq_bvh_build(m, NULL, &tr.b, NULL), MQ_OK);
+    assert_int_equal(mq_obbtree_build(m, NULL, &tr.o, NULL), MQ_OK);
+    const uint32_t ks[4] = {6, 14, 18, 26};
+    for (int i = 0; i < 4; i++) {
+        mq_kdoptree_def kd = mq_default_kdoptree_def();
+        kd.k = ks[i];
+        assert_int_equal(mq_kdoptree_build(m, &kd, &tr.k[i], NULL), MQ_OK);
+    }
+    assert_int_equal(mq_spheretree_build(m, NULL, &tr.s, NULL), MQ_OK);
     size_t nt = mq_mesh_triangle_count(m);
     uint32_t *want = malloc(nt * sizeof(uint32_t)), *got = malloc(nt * sizeof(uint32_t));
     mq_test_rng rng;
@@ -444,35 +534,51 @@ static void check_mesh(const char *name, int rounds, uint64_t seed)
             c[k] = mq_test_rng_range(&rng, lo[k], hi[k]);
         double size = diag * pow(10.0, mq_test_rng_range(&rng, -2.5, -0.3));
         mq_convex *cv = random_hull(&rng, c, size, r % 4);
-        size_t n = 0;
-        for (uint32_t t = 0; t < nt; t++) {
-            mq_triangle tri;
-            mq_mesh_get_triangle(m, t, &tri);
-            if (mq_overlap_convex_triangle(cv, &tri))
-                want[n++] = t;
-        }
-        mq_shape s = mq_shape_convex(cv);
-        for (int tree = 0; tree < 2; tree++) {
-            size_t k = tree ? mq_obbtree_overlap_array(o, &s, got, nt) : mq_bvh_overlap_array(b, &s, got, nt);
-            if (k != n)
-                fail_msg("%s round %d %s: %zu triangles, brute force %zu", name, r, tree ? "obbtree" : "bvh", k, n);
-            qsort(got, k, sizeof *got, cmp_u32);
-            assert_memory_equal(got, want, n * sizeof *got);
-            bool any = tree ? mq_obbtree_overlap_any(o, &s) : mq_bvh_overlap_any(b, &s);
-            assert_true(any == (n > 0));
-            size_t calls = 0;
-            size_t ret = tree ? mq_obbtree_overlap(o, &s, count_fn, &calls) : mq_bvh_overlap(b, &s, count_fn, &calls);
-            assert_true(ret == n && calls == n);
-        }
+        size_t n = check_hull(&tr, m, cv, name, r, want, got);
         total += (long)n;
         mq_convex_destroy(cv);
     }
+    /* hulls of extreme sizes: one 2e30 across holding everything, one a float
+     * ulp around a vertex (its triangles touch it), one 1e30 away, a slab
+     * 2e6 meshes wide and 1e-3 of the mesh thick through its middle (2e-9 of
+     * its width: as thin as a hull can be, 1e-13, with room to spare) */
+    const float *v0 = pos + 3 * (size_t)(mq_test_rng_u64(&rng) % mq_mesh_vertex_count(m));
+    float xlo[4][3], xhi[4][3];
+    float u = fmaxf(fabsf(v0[0]), fmaxf(fabsf(v0[1]), fabsf(v0[2])));
+    float ulp = u > 0.0f ? nextafterf(u, INFINITY) - u : 1e-30f; /* of the vertex's largest coordinate */
+    for (int k = 0; k < 3; k++) {
+        xlo[0][k] = -1e30f;
+        xhi[0][k] = 1e30f;
+        xlo[1][k] = v0[k] - ulp;
+        xhi[1][k] = v0[k] + ulp;
+        xlo[2][k] = 1e30f;
+        xhi[2][k] = 1e30f + 1e24f;
+        float mid = 0.5f * lo[k] + 0.5f * hi[k];
+        xlo[3][k] = k == 2 ? mid - (float)(5e-4 * diag) : (float)(-1e6 * diag);
+        xhi[3][k] = k == 2 ? mid + (float)(5e-4 * diag) : (float)(1e6 * diag);
+    }
+    size_t extreme[4];
+    for (int e = 0; e < 4; e++) {
+        float pts[8 * 3];
+        for (int i = 0; i < 8; i++)
+            for (int k = 0; k < 3; k++)
+                pts[3 * i + k] = i >> k & 1 ? xhi[e][k] : xlo[e][k];
+        mq_convex *cv = NULL;
+        assert_int_equal(mq_convex_create(pts, 8, NULL, &cv, NULL), MQ_OK);
+        extreme[e] = check_hull(&tr, m, cv, name, rounds + e, want, got);
+        mq_convex_destroy(cv);
+    }
+    assert_int_equal(extreme[0], nt);
+    assert_true(extreme[1] > 0 && extreme[2] == 0 && extreme[3] > 0);
     print_message("%s: %d hulls, %ld triangles overlapped, trees equal brute force\n", name, rounds, total);
     assert_true(total > 0);
     free(want);
     free(got);
-    mq_bvh_destroy(b);
-    mq_obbtree_destroy(o);
+    mq_bvh_destroy(tr.b);
+    mq_obbtree_destroy(tr.o);
+    for (int i = 0; i < 4; i++)
+        mq_kdoptree_destroy(tr.k[i]);
+    mq_spheretree_destroy(tr.s);
     mq_mesh_destroy(m);
 }
 

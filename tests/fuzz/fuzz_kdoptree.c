@@ -14,9 +14,10 @@
  *   then queries: a kind byte and its fields.
  *
  * Compared, on both trees (a mismatch aborts):
- *   - shape overlap (sphere, capsule, OBB, AABB): the id set equals the
- *     primitive on the shape cut down to the trees' region (kdoptree.h); the
- *     array, callback and any forms agree;
+ *   - shape overlap (sphere, capsule, OBB, AABB, and a convex hull of 4..11
+ *     decoded points): the id set equals the primitive on the shape cut down
+ *     to the trees' region (kdoptree.h; a convex is kept whole); the array,
+ *     callback and any forms agree;
  *   - rays: the closest hit equals brute force (triangle, t, u, v; ties: the
  *     smallest id); any-hit equals "closest found";
  *   - closest point: the brute-force minimum (ties: smallest id) within max;
@@ -31,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <meshquery/convex.h>
 #include <meshquery/kdoptree.h>
 #include <meshquery/mesh.h>
 #include <meshquery/primitives.h>
@@ -178,6 +180,8 @@ static bool cut(const fixture *f, const mq_shape *s, mq_shape *out)
         return mq_obb_is_valid(&s->u.obb) && mq_obb_reduce(&s->u.obb, lo, hi, &out->u.obb);
     case MQ_SHAPE_AABB:
         return mq_aabb_ok(&s->u.aabb) && mq_aabb_reduce(&s->u.aabb, lo, hi, &out->u.aabb);
+    case MQ_SHAPE_CONVEX:
+        return s->u.convex != NULL; /* tested in double at any size: kept whole */
     default:
         return false;
     }
@@ -194,6 +198,8 @@ static bool prim(const mq_shape *s, const mq_triangle *t)
         return mq_overlap_triangle_obb(t, &s->u.obb);
     case MQ_SHAPE_AABB:
         return mq_overlap_triangle_aabb(t, &s->u.aabb);
+    case MQ_SHAPE_CONVEX:
+        return mq_overlap_convex_triangle(s->u.convex, t);
     default:
         return false;
     }
@@ -398,6 +404,23 @@ static void run_queries(const fixture *f, reader *r)
             break;
         }
         default:
+            if (kind & 0x10) {
+                /* a convex hull of 4..11 points (one that does not span a solid: skipped) */
+                float pts[3 * 11];
+                size_t np = 4 + (size_t)(kind >> 5);
+                float scale = 0.0f;
+                for (size_t i = 0; i < np; i++) {
+                    read_vec3(r, pts + 3 * i);
+                    scale = fmaxf(scale, absmax3(pts + 3 * i));
+                }
+                mq_convex *cv = NULL;
+                if (mq_convex_create(pts, np, NULL, &cv, NULL) == MQ_OK) {
+                    s = mq_shape_convex(cv);
+                    check_shape(f, &s, scale);
+                    mq_convex_destroy(cv);
+                }
+                break;
+            }
             s.kind = (mq_shape_kind)(100 + kind); /* a kind no tree knows: nothing */
             CHECK(mq_kdoptree_overlap_array(f->kdop, &s, NULL, 0) == 0);
             CHECK(mq_spheretree_overlap_array(f->sphere, &s, NULL, 0) == 0);

@@ -84,20 +84,6 @@ static size_t overlaps(const pick_target *t, const mqt_query *q, mq_instance_tri
         break;
     case MQT_CONVEX:
         s = mq_shape_convex(q->cv);
-        if (t->kdop || t->sphere) { /* these trees take no convex: every triangle's exact test */
-            const mq_mesh *m = t->sources[0].mesh;
-            size_t n = 0, nt = mq_mesh_triangle_count(m);
-            for (uint32_t i = 0; i < nt; i++) {
-                mq_triangle tri;
-                mq_mesh_get_triangle(m, i, &tri);
-                if (mq_overlap_convex_triangle(q->cv, &tri)) {
-                    if (n < cap)
-                        items[n] = (mq_instance_triangle){0, i};
-                    n++;
-                }
-            }
-            return n;
-        }
         break;
     default:
         return 0;
