@@ -1,6 +1,7 @@
 /*
  * mq-bench convex — convex vs mesh: every triangle a convex hull overlaps.
- * meshquery's mq_bvh_overlap_array and mq_obbtree_overlap_array with
+ * meshquery's mq_bvh_overlap_array, mq_obbtree_overlap_array,
+ * mq_kdoptree_overlap_array (k = 18) and mq_spheretree_overlap_array with
  * mq_shape_convex, beside FCL's fcl::Convex (fcl::collide against a
  * BVHModel<OBB> and <OBBRSS>) and Bullet's btConvexHullShape (contactTest
  * against a btBvhTriangleMeshShape), when built with them; same hulls, one
@@ -259,13 +260,15 @@ static mq_convex *make_hull(const mq_mesh *m, double diag, const cv_opts *o, siz
 
 /* ---- engines ------------------------------------------------------------------ */
 
-enum { ENG_BVH, ENG_OBB, ENG_FCL_OBB, ENG_FCL_OBBRSS, ENG_BULLET, ENG_COUNT };
-static const char *const eng_name[ENG_COUNT] = {"meshquery-bvh", "meshquery-obbtree", "fcl-obb", "fcl-obbrss",
-                                                "bullet"};
+enum { ENG_BVH, ENG_OBB, ENG_KDOP, ENG_SPHERE, ENG_FCL_OBB, ENG_FCL_OBBRSS, ENG_BULLET, ENG_COUNT };
+static const char *const eng_name[ENG_COUNT] = {
+    "meshquery-bvh", "meshquery-obbtree", "meshquery-kdop18", "meshquery-sphere", "fcl-obb", "fcl-obbrss", "bullet"};
 
 typedef struct world {
     mq_bvh *bvh;
     mq_obbtree *tree;
+    mq_kdoptree *kdop;
+    mq_spheretree *sphere;
     mq_convex **hulls;
     size_t count;
 #if defined(MQ_HAVE_FCL)
@@ -283,6 +286,8 @@ static bool engine_present(const world *w, int e)
     switch (e) {
     case ENG_BVH:
     case ENG_OBB:
+    case ENG_KDOP:
+    case ENG_SPHERE:
         return true;
 #if defined(MQ_HAVE_FCL)
     case ENG_FCL_OBB:
@@ -308,6 +313,10 @@ static size_t run_one(world *w, int e, size_t i, uint32_t *out, size_t cap)
         return mq_bvh_overlap_array(w->bvh, &s, out, cap);
     case ENG_OBB:
         return mq_obbtree_overlap_array(w->tree, &s, out, cap);
+    case ENG_KDOP:
+        return mq_kdoptree_overlap_array(w->kdop, &s, out, cap);
+    case ENG_SPHERE:
+        return mq_spheretree_overlap_array(w->sphere, &s, out, cap);
 #if defined(MQ_HAVE_FCL)
     case ENG_FCL_OBB:
         return ref_fcl_cv_overlap(w->fcl[0], w->fcl_shapes[i], out, cap);
@@ -368,7 +377,8 @@ int bench_convex_main(int argc, char **argv)
         sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
     world w;
     memset(&w, 0, sizeof w);
-    if (mq_bvh_build(m, NULL, &w.bvh, &d) != MQ_OK || mq_obbtree_build(m, NULL, &w.tree, &d) != MQ_OK) {
+    if (mq_bvh_build(m, NULL, &w.bvh, &d) != MQ_OK || mq_obbtree_build(m, NULL, &w.tree, &d) != MQ_OK ||
+        mq_kdoptree_build(m, NULL, &w.kdop, &d) != MQ_OK || mq_spheretree_build(m, NULL, &w.sphere, &d) != MQ_OK) {
         fprintf(stderr, "mq-bench convex: build: %s\n", d.message);
         return 1;
     }
@@ -525,10 +535,13 @@ int bench_convex_main(int argc, char **argv)
         if (o.json) {
             emit(&o, mesh_name, "meshquery-bvh", "speedup_vs_fastest_reference", qps[ENG_BVH] / best_ref, "x");
             emit(&o, mesh_name, "meshquery-obbtree", "speedup_vs_fastest_reference", qps[ENG_OBB] / best_ref, "x");
+            emit(&o, mesh_name, "meshquery-kdop18", "speedup_vs_fastest_reference", qps[ENG_KDOP] / best_ref, "x");
+            emit(&o, mesh_name, "meshquery-sphere", "speedup_vs_fastest_reference", qps[ENG_SPHERE] / best_ref, "x");
             emit(&o, mesh_name, eng_name[best], "fastest_reference", best_ref / 1e3, "Kqueries/s");
         } else
-            printf("fastest reference: %s; meshquery bvh %.2fx, obbtree %.2fx of it\n", eng_name[best],
-                   qps[ENG_BVH] / best_ref, qps[ENG_OBB] / best_ref);
+            printf("fastest reference: %s; meshquery bvh %.2fx, obbtree %.2fx, kdop18 %.2fx, sphere %.2fx of it\n",
+                   eng_name[best], qps[ENG_BVH] / best_ref, qps[ENG_OBB] / best_ref, qps[ENG_KDOP] / best_ref,
+                   qps[ENG_SPHERE] / best_ref);
     }
     for (size_t i = 0; i < o.hulls; i++) {
         free(base[i]);
@@ -557,6 +570,8 @@ int bench_convex_main(int argc, char **argv)
     free(w.hulls);
     mq_bvh_destroy(w.bvh);
     mq_obbtree_destroy(w.tree);
+    mq_kdoptree_destroy(w.kdop);
+    mq_spheretree_destroy(w.sphere);
     mq_mesh_destroy(m);
     return 0;
 }
