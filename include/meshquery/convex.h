@@ -51,8 +51,10 @@
  * mq_convex_create().
  *
  * Query shapes. mq_shape_convex() (types.h) makes a convex an mq_shape, so the
- * BVH's and the OBB tree's overlap queries take it; mq_dshape_convex() places
- * one in a scene's world with a double-precision rigid transform.
+ * BVH's and the OBB tree's overlap queries take it, and their shape distance
+ * and clearance (proximity.h, measured by mq_convex_triangle_distance);
+ * mq_dshape_convex() places one in a scene's world with a double-precision
+ * rigid transform.
  *
  * Thread safety: a built convex is immutable; any number of threads may query
  * it at once. Creating and destroying are thread-safe on distinct objects.

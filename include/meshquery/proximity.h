@@ -30,15 +30,18 @@
  * non-finite corner (or whose mapped corners overflow) are ignored. A shape's
  * distance to a triangle is the exact distance between the solid shape and the
  * triangle, in double (0 when they overlap, decided by the shape's own overlap
- * primitive).
+ * primitive); for a convex (MQ_SHAPE_CONVEX) it is mq_convex_triangle_distance
+ * (GJK in double, about 1e-12 of the shapes' extent; 0 exactly when
+ * mq_overlap_convex_triangle says they meet, both points then one common
+ * point).
  *
  * Ties: when several pairs share the smallest distance (for example many
  * intersecting pairs at 0), which of them is reported is unspecified; the
  * distance is not.
  *
  * Inputs: NULL trees, an empty tree, a NULL or non-finite transform, an
- * invalid shape (types.h), a convex shape (MQ_SHAPE_CONVEX: not measured yet)
- * or an unknown shape kind give "nothing found"
+ * invalid shape (types.h: a convex shape with a NULL hull is one) or an unknown
+ * shape kind give "nothing found"
  * (false, found = false, 0 pairs). A negative or NaN max_distance, tolerance
  * or clearance d gives nothing found as well.
  *
@@ -111,8 +114,9 @@ typedef struct mq_shape_distance_result {
 } mq_shape_distance_result;
 
 /**
- * The distance between a solid shape (sphere, capsule, OBB, AABB; in the
- * mesh's frame) and the mesh of an OBB tree. 0, with both points in the
+ * The distance between a solid shape (sphere, capsule, OBB, AABB, convex; in
+ * the mesh's frame; a convex is borrowed for the call) and the mesh of an OBB
+ * tree. 0, with both points in the
  * overlap, when the shape overlaps the mesh.
  * @param tree   the tree (borrowed).
  * @param shape  the query shape; an invalid one or an unknown kind finds nothing.

@@ -12,16 +12,21 @@
  *   - box (OBB, AABB): a solid box apart from a triangle is nearest to it on
  *     its surface, on a face whose outer side holds a triangle corner, so the
  *     distance is the smallest triangle-triangle distance to the two halves
- *     of each such face (at most three faces).
+ *     of each such face (at most three faces);
+ *   - convex: GJK in double on the hull's vertices and the triangle's double
+ *     corners (convex.h), 0 when mq_overlap_convex_triangle's exact test says
+ *     they meet on the triangle's float copy.
  * At distance 0 both points are one common point (to rounding): the point of
  * the triangle nearest to the centre (axis) for round shapes, a triangle
- * corner inside the box or where the triangle crosses a face for boxes.
+ * corner inside the box or where the triangle crosses a face for boxes, the
+ * point GJK found on the hull for a convex.
  */
 #include <math.h>
 #include <string.h>
 
 #include <meshquery/primitives.h>
 
+#include "convex/convex_internal.h"
 #include "primitives/shape_checks.h"
 #include "proximity/distance_walk.h"
 #include "proximity/distance_walk_internal.h"
@@ -80,6 +85,17 @@ bool mq_dist_shape_from(const mq_shape *shape, mq_dist_shape *o)
                 o->axes[k][j] = k == j ? 1.0 : 0.0;
         }
         return true;
+    case MQ_SHAPE_CONVEX: {
+        const mq_convex *c = shape->u.convex;
+        if (!c || c->nv < 4)
+            return false;
+        o->convex = c;
+        for (int k = 0; k < 3; k++) {
+            o->lo[k] = c->lo[k];
+            o->hi[k] = c->hi[k];
+        }
+        return true;
+    }
     default:
         return false;
     }
@@ -105,6 +121,12 @@ static void shape_nbox(const mq_dist_shape *s, mq_dw_nbox *o, double *round)
             o->e[0][k] = 0.5 * (s->p1[k] - s->p0[k]);
         }
         *round = s->radius;
+        break;
+    case MQ_SHAPE_CONVEX: /* the hull's box */
+        for (int k = 0; k < 3; k++) {
+            o->c[k] = 0.5 * (s->lo[k] + s->hi[k]);
+            o->e[k][k] = 0.5 * (s->hi[k] - s->lo[k]);
+        }
         break;
     default: /* boxes */
         for (int k = 0; k < 3; k++) {
@@ -379,6 +401,57 @@ static double box_triangle(const mq_dist_shape *s, const box_faces *bf, const mq
     return 0.0;
 }
 
+/* A lower bound of the distance between the hull and anything in node box
+ * b, from the hull's first `np` face planes (the largest,
+ * convex_internal.h): the hull lies below each, so the box's least height
+ * over one bounds the distance. */
+static double convex_planes_lower_bound(const mq_convex *cv, uint32_t np, const mq_dw_nbox *b)
+{
+    const double *c = b->c;
+    double lb = -INFINITY;
+    np = np < cv->np ? np : cv->np;
+    for (uint32_t i = 0; i < np; i++) {
+        const mq_cplane *p = &cv->planes[i];
+        double h = p->n[0] * c[0] + p->n[1] * c[1] + p->n[2] * c[2] - p->d;
+        for (int k = 0; k < 3; k++)
+            h -= fabs(p->n[0] * b->e[k][0] + p->n[1] * b->e[k][1] + p->n[2] * b->e[k][2]);
+        lb = h > lb ? h : lb;
+    }
+    return lb;
+}
+
+/* The triangle's least height over one of the hull's first `np` face planes. */
+static double convex_triangle_lower_bound(const mq_convex *cv, uint32_t np, const mq_dw_tri *t)
+{
+    double lb = -INFINITY;
+    np = np < cv->np ? np : cv->np;
+    for (uint32_t i = 0; i < np; i++) {
+        const mq_cplane *p = &cv->planes[i];
+        double h = INFINITY;
+        for (int v = 0; v < 3; v++) {
+            double x = p->n[0] * t->d.v[v][0] + p->n[1] * t->d.v[v][1] + p->n[2] * t->d.v[v][2] - p->d;
+            h = x < h ? x : h;
+        }
+        lb = h > lb ? h : lb;
+    }
+    return lb;
+}
+
+/* Convex vs triangle: GJK on the double corners, 0 (and GJK's hull point as
+ * the common point) when the exact overlap test on the float copy says they
+ * meet, as mq_convex_triangle_distance does. */
+static double convex_triangle(const mq_dist_shape *s, const mq_dw_tri *t, double ps[3], double pt[3])
+{
+    mq_cpose id;
+    mq_cpose_identity(&id);
+    double d = mq_convex_gjk_points(s->convex, &id, &t->d.v[0][0], 3, ps, pt);
+    if (mq_convex_overlap_tri_posed(s->convex, &id, &t->f)) {
+        d3_copy(pt, ps);
+        return 0.0;
+    }
+    return d;
+}
+
 /* As mq_dist_shape_triangle, with a box's faces prepared and a limit for box_triangle. */
 static double shape_triangle(const mq_dist_shape *s, const box_faces *bf, const mq_dw_tri *t, double limit,
                              double ps[3], double pt[3])
@@ -446,6 +519,8 @@ double mq_dist_shape_triangle(const mq_dist_shape *s, const mq_dw_tri *t, double
         box_faces_of(s, &bf);
         return shape_triangle(s, &bf, t, INFINITY, ps, pt);
     }
+    case MQ_SHAPE_CONVEX:
+        return convex_triangle(s, t, ps, pt);
     default:
         return INFINITY;
     }
@@ -534,6 +609,9 @@ static void sw_leaf(sw_walk *w, const mq_dw_handle *h)
             continue;
         if (w->box && box_triangle_lower_bound(w->s, &w->bf, &t[i]) > sw_limit(w))
             continue;
+        if (w->s->convex &&
+            convex_triangle_lower_bound(w->s->convex, MQ_CONVEX_CULL_PLANES, &t[i]) * (1.0 - 0x1p-40) > sw_limit(w))
+            continue;
         double ps[3], pt[3];
         double d = shape_triangle(w->s, &w->bf, &t[i], sw_limit(w), ps, pt);
         mq_dist_pair p;
@@ -599,6 +677,13 @@ static void sw_run(sw_walk *w)
             double l = mq_dw_lower_bound(&sb, &kb, limit + round, true) - round;
             if (l > limit)
                 continue;
+            if (w->s->convex) {
+                /* the hull's largest face planes against the node's box */
+                double lp = convex_planes_lower_bound(w->s->convex, MQ_CONVEX_CULL_PLANES, &kb) * (1.0 - 0x1p-40);
+                if (lp > limit)
+                    continue;
+                l = lp > l ? lp : l;
+            }
             int j = n++;
             if (w->nearest)
                 while (j > 0 && ke[j - 1].lb < l) {

@@ -92,16 +92,19 @@ bool mq_dist_rigid_matrix(const mq_rigid *x, double m[3][4]);
 /* ---- shapes (used by the public shape queries) ---- */
 
 /* A solid query shape in the common frame, in double; kinds as mq_shape_kind.
- * For MQ_SHAPE_OBB, axes[i] are orthonormal rows; for MQ_SHAPE_AABB, lo/hi. */
+ * For MQ_SHAPE_OBB, axes[i] are orthonormal rows; for MQ_SHAPE_AABB, lo/hi;
+ * for MQ_SHAPE_CONVEX, the hull (its own frame is the common frame) and lo/hi
+ * its box. */
 typedef struct mq_dist_shape {
     mq_shape_kind kind;
-    double c[3];         /* sphere: centre; OBB: centre */
-    double p0[3], p1[3]; /* capsule: segment */
-    double radius;       /* sphere, capsule */
-    double half[3];      /* OBB half extents */
-    double axes[3][3];   /* OBB axes (rows) */
-    double lo[3], hi[3]; /* AABB */
-    mq_shape src;        /* the float shape, for the exact overlap primitive */
+    double c[3];             /* sphere: centre; OBB: centre */
+    double p0[3], p1[3];     /* capsule: segment */
+    double radius;           /* sphere, capsule */
+    double half[3];          /* OBB half extents */
+    double axes[3][3];       /* OBB axes (rows) */
+    double lo[3], hi[3];     /* AABB; convex: the hull's box */
+    const mq_convex *convex; /* convex: borrowed */
+    mq_shape src;            /* the float shape, for the exact overlap primitive */
 } mq_dist_shape;
 
 /* Converts a (valid, known-kind) float shape in the mesh frame; false otherwise. */

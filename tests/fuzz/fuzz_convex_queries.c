@@ -22,7 +22,12 @@
  *   - trees vs brute force: exactly the same id sets; _any agrees;
  *   - convex casts on both trees vs brute force (mq_convex_cast_triangle on
  *     every triangle, the smallest t, ties to the smallest id): the same
- *     triangle and the same t.
+ *     triangle and the same t;
+ *   - shape distance of the convex on both trees vs brute force
+ *     (mq_convex_triangle_distance on every triangle): exactly its minimum,
+ *     0 exactly when some triangle overlaps, the reported triangle at that
+ *     distance; shape clearance at 0, at the minimum and beyond it: exactly
+ *     the triangles brute force puts within d, each at its distance.
  */
 #include <math.h>
 #include <stdint.h>
@@ -35,6 +40,7 @@
 #include <meshquery/convex.h>
 #include <meshquery/mesh.h>
 #include <meshquery/obbtree.h>
+#include <meshquery/proximity.h>
 
 #define CHECK(c, ...)                                                                                                  \
     do {                                                                                                               \
@@ -126,6 +132,37 @@ static uint32_t brute_cast(const mq_convex *c, const float *pos, const uint32_t 
     return best;
 }
 
+/* The convex's shape distance and clearance on one tree (bvh or o) against brute[]. */
+static void check_distance(const char *tree, const mq_bvh *b, const mq_obbtree *o, const mq_shape *s,
+                           const double *brute, size_t nt, size_t overlapping)
+{
+    double bmin = INFINITY;
+    for (size_t t = 0; t < nt; t++)
+        bmin = fmin(bmin, brute[t]);
+    mq_shape_distance_result r;
+    bool found = b ? mq_bvh_shape_distance(b, s, NULL, &r) : mq_obbtree_shape_distance(o, s, NULL, &r);
+    bool any_finite = bmin < INFINITY;
+    CHECK(found == any_finite, "%s distance: found %d, brute force %.17g", tree, found, bmin);
+    if (!found)
+        return;
+    CHECK(r.distance == bmin && r.triangle < nt && brute[r.triangle] == bmin,
+          "%s distance %.17g (triangle %u), brute force %.17g", tree, r.distance, r.triangle, bmin);
+    CHECK((bmin == 0.0) == (overlapping > 0), "%s distance %.17g, %zu triangles overlap", tree, bmin, overlapping);
+    double ds[3] = {0.0, bmin, 2.0 * bmin + 0.5};
+    for (int i = 0; i < 3; i++) {
+        mq_clearance_pair got[24];
+        size_t want = 0;
+        for (size_t t = 0; t < nt; t++)
+            want += brute[t] <= ds[i];
+        size_t k = b ? mq_bvh_shape_clearance_array(b, s, ds[i], got, 24)
+                     : mq_obbtree_shape_clearance_array(o, s, ds[i], got, 24);
+        CHECK(k == want, "%s clearance %.17g: %zu triangles, brute force %zu", tree, ds[i], k, want);
+        for (size_t j = 0; j < k && j < 24; j++)
+            CHECK(got[j].triangle_b < nt && got[j].distance == brute[got[j].triangle_b],
+                  "%s clearance %.17g: triangle %u at %.17g", tree, ds[i], got[j].triangle_b, got[j].distance);
+    }
+}
+
 static void check_cast(const char *tree, bool hit, const mq_cast_hit *h, uint32_t want, float want_t)
 {
     CHECK(hit == (want != MQ_NO_TRIANGLE) && h->triangle == want,
@@ -185,12 +222,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             d[j] = fmax(d[j], n[j][0] * v[3 * i] + n[j][1] * v[3 * i + 1] + n[j][2] * v[3 * i + 2]);
     }
     uint32_t want[24], got[24];
+    double dist[24];
     size_t nw = 0;
     for (size_t t = 0; t < nt; t++) {
         mq_triangle tri;
         for (int j = 0; j < 3; j++)
             memcpy(tri.v[j], pos + 3 * idx[3 * t + j], sizeof(float[3]));
         bool hit = mq_overlap_convex_triangle(c, &tri);
+        dist[t] = mq_convex_triangle_distance(c, &tri, NULL, NULL);
+        if (!(dist[t] >= 0.0))
+            dist[t] = INFINITY; /* a non-finite corner: ignored by the walks */
         if (hit)
             want[nw++] = (uint32_t)t;
         if (!compare)
@@ -217,6 +258,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             CHECK(k == nw && memcmp(got, want, nw * sizeof *got) == 0, "bvh: %zu triangles, brute force %zu", k, nw);
             CHECK(mq_bvh_overlap_any(b, &s) == (nw > 0), "bvh any");
             check_cast("bvh", mq_bvh_convex_cast(b, c, dir, tmax, &ch), &ch, cast_want, cast_t);
+            check_distance("bvh", b, NULL, &s, dist, nt, nw);
             mq_bvh_destroy(b);
         }
         if (compare && mq_obbtree_build(m, NULL, &o, NULL) == MQ_OK) {
@@ -226,6 +268,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                   nw);
             CHECK(mq_obbtree_overlap_any(o, &s) == (nw > 0), "obbtree any");
             check_cast("obbtree", mq_obbtree_convex_cast(o, c, dir, tmax, &ch), &ch, cast_want, cast_t);
+            check_distance("obbtree", NULL, o, &s, dist, nt, nw);
             mq_obbtree_destroy(o);
         }
         mq_mesh_destroy(m);
