@@ -1,7 +1,7 @@
 /* Convex shapes against independent double-precision oracles, and the trees
  * and scenes against brute force.
  *
- * Oracle: the convex as half-spaces, built here from the public hull
+ * Oracle (tests/support/oracle_convex.h): the convex as half-spaces, from the public hull
  * (mq_convex_vertices / mq_convex_faces: each triangle's plane, its offset
  * the largest n . v over the vertices), and the triangle clipped by them
  * (Sutherland-Hodgman in double): they meet when something is left. A case
@@ -30,104 +30,17 @@
 #include <meshquery/scene.h>
 #include <meshquery/spheretree.h>
 
+#include "oracle_convex.h"
 #include "test_support.h"
 
-/* ---- the half-space oracle -------------------------------------------------- */
-
-typedef struct hspace {
-    double (*n)[3];
-    double *d;
-    size_t count;
-    double scale;
-} hspace;
-
-static void hspace_make(const mq_convex *c, const double R[3][3], const double t[3], hspace *h)
-{
-    size_t nv = mq_convex_vertex_count(c), nf = mq_convex_face_count(c);
-    const float *fv = mq_convex_vertices(c);
-    const uint32_t *f = mq_convex_faces(c);
-    double(*v)[3] = malloc(nv * sizeof *v);
-    h->scale = 0.0;
-    for (size_t i = 0; i < nv; i++) {
-        for (int k = 0; k < 3; k++) {
-            double x = fv[3 * i + k];
-            v[i][k] = x;
-        }
-        if (R) {
-            double w[3];
-            for (int k = 0; k < 3; k++)
-                w[k] = R[k][0] * v[i][0] + R[k][1] * v[i][1] + R[k][2] * v[i][2] + t[k];
-            memcpy(v[i], w, sizeof w);
-        }
-        for (int k = 0; k < 3; k++)
-            h->scale = fmax(h->scale, fabs(v[i][k]));
-    }
-    h->n = malloc(nf * sizeof *h->n);
-    h->d = malloc(nf * sizeof *h->d);
-    h->count = nf;
-    for (size_t j = 0; j < nf; j++) {
-        const double *a = v[f[3 * j]], *b = v[f[3 * j + 1]], *cc = v[f[3 * j + 2]];
-        double e1[3], e2[3], n[3];
-        for (int k = 0; k < 3; k++) {
-            e1[k] = b[k] - a[k];
-            e2[k] = cc[k] - a[k];
-        }
-        n[0] = e1[1] * e2[2] - e1[2] * e2[1];
-        n[1] = e1[2] * e2[0] - e1[0] * e2[2];
-        n[2] = e1[0] * e2[1] - e1[1] * e2[0];
-        double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-        double d = -INFINITY;
-        for (int k = 0; k < 3; k++)
-            h->n[j][k] = n[k] / l;
-        for (size_t i = 0; i < nv; i++)
-            d = fmax(d, h->n[j][0] * v[i][0] + h->n[j][1] * v[i][1] + h->n[j][2] * v[i][2]);
-        h->d[j] = d;
-    }
-    free(v);
-}
-
-static void hspace_free(hspace *h)
-{
-    free(h->n);
-    free(h->d);
-}
-
-/* The polygon p (n corners) clipped by every half-space moved out by `shift`: anything left? */
-static bool clip_meets(const hspace *h, const double tri[3][3], double shift)
-{
-    double poly[64][3], next[64][3];
-    int n = 3;
-    memcpy(poly, tri, sizeof(double[3][3]));
-    for (size_t j = 0; j < h->count && n > 0; j++) {
-        int m = 0;
-        const double *pn = h->n[j];
-        double d = h->d[j] + shift;
-        for (int i = 0; i < n; i++) {
-            const double *a = poly[i], *b = poly[(i + 1) % n];
-            double sa = pn[0] * a[0] + pn[1] * a[1] + pn[2] * a[2] - d;
-            double sb = pn[0] * b[0] + pn[1] * b[1] + pn[2] * b[2] - d;
-            if (sa <= 0.0)
-                memcpy(next[m++], a, sizeof(double[3]));
-            if ((sa < 0.0 && sb > 0.0) || (sa > 0.0 && sb < 0.0)) {
-                double s = sa / (sa - sb);
-                for (int k = 0; k < 3; k++)
-                    next[m][k] = a[k] + s * (b[k] - a[k]);
-                m++;
-            }
-            if (m > 60)
-                break;
-        }
-        n = m;
-        memcpy(poly, next, (size_t)n * sizeof(double[3]));
-    }
-    return n > 0;
-}
+/* ---- the half-space oracle (tests/support/oracle_convex.h) ------------------- */
 
 /* -1: within rounding of touching (ambiguous); else 0 / 1. */
-static int oracle(const hspace *h, const double tri[3][3])
+static int oracle(const oracle_hspace *h, const double tri[3][3])
 {
-    double e = 1e-9 * h->scale;
-    bool out = clip_meets(h, tri, e), in = clip_meets(h, tri, -e);
+    double e = 1e-9 * h->scale, flat[9];
+    memcpy(flat, tri, sizeof flat);
+    bool out = oracle_hspace_meets(h, flat, NULL, e), in = oracle_hspace_meets(h, flat, NULL, -e);
     if (out != in)
         return -1;
     return out ? 1 : 0;
@@ -190,8 +103,8 @@ static void primitive_vs_oracle(void **state)
         double scale = pow(10.0, mq_test_rng_range(&rng, -20, 20));
         double c[3] = {0, 0, 0};
         mq_convex *cv = random_hull(&rng, c, scale, round % 4);
-        hspace h;
-        hspace_make(cv, NULL, NULL, &h);
+        oracle_hspace h;
+        oracle_hspace_make(cv, NULL, NULL, &h);
         for (int i = 0; i < 300; i++) {
             mq_triangle t;
             double d[3][3], centre[3], u[3];
@@ -251,7 +164,7 @@ static void primitive_vs_oracle(void **state)
             if (!mq_overlap_convex_triangle(cv, &t))
                 fail_msg("round %d: hull face %zu does not meet the hull", round, j);
         }
-        hspace_free(&h);
+        oracle_hspace_free(&h);
         mq_convex_destroy(cv);
     }
     print_message("convex-triangle: %ld compared (%ld meet), %ld within rounding of touching\n", compared, hits,
@@ -312,12 +225,12 @@ static void face_tri(const mq_convex *c, size_t j, double t[3][3])
             t[i][k] = v[3 * f[3 * j + i] + k];
 }
 
-static int pair_oracle(const mq_convex *a, const hspace *ha, const mq_convex *b, const hspace *hb)
+static int pair_oracle(const mq_convex *a, const oracle_hspace *ha, const mq_convex *b, const oracle_hspace *hb)
 {
     int amb = 0;
     for (int side = 0; side < 2; side++) {
         const mq_convex *x = side ? b : a;
-        const hspace *hy = side ? ha : hb;
+        const oracle_hspace *hy = side ? ha : hb;
         for (size_t j = 0; j < mq_convex_face_count(x); j++) {
             double t[3][3];
             face_tri(x, j, t);
@@ -354,9 +267,9 @@ static void pairs_and_distances(void **state)
             c1[k] = u[k] * dist;
         mq_convex *a = random_hull(&rng, c0, scale, round % 4);
         mq_convex *b = random_hull(&rng, c1, scale * mq_test_rng_range(&rng, 0.1, 1.2), (round / 4) % 4);
-        hspace ha, hb;
-        hspace_make(a, NULL, NULL, &ha);
-        hspace_make(b, NULL, NULL, &hb);
+        oracle_hspace ha, hb;
+        oracle_hspace_make(a, NULL, NULL, &ha);
+        oracle_hspace_make(b, NULL, NULL, &hb);
         int want = pair_oracle(a, &ha, b, &hb);
         if (want < 0) {
             ambiguous++;
@@ -394,8 +307,8 @@ static void pairs_and_distances(void **state)
             if (!(fabs(got - best) <= 1e-5 * scale + 1e-6 * best))
                 fail_msg("round %d point %d: distance %.9g, the oracle %.9g", round, i, got, best);
         }
-        hspace_free(&ha);
-        hspace_free(&hb);
+        oracle_hspace_free(&ha);
+        oracle_hspace_free(&hb);
         mq_convex_destroy(a);
         mq_convex_destroy(b);
     }
@@ -669,8 +582,8 @@ static void scenes(void **state)
         mq_xform_apply_point(&xf[inst], local, pc.translation);
         double R[3][3];
         quat_matrix(pc.rotation, R);
-        hspace h;
-        hspace_make(cv, (const double(*)[3])R, pc.translation, &h);
+        oracle_hspace h;
+        oracle_hspace_make(cv, (const double(*)[3])R, pc.translation, &h);
         size_t n = 0;
         bool skip = false;
         for (int i = 0; i < 2 && !skip; i++)
@@ -705,7 +618,7 @@ static void scenes(void **state)
             assert_true(mq_scene_overlap_any(sc, &s, NULL) == (n > 0));
             total += (long)n;
         }
-        hspace_free(&h);
+        oracle_hspace_free(&h);
         mq_convex_destroy(cv);
     }
     print_message("scene: %ld pairs equal the oracle, %ld hulls within rounding skipped\n", total, ambiguous);
