@@ -439,13 +439,19 @@ static double convex_triangle_lower_bound(const mq_convex *cv, uint32_t np, cons
 
 /* Convex vs triangle: GJK on the double corners, 0 (and GJK's hull point as
  * the common point) when the exact overlap test on the float copy says they
- * meet, as mq_convex_triangle_distance does. */
+ * meet, as mq_convex_triangle_distance does. GJK's answer is within about
+ * 1e-12 of the coordinates' magnitude of the true distance, so the overlap
+ * test runs only when GJK leaves them within 1e-6 of it. */
 static double convex_triangle(const mq_dist_shape *s, const mq_dw_tri *t, double ps[3], double pt[3])
 {
     mq_cpose id;
     mq_cpose_identity(&id);
     double d = mq_convex_gjk_points(s->convex, &id, &t->d.v[0][0], 3, ps, pt);
-    if (mq_convex_overlap_tri_posed(s->convex, &id, &t->f)) {
+    double mag = s->convex->scale;
+    for (int v = 0; v < 3; v++)
+        for (int k = 0; k < 3; k++)
+            mag = fabs(t->d.v[v][k]) > mag ? fabs(t->d.v[v][k]) : mag;
+    if (!(d > 1e-6 * mag) && mq_convex_overlap_tri_posed(s->convex, &id, &t->f)) {
         d3_copy(pt, ps);
         return 0.0;
     }
@@ -610,7 +616,7 @@ static void sw_leaf(sw_walk *w, const mq_dw_handle *h)
         if (w->box && box_triangle_lower_bound(w->s, &w->bf, &t[i]) > sw_limit(w))
             continue;
         if (w->s->convex &&
-            convex_triangle_lower_bound(w->s->convex, MQ_CONVEX_CULL_PLANES, &t[i]) * (1.0 - 0x1p-40) > sw_limit(w))
+            convex_triangle_lower_bound(w->s->convex, w->s->convex->np, &t[i]) * (1.0 - 0x1p-40) > sw_limit(w))
             continue;
         double ps[3], pt[3];
         double d = shape_triangle(w->s, &w->bf, &t[i], sw_limit(w), ps, pt);
