@@ -1,7 +1,7 @@
 /*
  * mq-bench distance — how far apart: mesh vs mesh (a mesh and a second copy
  * of it, or another mesh, placed by rigid transforms) and shape vs mesh
- * (spheres, capsules, OBBs, AABBs near the mesh). meshquery's OBB tree and
+ * (spheres, capsules, OBBs, AABBs, convex hulls near the mesh). meshquery's OBB tree and
  * BVH (meshquery/proximity.h) beside FCL's fcl::distance on BVHModel<RSS>
  * and BVHModel<OBBRSS> (when built with FCL), same inputs, one process.
  *
@@ -14,7 +14,10 @@
  * from deeply intersecting through touching to about a diagonal apart.
  * Shapes (N of each kind, default 1000): centres uniform in the mesh's box
  * grown by D/4 on every side, sizes from D/100 to D/10 (capsule and box
- * directions uniform), so some overlap the mesh and most do not.
+ * directions uniform), so some overlap the mesh and most do not. A convex
+ * is the hull of 16 points uniform in a ball of that size (radius), kept by
+ * FCL as an fcl::Convex built once outside the timing; its oracle is
+ * mq_convex_triangle_distance (GJK in double; convex.h).
  * Timing: every engine answers every query once per run, engines in turns,
  * process CPU time, the median of --reps runs (at least 3); builds are timed
  * once each (wall time). speedup_vs_<engine> is meshquery's throughput over
@@ -79,10 +82,13 @@ typedef struct engine {
 typedef struct workload {
     const dist_opts *o;
     const placed_mesh *a, *b;
-    const char *mode; /* "mesh", "sphere", "capsule", "obb", "aabb" */
+    const char *mode; /* "mesh", "sphere", "capsule", "obb", "aabb", "convex" */
     const mq_rigid *xf;
     const mq_shape *shapes;
     size_t n;
+#if defined(MQ_HAVE_FCL)
+    ref_fcl_convex **fcl_hulls[2]; /* convex mode: each hull as FCL keeps it, per FCL engine */
+#endif
 } workload;
 
 typedef struct hierarchies {
@@ -208,7 +214,8 @@ static void make_placements(const dist_opts *o, const placed_mesh *a, const plac
     }
 }
 
-static void make_shapes(const dist_opts *o, const placed_mesh *m, mq_shape_kind kind, mq_shape *out)
+/* Shapes of one kind; convexes are built into hulls[] (the caller destroys them). */
+static bool make_shapes(const dist_opts *o, const placed_mesh *m, mq_shape_kind kind, mq_shape *out, mq_convex **hulls)
 {
     mqt_rng r;
     mqt_rng_seed(&r, o->seed * 31 + (uint64_t)kind);
@@ -234,12 +241,25 @@ static void make_shapes(const dist_opts *o, const placed_mesh *m, mq_shape_kind 
             vec3 half = {size, 0.6f * size, 0.3f * size};
             mq_obb_from_quat(c, half, q, &box);
             out[i] = mq_shape_obb(box);
-        } else {
+        } else if (kind == MQ_SHAPE_AABB) {
             mq_aabb box = {{c[0] - size, c[1] - 0.5f * size, c[2] - 0.7f * size},
                            {c[0] + size, c[1] + 0.5f * size, c[2] + 0.7f * size}};
             out[i] = mq_shape_aabb(box);
+        } else {
+            float p[3 * 16];
+            for (int j = 0; j < 16; j++) {
+                double u[3], s = size * cbrt(mqt_rng_unit(&r));
+                random_direction(&r, u);
+                for (int k = 0; k < 3; k++)
+                    p[3 * j + k] = (float)(c[k] + s * u[k]);
+            }
+            hulls[i] = NULL;
+            if (mq_convex_create(p, 16, NULL, &hulls[i], NULL) != MQ_OK)
+                return false;
+            out[i] = mq_shape_convex(hulls[i]);
         }
     }
+    return true;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -283,8 +303,12 @@ static answer run_one(const workload *w, const hierarchies *h, int e, size_t i)
     ref_fcl *a = e == 2 ? h->rss_a : h->obbrss_a, *b = e == 2 ? h->rss_b : h->obbrss_b;
     double pa[3], pb[3];
     answer an = {0, MQ_NO_TRIANGLE, MQ_NO_TRIANGLE};
-    an.d = mesh ? ref_fcl_distance(a, b, &w->xf[i], pa, pb, &an.ta, &an.tb)
-                : ref_fcl_shape_distance(a, &w->shapes[i], pa, &an.tb);
+    if (mesh)
+        an.d = ref_fcl_distance(a, b, &w->xf[i], pa, pb, &an.ta, &an.tb);
+    else if (w->shapes[i].kind == MQ_SHAPE_CONVEX)
+        an.d = ref_fcl_convex_distance(a, w->fcl_hulls[e - 2][i], pa, &an.tb);
+    else
+        an.d = ref_fcl_shape_distance(a, &w->shapes[i], pa, &an.tb);
     an.d = fmax(an.d, 0.0); /* FCL's distance of intersecting objects is not defined */
     return an;
 #else
@@ -408,6 +432,8 @@ static double oracle(const workload *w, size_t i, const answer *an)
     for (int c = 0; c < 3; c++)
         for (int k = 0; k < 3; k++)
             ft.v[c][k] = (float)tb[c][k];
+    if (s->kind == MQ_SHAPE_CONVEX)
+        return mq_convex_triangle_distance(s->u.convex, &ft, NULL, NULL);
     return box_triangle_distance(s, tb, &ft);
 }
 
@@ -562,6 +588,43 @@ static void destroy(hierarchies *h)
 #endif
 }
 
+/* The shape workload of one kind (convexes: their hulls and FCL's copies made and freed here). */
+static int run_shapes(const dist_opts *o, const placed_mesh *a, const hierarchies *h, int count, mq_shape_kind kind,
+                      const char *name, mq_shape *shapes)
+{
+    size_t n = o->shapes ? o->shapes : 1;
+    mq_convex **hulls = kind == MQ_SHAPE_CONVEX ? calloc(n, sizeof *hulls) : NULL;
+    workload ws = {.o = o, .a = a, .b = a, .mode = name, .shapes = shapes, .n = o->shapes};
+    bool ok = (kind != MQ_SHAPE_CONVEX || hulls) && make_shapes(o, a, kind, shapes, hulls);
+#if defined(MQ_HAVE_FCL)
+    if (ok && hulls && count > 2) {
+        ref_fcl *models[2] = {h->rss_a, h->obbrss_a};
+        for (int e = 0; e < 2 && ok; e++) {
+            ws.fcl_hulls[e] = calloc(n, sizeof *ws.fcl_hulls[e]);
+            ok = ws.fcl_hulls[e] != NULL;
+            for (size_t i = 0; ok && i < o->shapes; i++)
+                ok = (ws.fcl_hulls[e][i] = ref_fcl_convex_create(models[e], hulls[i])) != NULL;
+        }
+    }
+#endif
+    int status = ok ? run_workload(&ws, h, count) : 1;
+    if (!ok)
+        fprintf(stderr, "mq-bench distance: out of memory or a hull failed (%s)\n", name);
+#if defined(MQ_HAVE_FCL)
+    for (int e = 0; e < 2; e++) {
+        for (size_t i = 0; ws.fcl_hulls[e] && i < o->shapes; i++)
+            ref_fcl_convex_destroy(ws.fcl_hulls[e][i]);
+        free(ws.fcl_hulls[e]);
+    }
+#else
+    (void)count;
+#endif
+    for (size_t i = 0; hulls && i < o->shapes; i++)
+        mq_convex_destroy(hulls[i]);
+    free(hulls);
+    return status;
+}
+
 static int run(const dist_opts *o, const placed_mesh *a, const placed_mesh *b)
 {
     hierarchies h = {0};
@@ -570,7 +633,7 @@ static int run(const dist_opts *o, const placed_mesh *a, const placed_mesh *b)
     mq_shape *shapes = malloc((o->shapes ? o->shapes : 1) * sizeof *shapes);
     if (xf && shapes && build(o, a, b, &h, &count)) {
         static const char *names[ENGINES_MAX] = {"meshquery-obb", "meshquery-bvh", "fcl-rss", "fcl-obbrss"};
-        workload w = {o, a, b, "mesh", xf, NULL, o->placements};
+        workload w = {.o = o, .a = a, .b = b, .mode = "mesh", .xf = xf, .n = o->placements};
         if (!o->json)
             printf("mq-bench distance: %s (%zu triangles) vs %s (%zu triangles)\n", o->mesh_path,
                    mq_mesh_triangle_count(a->mesh), o->other_path ? o->other_path : o->mesh_path,
@@ -579,12 +642,9 @@ static int run(const dist_opts *o, const placed_mesh *a, const placed_mesh *b)
             emit(&w, names[k], "build_ms", h.ms[k], "ms");
         make_placements(o, a, b, xf);
         status = run_workload(&w, &h, count);
-        static const char *kinds[4] = {"sphere", "capsule", "obb", "aabb"};
-        for (int kind = 0; kind < 4 && status == 0; kind++) {
-            make_shapes(o, a, (mq_shape_kind)kind, shapes);
-            workload ws = {o, a, a, kinds[kind], NULL, shapes, o->shapes};
-            status = run_workload(&ws, &h, count);
-        }
+        static const char *kinds[5] = {"sphere", "capsule", "obb", "aabb", "convex"};
+        for (int kind = 0; kind < 5 && status == 0; kind++)
+            status = run_shapes(o, a, &h, count, (mq_shape_kind)kind, kinds[kind], shapes);
     } else {
         fprintf(stderr, "mq-bench distance: out of memory or a build failed\n");
     }

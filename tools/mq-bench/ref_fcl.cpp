@@ -3,6 +3,8 @@
 #include "ref_fcl.h"
 #include "ref_scale.h"
 
+#include <meshquery/convex.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -14,6 +16,7 @@
 #include <fcl/geometry/bvh/BVH_model.h>
 #include <fcl/geometry/shape/box.h>
 #include <fcl/geometry/shape/capsule.h>
+#include <fcl/geometry/shape/convex.h>
 #include <fcl/geometry/shape/sphere.h>
 #include <fcl/math/bv/OBB.h>
 #include <fcl/math/bv/OBBRSS.h>
@@ -234,6 +237,52 @@ extern "C" double ref_fcl_shape_distance(ref_fcl *f, const mq_shape *shape, doub
     fcl::DistanceRequestd request(true);
     fcl::DistanceResultd result;
     fcl::distance(f->object, &object, request, result);
+    for (int k = 0; k < 3; k++)
+        point_mesh[k] = result.nearest_points[0][k] / f->scale;
+    *triangle = static_cast<uint32_t>(result.b1);
+    return result.min_distance / f->scale;
+}
+
+struct ref_fcl_convex {
+    fcl::CollisionObjectd *object = nullptr;
+};
+
+extern "C" ref_fcl_convex *ref_fcl_convex_create(const ref_fcl *f, const mq_convex *hull)
+{
+    size_t nv = mq_convex_vertex_count(hull), nt = mq_convex_face_count(hull);
+    const float *v = mq_convex_vertices(hull);
+    const uint32_t *t = mq_convex_faces(hull);
+    if (!v || !t)
+        return nullptr;
+    auto points = std::make_shared<std::vector<fcl::Vector3d>>(nv);
+    for (size_t i = 0; i < nv; i++)
+        (*points)[i] = f->scale * fcl::Vector3d(v[3 * i], v[3 * i + 1], v[3 * i + 2]);
+    auto faces = std::make_shared<std::vector<int>>();
+    faces->reserve(4 * nt);
+    for (size_t i = 0; i < nt; i++) {
+        faces->push_back(3);
+        for (int k = 0; k < 3; k++)
+            faces->push_back(static_cast<int>(t[3 * i + k]));
+    }
+    auto convex = std::make_shared<fcl::Convexd>(points, static_cast<int>(nt), faces);
+    auto *c = new ref_fcl_convex;
+    c->object = new fcl::CollisionObjectd(convex, fcl::Transform3d::Identity());
+    return c;
+}
+
+extern "C" void ref_fcl_convex_destroy(ref_fcl_convex *c)
+{
+    if (!c)
+        return;
+    delete c->object;
+    delete c;
+}
+
+extern "C" double ref_fcl_convex_distance(ref_fcl *f, const ref_fcl_convex *c, double point_mesh[3], uint32_t *triangle)
+{
+    fcl::DistanceRequestd request(true);
+    fcl::DistanceResultd result;
+    fcl::distance(f->object, c->object, request, result);
     for (int k = 0; k < 3; k++)
         point_mesh[k] = result.nearest_points[0][k] / f->scale;
     *triangle = static_cast<uint32_t>(result.b1);

@@ -66,6 +66,15 @@ double ref_fcl_distance(ref_fcl *a, ref_fcl *b, const mq_rigid *b_to_a, double p
  * triangle. */
 double ref_fcl_shape_distance(ref_fcl *f, const mq_shape *shape, double point_mesh[3], uint32_t *triangle);
 
+/* A convex hull (meshquery/convex.h) as an fcl::Convex of its vertices and
+ * triangles in f's world scale, built once (outside the timing, as a user
+ * keeps a shape); NULL on failure. ref_fcl_convex_distance is
+ * ref_fcl_shape_distance for it. */
+typedef struct ref_fcl_convex ref_fcl_convex;
+ref_fcl_convex *ref_fcl_convex_create(const ref_fcl *f, const mq_convex *hull);
+void ref_fcl_convex_destroy(ref_fcl_convex *c);
+double ref_fcl_convex_distance(ref_fcl *f, const ref_fcl_convex *c, double point_mesh[3], uint32_t *triangle);
+
 /* Clash detection over placed instances, as FCL users build it: one
  * CollisionObject per instance (sharing its mesh's model), a
  * DynamicAABBTreeCollisionManager for the broadphase and fcl::collide (one
