@@ -103,6 +103,11 @@ class Trees(unittest.TestCase):
             r = rng.uniform(0.05, 0.4)
             shapes += [mq.sphere(p, r), mq.capsule(p, (p[0] + 0.3, p[1], p[2] - 0.2), r * 0.5),
                        mq.aabb(p, tuple(x + r for x in p)), mq.obb(p, (r, r * 0.5, r * 0.3), quat=(0.9, 0.1, 0.3, 0.2))]
+            c = self.tris[rng.randrange(len(self.tris))][0]  # about a vertex of the mesh
+            hull = mq.Convex([tuple(c[k] + rng.uniform(-r, r) for k in range(3)) for _ in range(12)])
+            shapes.append(mq.convexes([hull]))
+        touching = sum(self.obb.overlap_any(s) for s in shapes[4::5])
+        self.assertGreaterEqual(2 * touching, len(shapes) // 5)  # hulls about vertices: most touch the mesh
         for s in shapes:
             want = sorted(L(self.obb.overlap(s)))
             for t in self.trees:
