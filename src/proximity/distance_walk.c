@@ -49,8 +49,8 @@ typedef struct dw_entry {
     double lb;
 } dw_entry;
 
-/* One side's most recently mapped leaf: the depth-first walk pairs the same leaf
- * with many leaves of the other side in a row, so it is mapped once for them. */
+/* One of a side's recently mapped leaves: the walk pairs the same leaf with
+ * many leaves of the other side, so it is mapped once for them. */
 typedef struct dw_leaf {
     bool valid;
     uint32_t ref;
@@ -58,6 +58,11 @@ typedef struct dw_leaf {
     double lo[3], hi[3]; /* the union of the triangles' boxes */
     mq_dw_tri t[MQ_DW_LEAF_MAX];
 } dw_leaf;
+
+/* Mapped leaves kept per side, direct-mapped by leaf reference: best-first
+ * order returns to a leaf after others, so one leaf per side is often gone. */
+#define DW_LCACHE_BITS 3
+#define DW_LCACHE (1 << DW_LCACHE_BITS)
 
 /* Recently mapped node boxes of each side, direct-mapped by node reference: a
  * node is paired with many nodes of the other side, so its box is mapped once. */
@@ -84,7 +89,7 @@ typedef struct dw_walk {
     void *user;
     size_t calls;
     bool stop;
-    dw_leaf leaf[2];
+    dw_leaf leaf[2][DW_LCACHE];
     dw_nslot ncache[2][DW_NCACHE];
 } dw_walk;
 
@@ -92,7 +97,8 @@ typedef struct dw_walk {
 static void dw_start(dw_walk *w)
 {
     memset(w, 0, offsetof(dw_walk, leaf));
-    w->leaf[0].valid = w->leaf[1].valid = false;
+    for (int i = 0; i < DW_LCACHE; i++)
+        w->leaf[0][i].valid = w->leaf[1][i].valid = false;
 }
 
 /* Largest lower bound a pair (of nodes or triangles) may have to be entered. */
@@ -421,7 +427,7 @@ static int keep_near(const mq_dw_tri *t, int n, const double lo[3], const double
 /* The mapped triangles of leaf h of side `side` (0: a, 1: b), from the cache when it holds them. */
 static const dw_leaf *leaf_of(dw_walk *w, int side, const mq_dw_handle *h)
 {
-    dw_leaf *c = &w->leaf[side];
+    dw_leaf *c = &w->leaf[side][(h->ref * 2654435761u) >> (32 - DW_LCACHE_BITS)];
     if (c->valid && c->ref == h->ref)
         return c;
     c->valid = true;
