@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "convex/convex_internal.h"
+#include "primitives/triangle_distance.h"
 
 typedef struct side {
     const mq_convex *c; /* a placed convex, or NULL for the points */
@@ -427,6 +428,31 @@ static bool tri_d(const mq_triangle *tri, mq_dtri *t)
     return true;
 }
 
+double mq_convex_tri_apart_d(const mq_convex *c, const mq_cpose *p, const mq_dtri *tri, double out_c[3],
+                             double out_t[3])
+{
+    mq_td_tri t, f;
+    for (int i = 0; i < 3; i++)
+        mq_cpose_to_local(p, tri->v[i], t.v[i]);
+    mq_td_tri_prepare(&t);
+    double best = INFINITY, bc[3] = {0, 0, 0}, bt[3] = {0, 0, 0};
+    for (uint32_t j = 0; j < c->nt; j++) {
+        double pc[3], pt[3];
+        for (int i = 0; i < 3; i++)
+            memcpy(f.v[i], c->v + 3 * c->tris[3 * j + i], sizeof f.v[i]);
+        mq_td_tri_prepare(&f);
+        double d = mq_td_triangle_features(&f, &t, pc, pt);
+        if (d < best) {
+            best = d;
+            memcpy(bc, pc, sizeof bc);
+            memcpy(bt, pt, sizeof bt);
+        }
+    }
+    mq_cpose_to_world(p, bc, out_c);
+    mq_cpose_to_world(p, bt, out_t);
+    return best > 0.0 ? best : DBL_TRUE_MIN;
+}
+
 double mq_convex_triangle_distance(const mq_convex *c, const mq_triangle *tri, double out_convex[3],
                                    double out_triangle[3])
 {
@@ -440,6 +466,8 @@ double mq_convex_triangle_distance(const mq_convex *c, const mq_triangle *tri, d
     if (mq_convex_overlap_tri_d(c, &id, &t)) {
         d = 0.0;
         memcpy(qt, qc, sizeof qt);
+    } else if (!(d > 0.0)) {
+        d = mq_convex_tri_apart_d(c, &id, &t, qc, qt); /* apart, though GJK lost the gap */
     }
     if (out_convex)
         memcpy(out_convex, qc, sizeof qc);

@@ -185,6 +185,14 @@ bool mq_convex_overlap_tri_d(const mq_convex *c, const mq_cpose *p, const mq_dtr
 /* The same, for a float triangle (non-finite corners: false). */
 bool mq_convex_overlap_tri_posed(const mq_convex *c, const mq_cpose *p, const mq_triangle *tri);
 
+/* The distance between the placed convex and a triangle mq_convex_overlap_tri_d
+ * keeps apart, where GJK put them at 0 (a gap below its precision):
+ * the least feature distance (vertex-triangle, edge-edge) to a hull triangle,
+ * in double, and never 0 (at least DBL_TRUE_MIN, since they do not meet);
+ * the closest pair (world) in out_c, out_t. */
+double mq_convex_tri_apart_d(const mq_convex *c, const mq_cpose *p, const mq_dtri *tri, double out_c[3],
+                             double out_t[3]);
+
 /* Convex a placed by pa vs convex b placed by pb. */
 bool mq_convex_overlap_convex_posed(const mq_convex *a, const mq_cpose *pa, const mq_convex *b, const mq_cpose *pb);
 

@@ -455,6 +455,11 @@ static double convex_triangle(const mq_dist_shape *s, const mq_dw_tri *t, double
         d3_copy(pt, ps);
         return 0.0;
     }
+    if (!(d > 0.0)) { /* apart, though GJK lost the gap: as mq_convex_triangle_distance */
+        mq_dtri dt;
+        memcpy(dt.v, t->d.v, sizeof dt.v);
+        d = mq_convex_tri_apart_d(s->convex, &id, &dt, ps, pt);
+    }
     return d;
 }
 

@@ -431,13 +431,46 @@ static void invalid_and_far(void **state)
     mq_mesh_destroy(mesh);
 }
 
+/* A point 1e-28 above a hull's face near (-3, 0, 0), below GJK's precision
+ * (found by fuzz_convex_queries): the exact test keeps it apart, so its
+ * distance is positive (never 0) in the primitive and in both trees. */
+static void gap_below_gjk(void **state)
+{
+    (void)state;
+    const float hp[] = {-1, -1,     -1, 1,  1,     -4, -1.5f, -2, -2, 1, 2, -3.5f,
+                        -4, -2.25f, -4, -4, 3.25f, -4, -4,    1,  1,  1, 3, 1};
+    mq_convex *cv = NULL;
+    assert_int_equal(mq_convex_create(hp, 8, NULL, &cv, NULL), MQ_OK);
+    const float z = 0x1.dfdfc6p-94f;
+    const float pos[] = {-3, 0, z, -3, 0, z, -3, 0, z};
+    const uint32_t idx[] = {0, 1, 2};
+    mq_triangle tri = {{{-3, 0, z}, {-3, 0, z}, {-3, 0, z}}};
+    assert_false(mq_overlap_convex_triangle(cv, &tri));
+    double a[3], b[3], d = mq_convex_triangle_distance(cv, &tri, a, b);
+    assert_true(d > 0.0 && d < 1e-20);
+    mq_mesh *m = NULL;
+    assert_int_equal(mq_mesh_create(pos, 3, idx, 1, NULL, &m, NULL), MQ_OK);
+    mq_bvh *bvh = NULL;
+    mq_obbtree *tree = NULL;
+    assert_int_equal(mq_bvh_build(m, NULL, &bvh, NULL), MQ_OK);
+    assert_int_equal(mq_obbtree_build(m, NULL, &tree, NULL), MQ_OK);
+    mq_shape s = mq_shape_convex(cv);
+    mq_shape_distance_result q;
+    assert_true(mq_bvh_shape_distance(bvh, &s, NULL, &q) && q.distance == d);
+    assert_true(mq_obbtree_shape_distance(tree, &s, NULL, &q) && q.distance == d);
+    assert_int_equal(mq_bvh_shape_clearance_array(bvh, &s, 0.0, NULL, 0), 0);
+    assert_int_equal(mq_obbtree_shape_clearance_array(tree, &s, d, NULL, 0), 1);
+    mq_obbtree_destroy(tree);
+    mq_bvh_destroy(bvh);
+    mq_mesh_destroy(m);
+    mq_convex_destroy(cv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(distance_spot),
-        cmocka_unit_test(distance_suzanne),
-        cmocka_unit_test(distance_cow),
-        cmocka_unit_test(invalid_and_far),
+        cmocka_unit_test(distance_spot),   cmocka_unit_test(distance_suzanne), cmocka_unit_test(distance_cow),
+        cmocka_unit_test(invalid_and_far), cmocka_unit_test(gap_below_gjk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
