@@ -17,9 +17,11 @@
  * Order: depth first; the node with the larger common-frame box is split;
  * in nearest mode its children go on the stack farthest first, so the
  * nearest is walked next and the first descent reaches a close leaf pair,
- * whose distance then prunes the rest. Two leaves map their triangles into
- * the common frame (double, plus float copies) and test every pair whose
- * triangle boxes are close enough.
+ * whose distance then prunes the rest. A leaf maps its triangles into the
+ * common frame (double, plus float copies) and fits a box to them turned to
+ * their mean normal; that box stands for the leaf in its bounds (thin where
+ * two surfaces face each other, where a rotated AABB is not). Two leaves test
+ * every pair whose triangle boxes are close enough.
  */
 #include <float.h>
 #include <math.h>
@@ -56,6 +58,7 @@ typedef struct dw_leaf {
     uint32_t ref;
     int n;
     double lo[3], hi[3]; /* the union of the triangles' boxes */
+    mq_dw_nbox box;      /* a box around the triangles, turned to their mean normal */
     mq_dw_tri t[MQ_DW_LEAF_MAX];
 } dw_leaf;
 
@@ -394,6 +397,65 @@ static void union_box(const mq_dw_tri *t, int n, double lo[3], double hi[3])
         }
 }
 
+/* A box around a leaf's mapped triangles, its first axis their area-weighted mean
+ * normal: a patch of a smooth surface is thin along it, so the box is much
+ * tighter than the node's rotated AABB where two surfaces face each other.
+ * Any orthonormal axes give a valid box; without a usable normal, the union box. */
+static void leaf_box(const mq_dw_tri *t, int n, const double lo[3], const double hi[3], mq_dw_nbox *o)
+{
+    double ax[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++)
+            ax[0][k] += t[i].d.n[k];
+    double l2 = dot3(ax[0], ax[0]);
+    if (!(l2 > 0.0) || !isfinite(l2)) {
+        for (int k = 0; k < 3; k++) {
+            o->c[k] = 0.5 * (lo[k] + hi[k]);
+            for (int i = 0; i < 3; i++)
+                o->e[i][k] = i == k ? 0.5 * (hi[k] - lo[k]) : 0.0;
+        }
+        mq_dw_nbox_finish(o);
+        return;
+    }
+    double il = 1.0 / sqrt(l2);
+    for (int k = 0; k < 3; k++)
+        ax[0][k] *= il;
+    /* a second axis perpendicular to the first, off its smallest component */
+    int m = fabs(ax[0][0]) < fabs(ax[0][1]) ? (fabs(ax[0][0]) < fabs(ax[0][2]) ? 0 : 2)
+                                            : (fabs(ax[0][1]) < fabs(ax[0][2]) ? 1 : 2);
+    double v[3] = {0, 0, 0};
+    v[m] = 1.0;
+    ax[1][0] = ax[0][1] * v[2] - ax[0][2] * v[1];
+    ax[1][1] = ax[0][2] * v[0] - ax[0][0] * v[2];
+    ax[1][2] = ax[0][0] * v[1] - ax[0][1] * v[0];
+    il = 1.0 / sqrt(dot3(ax[1], ax[1]));
+    for (int k = 0; k < 3; k++)
+        ax[1][k] *= il;
+    ax[2][0] = ax[0][1] * ax[1][2] - ax[0][2] * ax[1][1];
+    ax[2][1] = ax[0][2] * ax[1][0] - ax[0][0] * ax[1][2];
+    ax[2][2] = ax[0][0] * ax[1][1] - ax[0][1] * ax[1][0];
+    double pmin[3] = {INFINITY, INFINITY, INFINITY}, pmax[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < n; i++)
+        for (int v3 = 0; v3 < 3; v3++)
+            for (int a = 0; a < 3; a++) {
+                double p = dot3(ax[a], t[i].d.v[v3]);
+                pmin[a] = dmin(pmin[a], p);
+                pmax[a] = dmax(pmax[a], p);
+            }
+    for (int k = 0; k < 3; k++)
+        o->c[k] = 0.0;
+    for (int a = 0; a < 3; a++) {
+        /* widened by a few ulps of the coordinates: the projections round */
+        double h = 0.5 * (pmax[a] - pmin[a]) + 0x1p-50 * (fabs(pmax[a]) + fabs(pmin[a]));
+        double mid = 0.5 * (pmax[a] + pmin[a]);
+        for (int k = 0; k < 3; k++) {
+            o->c[k] += mid * ax[a][k];
+            o->e[a][k] = h * ax[a][k];
+        }
+    }
+    mq_dw_nbox_finish(o);
+}
+
 /* A lower bound of the distance between two triangles: their gap along the line
  * of their centroids (any direction's gap is one; this one is tight for small
  * triangles far apart). Not positive when it says nothing. */
@@ -433,8 +495,10 @@ static const dw_leaf *leaf_of(dw_walk *w, int side, const mq_dw_handle *h)
     c->valid = true;
     c->ref = h->ref;
     c->n = mq_dw_leaf_triangles(side ? w->sb : w->sa, h, c->t);
-    if (c->n > 0)
+    if (c->n > 0) {
         union_box(c->t, c->n, c->lo, c->hi);
+        leaf_box(c->t, c->n, c->lo, c->hi, &c->box);
+    }
     return c;
 }
 
@@ -449,6 +513,8 @@ static void leaf_pair(dw_walk *w, const mq_dw_handle *ha, const mq_dw_handle *hb
     /* keep the triangles near the other leaf's triangles at all (big BVH leaves) */
     int ia[MQ_DW_LEAF_MAX], ib[MQ_DW_LEAF_MAX];
     double limit0 = dw_limit(w);
+    if (mq_dw_lower_bound(&la->box, &lb->box, limit0, true) > limit0)
+        return;
     int na = keep_near(la->t, la->n, lb->lo, lb->hi, limit0, ia);
     int nb = keep_near(lb->t, lb->n, la->lo, la->hi, limit0, ib);
     for (int i = 0; i < na; i++)
@@ -492,6 +558,13 @@ static int expand(dw_walk *w, const dw_entry *e, dw_entry ke[MQ_BVH_WIDTH])
     const mq_dw_nbox *na = nbox_cached(w, 0, &e->a), *nb = nbox_cached(w, 1, &e->b);
     bool split_a = lb || (!la && na->size >= nb->size);
     const mq_dw_nbox *other = split_a ? nb : na; /* the kids' cache is the other side's */
+    if (split_a ? lb : la) {
+        /* the unsplit side is a leaf: its triangles' box is tighter than its node box */
+        const dw_leaf *l = leaf_of(w, split_a ? 1 : 0, split_a ? &e->b : &e->a);
+        if (l->n == 0)
+            return 0;
+        other = &l->box;
+    }
     mq_dw_handle kids[MQ_BVH_WIDTH];
     int nk = mq_dw_children(split_a ? w->sa : w->sb, split_a ? &e->a : &e->b, kids);
     int n = 0;
