@@ -14,7 +14,8 @@
  * covers the float rounding of mapped corners in the intersection decision
  * (a pair the float test puts at 0 may be a float ulp apart in double).
  *
- * Order: depth first; the node with the larger common-frame box is split;
+ * Order: depth first; the node with the larger enclosing common-frame AABB
+ * is split (a rotated box, loose there, goes down first);
  * in nearest mode its children go on the stack farthest first, so the
  * nearest is walked next and the first descent reaches a close leaf pair,
  * whose distance then prunes the rest. A leaf maps its triangles into the
@@ -556,7 +557,9 @@ static int expand(dw_walk *w, const dw_entry *e, dw_entry ke[MQ_BVH_WIDTH])
         return 0;
     }
     const mq_dw_nbox *na = nbox_cached(w, 0, &e->a), *nb = nbox_cached(w, 1, &e->b);
-    bool split_a = lb || (!la && na->size >= nb->size);
+    /* split the node whose enclosing common-frame AABB is larger: a box rotated
+     * into the common frame bounds loosely, so its side goes down first */
+    bool split_a = lb || (!la && dot3(na->ext, na->ext) >= dot3(nb->ext, nb->ext));
     const mq_dw_nbox *other = split_a ? nb : na; /* the kids' cache is the other side's */
     if (split_a ? lb : la) {
         /* the unsplit side is a leaf: its triangles' box is tighter than its node box */
