@@ -27,8 +27,11 @@
  *     (mq_convex_triangle_distance on every triangle): exactly its minimum,
  *     0 exactly when some triangle overlaps, the reported triangle at that
  *     distance; shape clearance at 0, at the minimum and beyond it: exactly
- *     the triangles brute force puts within d, each at its distance.
+ *     the triangles brute force puts within d, each at its distance. The
+ *     BVH's are compared only when no mesh coordinate turns subnormal in the
+ *     BVH's power-of-two scaling (bvh.h), which rounds such corners.
  */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -244,6 +247,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     free(n);
     free(d);
+    /* the BVH keeps the corners scaled by 2^-e, e the exponent of the largest
+     * |coordinate|: a nonzero one below FLT_MIN * 2^e then rounds */
+    float big = 0.0f;
+    for (size_t i = 0; i < 3 * nv; i++)
+        big = fabsf(pos[i]) > big ? fabsf(pos[i]) : big;
+    int e = 0;
+    frexpf(big, &e);
+    bool bvh_exact = true;
+    for (size_t i = 0; i < 3 * nv; i++)
+        bvh_exact &= pos[i] == 0.0f || fabsf(pos[i]) >= ldexpf(FLT_MIN, e);
     mq_mesh *m = NULL;
     if (mq_mesh_create(pos, nv, idx, nt, NULL, &m, NULL) == MQ_OK) {
         mq_bvh *b = NULL;
@@ -258,7 +271,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             CHECK(k == nw && memcmp(got, want, nw * sizeof *got) == 0, "bvh: %zu triangles, brute force %zu", k, nw);
             CHECK(mq_bvh_overlap_any(b, &s) == (nw > 0), "bvh any");
             check_cast("bvh", mq_bvh_convex_cast(b, c, dir, tmax, &ch), &ch, cast_want, cast_t);
-            check_distance("bvh", b, NULL, &s, dist, nt, nw);
+            if (bvh_exact)
+                check_distance("bvh", b, NULL, &s, dist, nt, nw);
             mq_bvh_destroy(b);
         }
         if (compare && mq_obbtree_build(m, NULL, &o, NULL) == MQ_OK) {
