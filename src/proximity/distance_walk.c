@@ -573,8 +573,9 @@ static int expand(dw_walk *w, const dw_entry *e, dw_entry ke[MQ_BVH_WIDTH])
     int n = 0;
     double limit = dw_limit(w);
     /* the separating axes pay while the limit is the caller's d (clash, pairs
-     * within d); once a nearest pair is known they seldom prune more */
-    bool axes = !(w->nearest && w->found);
+     * within d); once a nearest pair is known they seldom prune more, except
+     * against a leaf's fitted box, whose normal often separates the pair */
+    bool axes = !(w->nearest && w->found) || other != (split_a ? nb : na);
     for (int i = 0; i < nk; i++) {
         const mq_dw_nbox *kb = nbox_cached(w, split_a ? 0 : 1, &kids[i]);
         double l = split_a ? mq_dw_lower_bound(kb, other, limit, axes) : mq_dw_lower_bound(other, kb, limit, axes);
