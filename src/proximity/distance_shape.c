@@ -689,8 +689,8 @@ static void sw_run(sw_walk *w)
             if (l > limit)
                 continue;
             if (w->s->convex) {
-                /* the hull's largest face planes against the node's box */
-                double lp = convex_planes_lower_bound(w->s->convex, MQ_CONVEX_CULL_PLANES, &kb) * (1.0 - 0x1p-40);
+                /* the hull's face planes against the node's box */
+                double lp = convex_planes_lower_bound(w->s->convex, w->s->convex->np, &kb) * (1.0 - 0x1p-40);
                 if (lp > limit)
                     continue;
                 l = lp > l ? lp : l;
