@@ -81,11 +81,14 @@ kernel_node_hits(const mq_node8 *n, const kernel_ray *kr, float tmin, float tmax
     return (unsigned)_mm256_movemask_ps(hit);
 }
 
+/* The leaf test takes the permuted origin from the node test's registers
+ * (org[] is in (kx, ky, kz) order, as the leaf test wants it). */
 static inline __attribute__((always_inline)) unsigned kernel_leaf_hits(const mq_tri_block *blk, const kernel_ray *kr,
                                                                        const mq_trace *q, float tmin, float tmax,
                                                                        mq_leaf_hits *out)
 {
-    return mq_leaf4_hits(&kr->leaf, q, blk, tmin, tmax, out);
+    return mq_leaf4_hits_at(&kr->leaf, _mm256_castps256_ps128(kr->org[0]), _mm256_castps256_ps128(kr->org[1]),
+                            _mm256_castps256_ps128(kr->org[2]), q, blk, tmin, tmax, out);
 }
 
 #endif

@@ -15,15 +15,15 @@
 typedef struct mq_leaf4_ray {
     __m128 okx, oky, okz; /* origin, permuted */
     __m128 sx, sy, sz;    /* shear */
-    int kx, ky, kz;
-    unsigned cull_mask; /* 0xF when culling back faces, else 0 */
+    size_t ox, oy, oz;    /* byte offsets of axes kx, ky, kz within a corner's rows (blk->v[c]) */
+    unsigned cull_mask;   /* 0xF when culling back faces, else 0 */
 } mq_leaf4_ray;
 
 static inline void mq_leaf4_ray_init(const mq_ray_prep *r, bool cull, mq_leaf4_ray *lr)
 {
-    lr->kx = r->kx;
-    lr->ky = r->ky;
-    lr->kz = r->kz;
+    lr->ox = (size_t)r->kx * sizeof(float) * MQ_TRI_BLOCK;
+    lr->oy = (size_t)r->ky * sizeof(float) * MQ_TRI_BLOCK;
+    lr->oz = (size_t)r->kz * sizeof(float) * MQ_TRI_BLOCK;
     lr->okx = _mm_set1_ps(r->org[r->kx]);
     lr->oky = _mm_set1_ps(r->org[r->ky]);
     lr->okz = _mm_set1_ps(r->org[r->kz]);
@@ -33,15 +33,25 @@ static inline void mq_leaf4_ray_init(const mq_ray_prep *r, bool cull, mq_leaf4_r
     lr->cull_mask = cull ? 0xFu : 0u;
 }
 
-static inline __attribute__((always_inline)) unsigned mq_leaf4_hits(const mq_leaf4_ray *lr, const mq_trace *q,
-                                                                    const mq_tri_block *blk, float tmin, float tmax,
-                                                                    mq_leaf_hits *out)
+/* Corner c's row of axis offset `off` (a byte offset from mq_leaf4_ray). */
+static inline __m128 mq_leaf4_row(const mq_tri_block *blk, int c, size_t off)
+{
+    return _mm_load_ps((const float *)((const char *)blk->v[c] + off));
+}
+
+/* The block test with the permuted origin passed in: a kernel that already
+ * holds it in registers (AVX2: the low halves of its node test's origin)
+ * passes those, which keeps three registers free in the leaf loop. */
+static inline __attribute__((always_inline)) unsigned mq_leaf4_hits_at(const mq_leaf4_ray *lr, __m128 okx, __m128 oky,
+                                                                       __m128 okz, const mq_trace *q,
+                                                                       const mq_tri_block *blk, float tmin, float tmax,
+                                                                       mq_leaf_hits *out)
 {
     __m128 X[3], Y[3], Z[3];
     for (int c = 0; c < 3; c++) {
-        __m128 px = _mm_sub_ps(_mm_load_ps(blk->v[c][lr->kx]), lr->okx);
-        __m128 py = _mm_sub_ps(_mm_load_ps(blk->v[c][lr->ky]), lr->oky);
-        __m128 pz = _mm_sub_ps(_mm_load_ps(blk->v[c][lr->kz]), lr->okz);
+        __m128 px = _mm_sub_ps(mq_leaf4_row(blk, c, lr->ox), okx);
+        __m128 py = _mm_sub_ps(mq_leaf4_row(blk, c, lr->oy), oky);
+        __m128 pz = _mm_sub_ps(mq_leaf4_row(blk, c, lr->oz), okz);
         X[c] = _mm_sub_ps(px, _mm_mul_ps(lr->sx, pz));
         Y[c] = _mm_sub_ps(py, _mm_mul_ps(lr->sy, pz));
         Z[c] = _mm_mul_ps(lr->sz, pz);
@@ -72,6 +82,13 @@ static inline __attribute__((always_inline)) unsigned mq_leaf4_hits(const mq_lea
     _mm_store_ps(out->v, _mm_div_ps(W, det));
     out->back = (unsigned)_mm_movemask_ps(U) & m; /* U has the sign of det here */
     return m;
+}
+
+static inline __attribute__((always_inline)) unsigned mq_leaf4_hits(const mq_leaf4_ray *lr, const mq_trace *q,
+                                                                    const mq_tri_block *blk, float tmin, float tmax,
+                                                                    mq_leaf_hits *out)
+{
+    return mq_leaf4_hits_at(lr, lr->okx, lr->oky, lr->okz, q, blk, tmin, tmax, out);
 }
 
 #endif
