@@ -20,9 +20,10 @@
  * nearest is walked next and the first descent reaches a close leaf pair,
  * whose distance then prunes the rest. A leaf maps its triangles into the
  * common frame (double, plus float copies) and fits a box to them turned to
- * their mean normal; that box stands for the leaf in its bounds (thin where
- * two surfaces face each other, where a rotated AABB is not). Two leaves test
- * every pair whose triangle boxes are close enough.
+ * their mean normal; in the nearest-pair search that box stands for the leaf
+ * in its bounds (thin where two surfaces face each other, where a rotated
+ * AABB is not). Two leaves test every pair whose triangle boxes are close
+ * enough.
  */
 #include <float.h>
 #include <math.h>
@@ -64,7 +65,9 @@ typedef struct dw_leaf {
 } dw_leaf;
 
 /* Mapped leaves kept per side, direct-mapped by leaf reference: best-first
- * order returns to a leaf after others, so one leaf per side is often gone. */
+ * order returns to a leaf after others, so one leaf per side is often gone.
+ * The depth-first walk (pairs within d) keeps one, its next leaf pair being
+ * mostly the same leaf's. */
 #define DW_LCACHE_BITS 3
 #define DW_LCACHE (1 << DW_LCACHE_BITS)
 
@@ -490,7 +493,7 @@ static int keep_near(const mq_dw_tri *t, int n, const double lo[3], const double
 /* The mapped triangles of leaf h of side `side` (0: a, 1: b), from the cache when it holds them. */
 static const dw_leaf *leaf_of(dw_walk *w, int side, const mq_dw_handle *h)
 {
-    dw_leaf *c = &w->leaf[side][(h->ref * 2654435761u) >> (32 - DW_LCACHE_BITS)];
+    dw_leaf *c = &w->leaf[side][w->nearest ? (h->ref * 2654435761u) >> (32 - DW_LCACHE_BITS) : 0];
     if (c->valid && c->ref == h->ref)
         return c;
     c->valid = true;
@@ -498,7 +501,8 @@ static const dw_leaf *leaf_of(dw_walk *w, int side, const mq_dw_handle *h)
     c->n = mq_dw_leaf_triangles(side ? w->sb : w->sa, h, c->t);
     if (c->n > 0) {
         union_box(c->t, c->n, c->lo, c->hi);
-        leaf_box(c->t, c->n, c->lo, c->hi, &c->box);
+        if (w->nearest) /* the fitted box: see expand */
+            leaf_box(c->t, c->n, c->lo, c->hi, &c->box);
     }
     return c;
 }
@@ -514,7 +518,7 @@ static void leaf_pair(dw_walk *w, const mq_dw_handle *ha, const mq_dw_handle *hb
     /* keep the triangles near the other leaf's triangles at all (big BVH leaves) */
     int ia[MQ_DW_LEAF_MAX], ib[MQ_DW_LEAF_MAX];
     double limit0 = dw_limit(w);
-    if (mq_dw_lower_bound(&la->box, &lb->box, limit0, true) > limit0)
+    if (w->nearest && mq_dw_lower_bound(&la->box, &lb->box, limit0, true) > limit0)
         return;
     int na = keep_near(la->t, la->n, lb->lo, lb->hi, limit0, ia);
     int nb = keep_near(lb->t, lb->n, la->lo, la->hi, limit0, ib);
@@ -561,8 +565,10 @@ static int expand(dw_walk *w, const dw_entry *e, dw_entry ke[MQ_BVH_WIDTH])
      * into the common frame bounds loosely, so its side goes down first */
     bool split_a = lb || (!la && dot3(na->ext, na->ext) >= dot3(nb->ext, nb->ext));
     const mq_dw_nbox *other = split_a ? nb : na; /* the kids' cache is the other side's */
-    if (split_a ? lb : la) {
-        /* the unsplit side is a leaf: its triangles' box is tighter than its node box */
+    if (w->nearest && (split_a ? lb : la)) {
+        /* the unsplit side is a leaf: its triangles' box is tighter than its node
+         * box. Nearest mode only: pairs within d (clash) mostly touch or
+         * intersect, and there mapping leaves early costs more than it prunes. */
         const dw_leaf *l = leaf_of(w, split_a ? 1 : 0, split_a ? &e->b : &e->a);
         if (l->n == 0)
             return 0;
