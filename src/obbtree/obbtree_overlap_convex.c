@@ -27,7 +27,10 @@ static bool node_test(const mq_obbtree_node *n, const void *q)
     float slack = MQ_OBBTREE_SLACK * (mq_abs_sum3(t) + mq_half_sum(n) + a->half_sum) + a->rounding;
     if (!mq_sat_overlap(n->half, a->half, R, t, slack))
         return false;
-    double c[3] = {n->center[0], n->center[1], n->center[2]}, h[3] = {n->half[0], n->half[1], n->half[2]};
+    /* the node's box grown by the walk's slack, as in the axis test above:
+     * its float axes and extents hold the triangles only to that slack */
+    double c[3] = {n->center[0], n->center[1], n->center[2]};
+    double h[3] = {(double)n->half[0] + slack, (double)n->half[1] + slack, (double)n->half[2] + slack};
     return mq_convex_box_may_meet(a->c, c, (const float(*)[3])n->axes, h);
 }
 
