@@ -80,6 +80,11 @@ static void tri_normal(const double *v, const uint32_t *tri, double inv, double 
     }
 }
 
+static bool has_normal(const double n[3])
+{
+    return n[0] != 0.0 || n[1] != 0.0 || n[2] != 0.0;
+}
+
 /* Triangle g's corners within tol of face f's plane (normal nf through its corner). */
 static bool near_plane(const double *v, const double nf[3], const uint32_t *tf, const uint32_t *tg, double tol)
 {
@@ -138,6 +143,12 @@ static mq_status finish(const float *points, size_t count, const mq_hull_result 
     double tol = MQ_HULL_EPS * scale;
     for (size_t i = 0; i + 1 < nt * 3; i += 2) {
         uint32_t f = keys[i].face, g = keys[i + 1].face;
+        /* A zero-area face (collinear corners) has no plane: every point is
+         * "near" it, so it would join its neighbours on both sides into one
+         * class and lose their planes. It stays a class of its own, whose
+         * zero normal never separates anything. */
+        if (!has_normal(fn + 3 * f) || !has_normal(fn + 3 * g))
+            continue;
         if (near_plane(vd, fn + 3 * f, tris + 3 * f, tris + 3 * g, tol) &&
             near_plane(vd, fn + 3 * g, tris + 3 * g, tris + 3 * f, tol)) {
             uint32_t rf = uf_find(parent, f), rg = uf_find(parent, g);
