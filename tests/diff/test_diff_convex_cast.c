@@ -28,48 +28,15 @@
 
 #include <meshquery/meshquery.h>
 
+#include "gen_convex.h"
 #include "gen_shapes.h"
 #include "oracle_convex.h"
 #include "test_support.h"
 
 #define CASTS 40
 
-typedef struct mesh_ctx {
-    mq_mesh *mesh;
-    mq_bvh *bvh;
-    mq_obbtree *tree;
-    mq_aabb box;
-    double D;
-    size_t nt;
-} mesh_ctx;
-
-static void corners(const mesh_ctx *m, uint32_t id, double out[9])
-{
-    mq_triangle t;
-    mq_mesh_get_triangle(m->mesh, id, &t);
-    for (int c = 0; c < 3; c++)
-        for (int k = 0; k < 3; k++)
-            out[3 * c + k] = t.v[c][k];
-}
-
-static mq_convex *random_hull(mq_test_rng *r, const float c[3], double radius)
-{
-    float p[3 * 40];
-    size_t n = 4 + (size_t)(mq_test_rng_unit(r) * 36);
-    for (size_t i = 0; i < n; i++) {
-        double u[3];
-        mq_test_rng_unit_vector(r, u);
-        double s = radius * cbrt(mq_test_rng_unit(r));
-        for (int k = 0; k < 3; k++)
-            p[3 * i + k] = (float)(c[k] + s * u[k]);
-    }
-    mq_convex *cv = NULL;
-    assert_int_equal(mq_convex_create(p, n, NULL, &cv, NULL), MQ_OK);
-    return cv;
-}
-
 /* The brute-force answer: smallest t over every triangle, ties to the smallest id. */
-static uint32_t brute(const mesh_ctx *m, const mq_convex *cv, const vec3 dir, float tmax, float *t_out)
+static uint32_t brute(const gen_mesh_trees *m, const mq_convex *cv, const vec3 dir, float tmax, float *t_out)
 {
     uint32_t best_id = MQ_NO_TRIANGLE;
     float best = INFINITY;
@@ -86,18 +53,18 @@ static uint32_t brute(const mesh_ctx *m, const mq_convex *cv, const vec3 dir, fl
     return best_id;
 }
 
-static bool any_meets(const mesh_ctx *m, const oracle_hspace *h, const double back[3], double shift)
+static bool any_meets(const gen_mesh_trees *m, const oracle_hspace *h, const double back[3], double shift)
 {
     for (uint32_t i = 0; i < m->nt; i++) {
         double t[9];
-        corners(m, i, t);
+        gen_mesh_corners(m->mesh, i, t);
         if (oracle_hspace_meets(h, t, back, shift))
             return true;
     }
     return false;
 }
 
-static void check_against_oracle(const mesh_ctx *m, const mq_convex *cv, const vec3 dir, const mq_cast_hit *hit)
+static void check_against_oracle(const gen_mesh_trees *m, const mq_convex *cv, const vec3 dir, const mq_cast_hit *hit)
 {
     oracle_hspace h;
     oracle_hspace_make(cv, NULL, NULL, &h);
@@ -105,7 +72,7 @@ static void check_against_oracle(const mesh_ctx *m, const mq_convex *cv, const v
     double e = 1e-9 * (h.scale + m->D);
     double dt = len > 0.0 ? 1e-6 * m->D / len : 0.0;
     double tri[9], after[3], before[3];
-    corners(m, hit->triangle, tri);
+    gen_mesh_corners(m->mesh, hit->triangle, tri);
     for (int k = 0; k < 3; k++) {
         after[k] = ((double)hit->t + dt) * dir[k];
         before[k] = ((double)hit->t - dt) * dir[k];
@@ -130,12 +97,8 @@ static void check_against_oracle(const mesh_ctx *m, const mq_convex *cv, const v
 
 static void check_mesh(const char *name, uint64_t seed)
 {
-    mesh_ctx m;
-    m.mesh = mq_test_load_mesh(name);
-    assert_int_equal(mq_bvh_build(m.mesh, NULL, &m.bvh, NULL), MQ_OK);
-    assert_int_equal(mq_obbtree_build(m.mesh, NULL, &m.tree, NULL), MQ_OK);
-    m.D = gen_bounds(m.mesh, &m.box);
-    m.nt = mq_mesh_triangle_count(m.mesh);
+    gen_mesh_trees m;
+    gen_mesh_trees_load(&m, name);
     mq_aabb grown = m.box;
     for (int k = 0; k < 3; k++) {
         grown.min[k] -= (float)(0.3 * m.D);
@@ -149,7 +112,7 @@ static void check_mesh(const char *name, uint64_t seed)
     for (int i = 0; i < CASTS; i++) {
         vec3 c, dir;
         gen_point_in(&r, &grown, c);
-        mq_convex *cv = random_hull(&r, c, m.D * mq_test_rng_range(&r, 0.02, 0.15));
+        mq_convex *cv = gen_random_hull(&r, c, m.D * mq_test_rng_range(&r, 0.02, 0.15));
         if (i % 2 == 0) { /* towards a vertex of the mesh */
             size_t v = (size_t)(mq_test_rng_unit(&r) * (double)nv) % nv;
             for (int k = 0; k < 3; k++)
@@ -183,9 +146,7 @@ static void check_mesh(const char *name, uint64_t seed)
     }
     print_message("%s: %zu of %d convex casts hit (%zu from an overlap)\n", name, hits, CASTS, starts_inside);
     assert_true(hits >= CASTS / 4 && hits < CASTS);
-    mq_obbtree_destroy(m.tree);
-    mq_bvh_destroy(m.bvh);
-    mq_mesh_destroy(m.mesh);
+    gen_mesh_trees_free(&m);
 }
 
 static void casts_spot(void **state)

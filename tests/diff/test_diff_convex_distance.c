@@ -13,8 +13,8 @@
  * Oracle (shares no code with the library): a triangle meets the hull when
  * the hull's half-spaces clip something of it (oracle_convex.h); otherwise
  * their distance is the least distance between the triangle and a hull face,
- * each pair of disjoint triangles measured over its 6 vertex-triangle and 9
- * edge-edge distances in closed form (Ericson 5.1.5, 5.1.9). Its minimum over
+ * each pair of disjoint triangles measured as the least distance of either
+ * one's edges to the other triangle (oracle.h, in double). Its minimum over
  * the mesh (triangles whose box is farther from the hull's box than the
  * answer plus the tolerance cannot hold it and are skipped) must equal the
  * trees' distance within 1e-6 of the mesh's size. Witnesses: the mesh point
@@ -37,137 +37,40 @@
 
 #include <meshquery/meshquery.h>
 
+#include "gen_convex.h"
 #include "gen_shapes.h"
+#include "oracle.h"
 #include "oracle_convex.h"
 #include "test_support.h"
 
 #define HULLS 30
 
-typedef struct mesh_ctx {
-    mq_mesh *mesh;
-    mq_bvh *bvh;
-    mq_obbtree *tree;
-    mq_aabb box;
-    double D;
-    size_t nt;
-} mesh_ctx;
-
-/* ---- the oracle's closed forms, in double ---- */
-
-static double dot(const double a[3], const double b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
+/* ---- the oracle's distances, in double (tests/support/oracle.h) ---- */
 
 static double dist(const double a[3], const double b[3])
 {
-    double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
-    return sqrt(dot(d, d));
+    return oracle_dist(oracle_v3_make(a[0], a[1], a[2]), oracle_v3_make(b[0], b[1], b[2]));
 }
 
-static double clamp01(double x)
+static oracle_tri tri_of(const double *t)
 {
-    return x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x;
+    oracle_tri o;
+    for (int c = 0; c < 3; c++)
+        o.v[c] = oracle_v3_make(t[3 * c], t[3 * c + 1], t[3 * c + 2]);
+    return o;
 }
 
-/* Squared distance of p to triangle (a, b, c) (Ericson 5.1.5). */
-static double pt_tri2(const double p[3], const double *a, const double *b, const double *c)
-{
-    double ab[3], ac[3], ap[3], bp[3], cp[3], q[3];
-    for (int k = 0; k < 3; k++) {
-        ab[k] = b[k] - a[k];
-        ac[k] = c[k] - a[k];
-        ap[k] = p[k] - a[k];
-        bp[k] = p[k] - b[k];
-        cp[k] = p[k] - c[k];
-    }
-    double d1 = dot(ab, ap), d2 = dot(ac, ap), d3 = dot(ab, bp), d4 = dot(ac, bp), d5 = dot(ab, cp), d6 = dot(ac, cp);
-    double vc = d1 * d4 - d3 * d2, vb = d5 * d2 - d1 * d6, va = d3 * d6 - d5 * d4;
-    if (d1 <= 0 && d2 <= 0)
-        memcpy(q, a, sizeof q);
-    else if (d3 >= 0 && d4 <= d3)
-        memcpy(q, b, sizeof q);
-    else if (vc <= 0 && d1 >= 0 && d3 <= 0)
-        for (int k = 0; k < 3; k++)
-            q[k] = a[k] + d1 / (d1 - d3) * ab[k];
-    else if (d6 >= 0 && d5 <= d6)
-        memcpy(q, c, sizeof q);
-    else if (vb <= 0 && d2 >= 0 && d6 <= 0)
-        for (int k = 0; k < 3; k++)
-            q[k] = a[k] + d2 / (d2 - d6) * ac[k];
-    else if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
-        double w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-        for (int k = 0; k < 3; k++)
-            q[k] = b[k] + w * (c[k] - b[k]);
-    } else {
-        double den = va + vb + vc;
-        double v = den != 0.0 ? vb / den : 0.0, w = den != 0.0 ? vc / den : 0.0;
-        for (int k = 0; k < 3; k++)
-            q[k] = a[k] + ab[k] * v + ac[k] * w;
-    }
-    double e[3] = {p[0] - q[0], p[1] - q[1], p[2] - q[2]};
-    return dot(e, e);
-}
-
-/* Squared distance of segments p1q1 and p2q2 (Ericson 5.1.9). */
-static double seg_seg2(const double *p1, const double *q1, const double *p2, const double *q2)
-{
-    double d1[3], d2[3], r[3];
-    for (int k = 0; k < 3; k++) {
-        d1[k] = q1[k] - p1[k];
-        d2[k] = q2[k] - p2[k];
-        r[k] = p1[k] - p2[k];
-    }
-    double a = dot(d1, d1), e = dot(d2, d2), f = dot(d2, r), s, t;
-    if (a <= 0.0 && e <= 0.0) {
-        s = t = 0.0;
-    } else if (a <= 0.0) {
-        s = 0.0;
-        t = clamp01(f / e);
-    } else {
-        double c = dot(d1, r);
-        if (e <= 0.0) {
-            t = 0.0;
-            s = clamp01(-c / a);
-        } else {
-            double b = dot(d1, d2), den = a * e - b * b;
-            s = den > 0.0 ? clamp01((b * f - c * e) / den) : 0.0;
-            t = (b * s + f) / e;
-            if (t < 0.0) {
-                t = 0.0;
-                s = clamp01(-c / a);
-            } else if (t > 1.0) {
-                t = 1.0;
-                s = clamp01((b - c) / a);
-            }
-        }
-    }
-    double x[3];
-    for (int k = 0; k < 3; k++)
-        x[k] = (p1[k] + d1[k] * s) - (p2[k] + d2[k] * t);
-    return dot(x, x);
-}
-
-/* Distance of two disjoint triangles (corners xyz, 3 each). */
+/* Distance of two disjoint triangles (corners xyz, 3 each): the least over
+ * each one's edges against the other triangle. */
 static double tri_tri(const double *a, const double *b)
 {
+    oracle_tri ta = tri_of(a), tb = tri_of(b);
     double best = INFINITY;
     for (int v = 0; v < 3; v++) {
-        best = fmin(best, pt_tri2(a + 3 * v, b, b + 3, b + 6));
-        best = fmin(best, pt_tri2(b + 3 * v, a, a + 3, a + 6));
-        for (int w = 0; w < 3; w++)
-            best = fmin(best, seg_seg2(a + 3 * v, a + 3 * ((v + 1) % 3), b + 3 * w, b + 3 * ((w + 1) % 3)));
+        best = fmin(best, oracle_dist2_segment_triangle_direct(ta.v[v], ta.v[(v + 1) % 3], &tb));
+        best = fmin(best, oracle_dist2_segment_triangle_direct(tb.v[v], tb.v[(v + 1) % 3], &ta));
     }
     return sqrt(best);
-}
-
-static void corners(const mesh_ctx *m, uint32_t id, double out[9])
-{
-    mq_triangle t;
-    mq_mesh_get_triangle(m->mesh, id, &t);
-    for (int c = 0; c < 3; c++)
-        for (int k = 0; k < 3; k++)
-            out[3 * c + k] = t.v[c][k];
 }
 
 /* The oracle's distance between the solid hull and triangle t. */
@@ -201,22 +104,6 @@ static double box_gap(const mq_aabb *hb, const double t[9])
     return sqrt(g2);
 }
 
-static mq_convex *random_hull(mq_test_rng *r, const float c[3], double radius)
-{
-    float p[3 * 40];
-    size_t n = 4 + (size_t)(mq_test_rng_unit(r) * 36);
-    for (size_t i = 0; i < n; i++) {
-        double u[3];
-        mq_test_rng_unit_vector(r, u);
-        double s = radius * cbrt(mq_test_rng_unit(r));
-        for (int k = 0; k < 3; k++)
-            p[3 * i + k] = (float)(c[k] + s * u[k]);
-    }
-    mq_convex *cv = NULL;
-    assert_int_equal(mq_convex_create(p, n, NULL, &cv, NULL), MQ_OK);
-    return cv;
-}
-
 static int cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -224,7 +111,7 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* The trees' clearance at d equals brute force: the same triangles, each at its brute-force distance. */
-static size_t check_clearance(const mesh_ctx *m, const mq_shape *s, const double *brute, double d)
+static size_t check_clearance(const gen_mesh_trees *m, const mq_shape *s, const double *brute, double d)
 {
     size_t want = 0;
     for (size_t i = 0; i < m->nt; i++)
@@ -260,12 +147,8 @@ static size_t check_clearance(const mesh_ctx *m, const mq_shape *s, const double
 
 static void check_mesh(const char *name, uint64_t seed)
 {
-    mesh_ctx m;
-    m.mesh = mq_test_load_mesh(name);
-    assert_int_equal(mq_bvh_build(m.mesh, NULL, &m.bvh, NULL), MQ_OK);
-    assert_int_equal(mq_obbtree_build(m.mesh, NULL, &m.tree, NULL), MQ_OK);
-    m.D = gen_bounds(m.mesh, &m.box);
-    m.nt = mq_mesh_triangle_count(m.mesh);
+    gen_mesh_trees m;
+    gen_mesh_trees_load(&m, name);
     mq_aabb grown = m.box;
     for (int k = 0; k < 3; k++) {
         grown.min[k] -= (float)(0.3 * m.D);
@@ -286,7 +169,7 @@ static void check_mesh(const char *name, uint64_t seed)
         } else {
             gen_point_in(&r, &grown, c);
         }
-        mq_convex *cv = random_hull(&r, c, m.D * mq_test_rng_range(&r, 0.02, 0.15));
+        mq_convex *cv = gen_random_hull(&r, c, m.D * mq_test_rng_range(&r, 0.02, 0.15));
         mq_shape s = mq_shape_convex(cv);
         /* brute force with the leaf test */
         double bmin = INFINITY;
@@ -308,9 +191,11 @@ static void check_mesh(const char *name, uint64_t seed)
             assert_true(q->triangle < m.nt);
             assert_true(brute[q->triangle] == bmin);
             double t[9];
-            corners(&m, q->triangle, t);
+            gen_mesh_corners(m.mesh, q->triangle, t);
             /* witnesses: on the triangle, in the hull, at the distance */
-            assert_true(sqrt(pt_tri2(q->point_mesh, t, t + 3, t + 6)) <= tol);
+            oracle_tri ot = tri_of(t);
+            oracle_v3 pm = oracle_v3_make(q->point_mesh[0], q->point_mesh[1], q->point_mesh[2]);
+            assert_true(sqrt(oracle_dist2_point_triangle_direct(pm, &ot)) <= tol);
             assert_true(fabs(dist(q->point_shape, q->point_mesh) - q->distance) <= tol);
             vec3 ps = {(float)q->point_shape[0], (float)q->point_shape[1], (float)q->point_shape[2]};
             vec3 on;
@@ -330,7 +215,7 @@ static void check_mesh(const char *name, uint64_t seed)
         double omin = INFINITY;
         for (uint32_t t = 0; t < m.nt; t++) {
             double tc[9];
-            corners(&m, t, tc);
+            gen_mesh_corners(m.mesh, t, tc);
             if (box_gap(&hb, tc) > bmin + tol)
                 continue;
             oracle_tris++;
@@ -372,9 +257,7 @@ static void check_mesh(const char *name, uint64_t seed)
                   name, HULLS, meet, pairs, oracle_tris, worst / m.D);
     assert_true(meet > 0 && meet < HULLS);
     free(brute);
-    mq_obbtree_destroy(m.tree);
-    mq_bvh_destroy(m.bvh);
-    mq_mesh_destroy(m.mesh);
+    gen_mesh_trees_free(&m);
 }
 
 static void distance_spot(void **state)
