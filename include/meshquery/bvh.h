@@ -281,8 +281,10 @@ MQ_API size_t mq_bvh_raycast_any_batch(const mq_bvh *bvh, const mq_ray *rays, si
  * dirs[3i..3i+2], and every ray shares the interval [tmin, tmax]. The answers
  * (hits[i], occluded[i]) and the return value are bit for bit those of the
  * record batch on the same rays; no copy of the rays is made (each thread
- * gathers the 128 rays it traces next). Returns 0 and writes nothing when an
- * array is NULL or count is 0. Same threads and thread safety as above.
+ * gathers the 128 rays it traces next). Returns 0 and writes nothing when
+ * bvh or an array is NULL or count is 0; a ray the single-ray call rejects
+ * as invalid is a miss, as in the record batch.
+ * Same threads and thread safety as above.
  */
 MQ_API size_t mq_bvh_raycast_closest_batch_arrays(const mq_bvh *bvh, const float *origins, const float *dirs,
                                                   size_t count, float tmin, float tmax, const mq_ray_query *query,

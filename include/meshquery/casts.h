@@ -109,8 +109,9 @@ MQ_API bool mq_obbtree_capsule_cast(const mq_obbtree *tree, const mq_capsule *ca
  * The record: `point` on the triangle and `normal` from it towards the convex
  * at time t are the closest pair of the moved convex and the triangle
  * (mq_convex_triangle_distance), with the fallbacks of the other casts when
- * they coincide. A NULL convex, a non-finite dir, or a NaN or negative tmax
- * hit nothing (false). The convex is only read; thread safety as above.
+ * they coincide. A NULL hierarchy or convex, a non-finite dir, or a NaN or
+ * negative tmax hit nothing (false; *out, if given, holds the miss record).
+ * The convex is only read; thread safety as above.
  */
 MQ_API bool mq_bvh_convex_cast(const mq_bvh *bvh, const mq_convex *convex, const vec3 dir, float tmax,
                                mq_cast_hit *out);
