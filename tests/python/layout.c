@@ -216,6 +216,14 @@ int main(void)
     S(mq_instance_triangle);
     F(mq_instance_triangle, instance);
     F(mq_instance_triangle, triangle);
+    S(mq_scene_cast_hit);
+    F(mq_scene_cast_hit, t);
+    F(mq_scene_cast_hit, point);
+    F(mq_scene_cast_hit, normal);
+    F(mq_scene_cast_hit, instance);
+    F(mq_scene_cast_hit, triangle);
+    F(mq_scene_cast_hit, user_id);
+    F(mq_scene_cast_hit, initially_overlapping);
     S(mq_plane);
     F(mq_plane, normal);
     F(mq_plane, d);

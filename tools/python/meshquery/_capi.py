@@ -253,6 +253,12 @@ class MqInstanceTriangle(ctypes.Structure):
     _fields_ = [("instance", c_uint32), ("triangle", c_uint32)]
 
 
+class MqSceneCastHit(ctypes.Structure):
+    """C: mq_scene_cast_hit, the first contact of a world shape cast (mq_scene_shape_cast)."""
+    _fields_ = [("t", c_double), ("point", dvec3), ("normal", dvec3), ("instance", c_uint32),
+                ("triangle", c_uint32), ("user_id", c_uint64), ("initially_overlapping", c_bool)]
+
+
 def dshape(kind, value):
     """An MqDshape of `kind` (MQ_SHAPE_*) holding `value` (an MqDsphere, MqDcapsule, MqDobb or MqDaabb)."""
     s = MqDshape()
@@ -352,6 +358,7 @@ STRUCTS = {
     "mq_distance_result": MqDistanceResult, "mq_shape_distance_result": MqShapeDistanceResult,
     "mq_clearance_pair": MqClearancePair,
     "mq_scene_hit": MqSceneHit, "mq_scene_point_hit": MqScenePointHit, "mq_instance_triangle": MqInstanceTriangle,
+    "mq_scene_cast_hit": MqSceneCastHit,
     "mq_contact": MqContact, "mq_intersection_segment": MqIntersectionSegment, "mq_clash_options": MqClashOptions,
     "mq_clash": MqClash, "mq_clash_tri_pair": MqClashTriPair, "mq_instance_distance": MqInstanceDistance,
     "mq_kdoptree_def": MqKdoptreeDef, "mq_kdoptree_stats": MqKdoptreeStats, "mq_spheretree_def": MqSpheretreeDef,
@@ -591,6 +598,10 @@ _fn("mq_scene_overlap_any_batch", c_size_t, c_void_p, c_void_p, c_size_t, P(MqSc
 _fn("mq_scene_overlap_count_batch", c_uint64, c_void_p, c_void_p, c_size_t, P(MqSceneQuery), c_uint32, c_void_p)
 _fn("mq_scene_closest_point_batch", c_size_t, c_void_p, c_void_p, c_size_t, c_double, P(MqSceneQuery), c_uint32,
     c_void_p, c_void_p)
+_fn("mq_scene_shape_cast", c_bool, c_void_p, P(MqDshape), P(c_double), c_double, P(MqSceneQuery),
+    P(MqSceneCastHit))
+_fn("mq_scene_shape_cast_batch", c_size_t, c_void_p, c_void_p, c_void_p, c_size_t, c_double, P(MqSceneQuery),
+    c_uint32, c_void_p)
 
 
 # Contacts and intersection segments (meshquery/contacts.h).

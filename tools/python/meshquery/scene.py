@@ -6,6 +6,7 @@ placed by transforms, queried in world space in double precision.
     scene.commit()                         # edits are staged until commit()
     hits = scene.raycast(origins, directions)
     hits.instance, hits.triangle, hits.t, hits.point, hits.user_id
+    casts = scene.shape_casts(meshquery.spheres(centres, 0.1), directions, tmax=1.0)
 """
 import ctypes
 import math
@@ -15,7 +16,7 @@ from . import _capi as _c
 from . import (MeshqueryError, Records, SceneHits, Shapes, _check, _dvec3, _Handle, _make_rays, _Out, _pack3,
                _records_data, _records_from_bytes, _records_out, np)
 
-__all__ = ["Scene", "ClashList"]
+__all__ = ["Scene", "ClashList", "SceneCastHits"]
 
 
 def _xform(transform=None, translation=(0.0, 0.0, 0.0), rotation=(1.0, 0.0, 0.0, 0.0), scale=(1.0, 1.0, 1.0)):
@@ -234,6 +235,42 @@ class Scene(_Handle):
         return {"point": tuple(h.point), "distance": h.distance, "u": h.u, "v": h.v, "instance": h.instance,
                 "triangle": h.triangle, "user_id": h.user_id}
 
+    # ---- shape casts -------------------------------------------------------------
+
+    def shape_casts(self, shapes: Shapes, directions, tmax: float = math.inf, mask: int = 0xFFFFFFFF,
+                    threads: int = 0) -> "SceneCastHits":
+        """Sweeps N world shapes (spheres, capsules or placed convexes: a
+        Shapes from spheres(), capsules(), convexes(); boxes hit nothing),
+        shape i along directions[i] (N x 3) over t in [0, tmax], in one C batch
+        (mq_scene_shape_cast_batch). SceneCastHits of t, point, normal,
+        instance (NO_INSTANCE on a miss), triangle, user_id,
+        initially_overlapping, plus `hit`. One tmax for all: give each cast its
+        own length with tmax = 1 and the whole motion as its direction."""
+        n, ptr, keep = shapes._packed(True)
+        nd, dptr, dkeep = _pack3(directions, "directions", ctypes.c_double)
+        if nd != n:
+            raise ValueError("shape_casts: %d shapes but %d directions" % (n, nd))
+        q = _squery(mask)
+        out, finish = _records_out(_c.MqSceneCastHit, n, zero=False)
+        if n:
+            _c.lib.mq_scene_shape_cast_batch(self.handle, ptr, dptr, n, float(tmax), ctypes.byref(q), threads, out)
+        return finish(SceneCastHits)
+
+    def shape_cast(self, shape: Shapes, direction, tmax: float = math.inf,
+                   mask: int = 0xFFFFFFFF) -> Optional[dict]:
+        """The first contact of one world shape (a Shapes of length 1) moved
+        along `direction` over [0, tmax], as a dict (t, point, normal, instance,
+        triangle, user_id, initially_overlapping), or None on a miss."""
+        if len(shape) != 1:
+            raise ValueError("shape_cast: one shape (use shape_casts for batches)")
+        _, ptr, keep = shape._packed(True)
+        h, q = _c.MqSceneCastHit(), _squery(mask)
+        if not _c.lib.mq_scene_shape_cast(self.handle, ctypes.cast(ptr, ctypes.POINTER(_c.MqDshape)),
+                                          _dvec3(direction), float(tmax), ctypes.byref(q), ctypes.byref(h)):
+            return None
+        return {"t": h.t, "point": tuple(h.point), "normal": tuple(h.normal), "instance": h.instance,
+                "triangle": h.triangle, "user_id": h.user_id, "initially_overlapping": h.initially_overlapping}
+
     def collide(self, a: int, b: int):
         """Intersecting triangle pairs (a's triangle, b's triangle) of two instances
         as placed: a P x 2 uint32 array, or a list of tuples."""
@@ -301,6 +338,20 @@ class Scene(_Handle):
             return None
         return {"distance": r.distance, "triangle_a": r.triangle_a, "triangle_b": r.triangle_b,
                 "point_a": tuple(r.point_a), "point_b": tuple(r.point_b)}
+
+
+class SceneCastHits(Records):
+    """First contacts of a batch of world shape casts (C: mq_scene_cast_hit
+    records, double precision): t (inf on a miss), point, normal, instance
+    (NO_INSTANCE on a miss), triangle, user_id, initially_overlapping; plus
+    `hit` (bool per cast)."""
+
+    def __init__(self, ctype, count, data):
+        super().__init__(ctype, count, data)
+        if np is not None:
+            self.hit = self.instance != 0xFFFFFFFF
+        else:
+            self.hit = [i != 0xFFFFFFFF for i in self.instance]
 
 
 class ClashList(Records):
