@@ -5,9 +5,10 @@
 
 Saves the mesh's BVH and starts two LocalClusters, of 1 and of 2 worker
 processes (1 thread each, C batches on 1 thread). Each casts N random rays
-(each chunk drawn by one task, on the worker that then casts it, so no ray
-crosses the network) and reduces the answers on the workers (hit count, sum
-of t). After a warm-up on each (imports, mapping the file), the two clusters
+with meshquery.dask.raycast (fields t and triangle) and reduces the answers
+on the workers (hit count, sum of t). Each chunk's rays are drawn, cast and
+tallied by one task (blockwise layers that Dask fuses), so no ray crosses
+the network. After a warm-up on each (imports, mapping the file), the two clusters
 take turns --repeat times, both on the same new rays each turn (a new seed:
 a repeated graph would find its results still held by the cluster); the
 medians are printed, with rays per second and the speed-up. The answers of
@@ -32,43 +33,60 @@ import meshquery.dask as mqd
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def _chunk_rays(lo, hi, seed, block_id=None):
-    """One chunk of random rays as a (2, n, 3) float32 array, origins then
-    directions: origins in a box three times the mesh's size around its
-    centre, directions towards points of its bounding box; the chunk's seed
-    and index choose the rays. Drawn in float32 and in place, each half
-    contiguous (the task is mostly memory traffic)."""
-    n = seed.shape[1]
-    rng = np.random.default_rng([int(seed[0, 0, 0]), block_id[1]])
+def _chunk_rays(lo, hi, seed, n, chunk, half, key):
+    """One chunk of random rays, origins (half 0) or directions (half 1), as
+    an (m, 3) float32 array: origins in a box three times the mesh's size
+    around its centre, directions towards points of its bounding box. `key`
+    holds 2 * (the chunk's first row) + half; the run's seed and that row
+    choose the rays, and both halves draw the same stream, so each is drawn
+    in the task that casts it, in float32 and in place."""
+    first = (int(key[0]) - half) // 2
+    m = min(chunk, n - first)
+    rng = np.random.default_rng([seed, first])
     lo, hi = lo.astype(np.float32), hi.astype(np.float32)
     r = np.float32(np.max(hi - lo))
-    out = rng.random((2, n, 3), dtype=np.float32)
-    o, d = out[0], out[1]
+    o = rng.random((m, 3), dtype=np.float32)
     o *= 3 * r
     o += (lo + hi) / 2 - 1.5 * r
+    if half == 0:
+        return o
+    d = rng.random((m, 3), dtype=np.float32)
     d *= hi - lo
     d += lo
     d -= o
-    return out
+    return d
 
 
 def rays(n, chunk, lo, hi, seed):
-    # Each chunk's rays are drawn by one task on the worker that casts them:
-    # no ray crosses the network, and the graph holds one task per chunk.
-    seeds = da.full((1, n, 1), seed, dtype=np.int64, chunks=(1, chunk, 1))
-    r = da.map_blocks(_chunk_rays, lo, hi, seeds, dtype=np.float32, chunks=((2,), seeds.chunks[1], (3,)))
-    return r[0], r[1]
+    """Origins and directions of n random rays as two Dask (n, 3) arrays in
+    chunks of `chunk` rows. Every layer is blockwise with one dependent, so
+    Dask fuses the drawing of a chunk into the task that casts it: no ray
+    crosses the network or is held between tasks."""
+    chunks = (tuple(min(chunk, n - i) for i in range(0, n, chunk)), (3,))
+    out = []
+    for half in (0, 1):
+        keys = da.arange(half, 2 * n + half, 2 * chunk, chunks=1)  # a root of its own per half
+        out.append(da.map_blocks(_chunk_rays, lo, hi, seed, n, chunk, half, keys, dtype=np.float32, chunks=chunks,
+                                 new_axis=1))
+    return tuple(out)
+
+
+def _tally(t, triangle):
+    """A chunk's hit count and sum of t, as a (1, 2) float64 array."""
+    hit = triangle != mq.NO_TRIANGLE
+    return np.array([[np.count_nonzero(hit), np.sum(t, where=hit, dtype=np.float64)]])
 
 
 def cast(client, path, n, chunk, lo, hi, seed):
-    """Seconds to cast n new rays (drawn from `seed`) and reduce them, and the answer."""
+    """Seconds to cast n new rays (drawn from `seed`) and reduce them on the
+    workers, and the answer (hits, sum of t)."""
     o, d = rays(n, chunk, lo, hi, seed)
-    hits = mqd.raycast(path, o, d, chunk=chunk, threads=1)
-    hit = hits.triangle != mq.NO_TRIANGLE
-    answer = (hit.sum(), da.where(hit, hits.t, 0).astype(np.float64).sum())
+    hits = mqd.raycast(path, o, d, chunk=chunk, threads=1, fields=("t", "triangle"))
+    tally = da.map_blocks(_tally, hits.t, hits.triangle, dtype=np.float64,
+                          chunks=((1,) * hits.t.numblocks[0], (2,)), new_axis=1)
     t0 = time.perf_counter()
-    result = tuple(float(x) for x in client.compute(answer, sync=True))
-    return time.perf_counter() - t0, result
+    result = client.compute(tally.sum(axis=0), sync=True)
+    return time.perf_counter() - t0, (int(result[0]), float(result[1]))
 
 
 def run(path, n, chunk, lo, hi, repeat):

@@ -65,6 +65,15 @@ class DaskCluster(unittest.TestCase):
         for f in ("t", "triangle", "u", "v", "point", "normal"):
             self.assertTrue(same(got[f], getattr(want, f)), f)
         self.assertTrue(same(hits.t.compute(), want.t))  # one field alone, under the client
+        some = mqd.raycast(self.path, self.origins, self.dirs, chunk=7000, fields=("triangle", "t"))
+        self.assertEqual(some.fields, ["triangle", "t"])
+        triangle, t = some.compute()
+        self.assertTrue(same(triangle, want.triangle) and same(t, want.t))
+        self.assertTrue(same(mqd.raycast(self.path, self.origins, self.dirs, fields="normal").normal.compute(),
+                             want.normal))
+        for bad in ("face", ("t", "t"), ()):
+            with self.assertRaises(ValueError):
+                mqd.raycast(self.path, self.origins, self.dirs, fields=bad)
         self.assertGreater(int(want.hit.sum()), 1000)
         self.assertLess(int(want.hit.sum()), len(self.origins))
         # Dask inputs with their own chunks, and the OBB tree's saved file

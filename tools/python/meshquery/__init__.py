@@ -1210,6 +1210,19 @@ class _Tree(_Handle):
         self._f("raycast_any_batch")(self.handle, rays, n, ctypes.byref(q), threads, out.ptr)
         return out.value()
 
+    def _raycast_into(self, origins, directions, tmin, tmax, threads, cull_back_faces, out) -> None:
+        """Closest hits of N rays written into `out`, an existing NumPy array of
+        N mq_hit records (np.dtype(_c.MqHit)), so that callers answering many
+        batches (meshquery.dask) reuse one buffer instead of a fresh one each."""
+        q = _query(cull_back_faces)
+        arrays = self._ray_arrays(origins, directions, tmin, tmax)
+        if arrays and len(out) == arrays[0] and out.dtype == _HIT_DTYPE and out.flags.c_contiguous:
+            n, o, d = arrays
+            self._f("raycast_closest_batch_arrays")(self.handle, _ptr(o), _ptr(d), n, tmin, tmax, ctypes.byref(q),
+                                                    threads, _ptr(out))
+        else:
+            out[:] = self.raycast(origins, directions, tmin, tmax, threads, cull_back_faces).records
+
     _HAS_RAY_ARRAYS = False
 
     def _ray_arrays(self, origins, directions, tmin, tmax):
