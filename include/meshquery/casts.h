@@ -10,6 +10,8 @@
  *   mq_obbtree_sphere_cast(tree, &sphere, dir, tmax, &hit)   OBB tree, sphere
  *   mq_bvh_capsule_cast(), mq_obbtree_capsule_cast()         capsules
  *   mq_bvh_convex_cast(), mq_obbtree_convex_cast()           convex hulls (convex.h)
+ *   mq_kdoptree_{sphere,capsule,convex}_cast()               the same on a k-DOP tree
+ *   mq_spheretree_{sphere,capsule,convex}_cast()             and on a sphere tree
  *   mq_bvh_winding_number(bvh, p), mq_bvh_signed_distance(bvh, p, &d, &closest)
  *   mq_obbtree_winding_number(), mq_obbtree_signed_distance()   closed meshes ("Solids")
  *
@@ -56,7 +58,9 @@
 #define MESHQUERY_CASTS_H
 
 #include <meshquery/bvh.h>
+#include <meshquery/kdoptree.h>
 #include <meshquery/obbtree.h>
+#include <meshquery/spheretree.h>
 #include <meshquery/types.h>
 
 /** Where a cast shape first touches the mesh. */
@@ -118,6 +122,48 @@ MQ_API bool mq_bvh_convex_cast(const mq_bvh *bvh, const mq_convex *convex, const
 /** As mq_bvh_convex_cast, on the OBB tree (same triangle, same t). */
 MQ_API bool mq_obbtree_convex_cast(const mq_obbtree *tree, const mq_convex *convex, const vec3 dir, float tmax,
                                    mq_cast_hit *out);
+
+/**
+ * As mq_bvh_sphere_cast, on a k-DOP tree (kdoptree.h): the same leaf test and
+ * the same record, so the same t, triangle (ties: the smaller id), point and
+ * normal. Nodes are entered where the path of the shape's centre meets every
+ * slab grown by the shape's extent along its direction and by the slack.
+ * @param tree the tree (borrowed); NULL or empty: a miss.
+ * @param sphere the sphere at t = 0.
+ * @param dir the motion per unit t (finite; may be zero).
+ * @param tmax the end of the motion (>= 0, may be +INFINITY).
+ * @param[out] out the hit (may be NULL); on a miss t = INFINITY and triangle = MQ_NO_TRIANGLE.
+ * @return true when the sphere touches the mesh in [0, tmax]. Allocates nothing; thread-safe.
+ */
+MQ_API bool mq_kdoptree_sphere_cast(const mq_kdoptree *tree, const mq_sphere *sphere, const vec3 dir, float tmax,
+                                    mq_cast_hit *out);
+/** As mq_bvh_capsule_cast, on a k-DOP tree (same answers; see mq_kdoptree_sphere_cast). */
+MQ_API bool mq_kdoptree_capsule_cast(const mq_kdoptree *tree, const mq_capsule *capsule, const vec3 dir, float tmax,
+                                     mq_cast_hit *out);
+/** As mq_bvh_convex_cast, on a k-DOP tree (same triangle, same t; the convex is pruned by its grown box). */
+MQ_API bool mq_kdoptree_convex_cast(const mq_kdoptree *tree, const mq_convex *convex, const vec3 dir, float tmax,
+                                    mq_cast_hit *out);
+
+/**
+ * As mq_bvh_sphere_cast, on a sphere tree (spheretree.h): the same t,
+ * triangle, point and normal. Nodes are entered where the path of the shape's
+ * centre meets the node's ball grown by the shape's bounding radius and the
+ * slack (solved in double).
+ * @param tree the tree (borrowed); NULL or empty: a miss.
+ * @param sphere the sphere at t = 0.
+ * @param dir the motion per unit t (finite; may be zero).
+ * @param tmax the end of the motion (>= 0, may be +INFINITY).
+ * @param[out] out the hit (may be NULL); on a miss t = INFINITY and triangle = MQ_NO_TRIANGLE.
+ * @return true when the sphere touches the mesh in [0, tmax]. Allocates nothing; thread-safe.
+ */
+MQ_API bool mq_spheretree_sphere_cast(const mq_spheretree *tree, const mq_sphere *sphere, const vec3 dir, float tmax,
+                                      mq_cast_hit *out);
+/** As mq_bvh_capsule_cast, on a sphere tree (same answers; see mq_spheretree_sphere_cast). */
+MQ_API bool mq_spheretree_capsule_cast(const mq_spheretree *tree, const mq_capsule *capsule, const vec3 dir, float tmax,
+                                       mq_cast_hit *out);
+/** As mq_bvh_convex_cast, on a sphere tree (same triangle, same t; the convex is pruned by its grown ball). */
+MQ_API bool mq_spheretree_convex_cast(const mq_spheretree *tree, const mq_convex *convex, const vec3 dir, float tmax,
+                                      mq_cast_hit *out);
 
 /* ------------------------------------------------------------------------- */
 /* Solids: inside / outside and signed distance of closed meshes             */

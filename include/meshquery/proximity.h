@@ -13,6 +13,9 @@
  *   mq_obbtree_clearance_any / _clearance / _clearance_array     pairs within d
  *   mq_obbtree_shape_clearance_any / _shape_clearance / _array   shape: triangles within d
  *   and the same with mq_bvh_ for BVHs.
+ *   mq_kdoptree_shape_distance / mq_spheretree_shape_distance, and
+ *   mq_kdoptree_shape_clearance* / mq_spheretree_shape_clearance*: the shape
+ *   queries on the k-DOP and sphere trees (kdoptree.h, spheretree.h).
  *
  * Frames. Mesh A is in its own mesh frame; mesh B's corners are mapped into
  * A's frame by b_to_a (the rotation is built from the normalised quaternion and
@@ -54,7 +57,9 @@
 #define MESHQUERY_PROXIMITY_H
 
 #include <meshquery/bvh.h>
+#include <meshquery/kdoptree.h>
 #include <meshquery/obbtree.h>
+#include <meshquery/spheretree.h>
 #include <meshquery/types.h>
 
 /* ------------------------------------------------------------------------- */
@@ -132,6 +137,36 @@ MQ_API bool mq_obbtree_shape_distance(const mq_obbtree *tree, const mq_shape *sh
 MQ_API bool mq_bvh_shape_distance(const mq_bvh *bvh, const mq_shape *shape, const mq_distance_options *opts,
                                   mq_shape_distance_result *out);
 
+/**
+ * As mq_obbtree_shape_distance, on a k-DOP tree (kdoptree.h): the same walk
+ * and the same triangle distances, so the same distance as the BVH and the
+ * OBB tree (exactly, with zero tolerances); on a tie in distance the triangle
+ * may be another of the tied ones. Nodes are bounded by their slabs (widened
+ * by the tree's slack) as well as by their axis box.
+ * @param tree   the tree (borrowed); NULL or empty finds nothing.
+ * @param shape  the query shape; an invalid one or an unknown kind finds nothing.
+ * @param opts   NULL: mq_default_distance_options(); NaN or negative values find nothing.
+ * @param out    the answer; may be NULL.
+ * @return true when some triangle lies within opts->max_distance (out->found).
+ * Allocates nothing; thread-safe (any number of queries on one tree).
+ */
+MQ_API bool mq_kdoptree_shape_distance(const mq_kdoptree *tree, const mq_shape *shape, const mq_distance_options *opts,
+                                       mq_shape_distance_result *out);
+
+/**
+ * As mq_kdoptree_shape_distance, on a sphere tree (spheretree.h): nodes are
+ * bounded by the distance from their ball's centre to the shape's core, less
+ * the radii and the tree's slack, as well as by the box around the ball.
+ * @param tree   the tree (borrowed); NULL or empty finds nothing.
+ * @param shape  the query shape; an invalid one or an unknown kind finds nothing.
+ * @param opts   NULL: mq_default_distance_options(); NaN or negative values find nothing.
+ * @param out    the answer; may be NULL.
+ * @return true when some triangle lies within opts->max_distance (out->found).
+ * Allocates nothing; thread-safe.
+ */
+MQ_API bool mq_spheretree_shape_distance(const mq_spheretree *tree, const mq_shape *shape,
+                                         const mq_distance_options *opts, mq_shape_distance_result *out);
+
 /* ------------------------------------------------------------------------- */
 /* Clearance: every pair within d                                            */
 /* ------------------------------------------------------------------------- */
@@ -206,5 +241,28 @@ MQ_API size_t mq_bvh_shape_clearance_array(const mq_bvh *bvh, const mq_shape *sh
                                            size_t capacity);
 /** As mq_obbtree_shape_clearance_any, on a BVH. */
 MQ_API bool mq_bvh_shape_clearance_any(const mq_bvh *bvh, const mq_shape *shape, double d);
+
+/**
+ * As mq_obbtree_shape_clearance, on a k-DOP tree: the same set of triangles
+ * and distances as the BVH and the OBB tree (the calls may come in another
+ * order). NULL tree, shape or fn, an invalid shape, or a NaN or negative d:
+ * no calls. @return the number of calls made. Allocates nothing; thread-safe.
+ */
+MQ_API size_t mq_kdoptree_shape_clearance(const mq_kdoptree *tree, const mq_shape *shape, double d, mq_clearance_fn fn,
+                                          void *user);
+/** As mq_obbtree_shape_clearance_array, on a k-DOP tree (returns the total count). */
+MQ_API size_t mq_kdoptree_shape_clearance_array(const mq_kdoptree *tree, const mq_shape *shape, double d,
+                                                mq_clearance_pair *out, size_t capacity);
+/** As mq_obbtree_shape_clearance_any, on a k-DOP tree. */
+MQ_API bool mq_kdoptree_shape_clearance_any(const mq_kdoptree *tree, const mq_shape *shape, double d);
+
+/** As mq_kdoptree_shape_clearance, on a sphere tree (same set of triangles and distances). */
+MQ_API size_t mq_spheretree_shape_clearance(const mq_spheretree *tree, const mq_shape *shape, double d,
+                                            mq_clearance_fn fn, void *user);
+/** As mq_obbtree_shape_clearance_array, on a sphere tree (returns the total count). */
+MQ_API size_t mq_spheretree_shape_clearance_array(const mq_spheretree *tree, const mq_shape *shape, double d,
+                                                  mq_clearance_pair *out, size_t capacity);
+/** As mq_obbtree_shape_clearance_any, on a sphere tree. */
+MQ_API bool mq_spheretree_shape_clearance_any(const mq_spheretree *tree, const mq_shape *shape, double d);
 
 #endif /* MESHQUERY_PROXIMITY_H */

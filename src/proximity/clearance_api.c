@@ -54,20 +54,26 @@ static size_t pairs(const mq_bvh *ba, const mq_obbtree *oa, const mq_bvh *bb, co
 {
     if (!fn || !(ba || oa) || !(bb || ob))
         return 0;
-    mq_dist_side a = {ba, oa, {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}}}, b = {bb, ob, {{0}}};
+    mq_dist_side a = {ba, oa, {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}}, NULL, NULL}, b = {bb, ob, {{0}}, NULL, NULL};
     if (!mq_dist_rigid_matrix(b_to_a, b.m))
         return 0;
     user_fn u = {fn, user};
     return mq_dist_walk_within(&a, &b, d, to_user, &u);
 }
 
-static size_t shape_pairs(const mq_bvh *bvh, const mq_obbtree *tree, const mq_shape *shape, double d,
-                          mq_clearance_fn fn, void *user)
+/* The hierarchy of a shape query, any kind, in its own frame (one pointer set). */
+static mq_dist_side own_frame(const mq_bvh *bvh, const mq_obbtree *obb, const mq_kdoptree *kdop,
+                              const mq_spheretree *sph)
+{
+    mq_dist_side b = {bvh, obb, {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}}, kdop, sph};
+    return b;
+}
+
+static size_t shape_pairs(mq_dist_side b, const mq_shape *shape, double d, mq_clearance_fn fn, void *user)
 {
     mq_dist_shape s;
-    if (!fn || !(bvh || tree) || !mq_dist_shape_from(shape, &s))
+    if (!fn || !(b.bvh || b.obbtree || b.kdoptree || b.spheretree) || !mq_dist_shape_from(shape, &s))
         return 0;
-    mq_dist_side b = {bvh, tree, {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}}};
     user_fn u = {fn, user};
     return mq_dist_walk_shape_within(&s, &b, d, to_user, &u);
 }
@@ -113,36 +119,74 @@ bool mq_bvh_clearance_any(const mq_bvh *a, const mq_bvh *b, const mq_rigid *b_to
 size_t mq_obbtree_shape_clearance(const mq_obbtree *tree, const mq_shape *shape, double d, mq_clearance_fn fn,
                                   void *user)
 {
-    return shape_pairs(NULL, tree, shape, d, fn, user);
+    return shape_pairs(own_frame(NULL, tree, NULL, NULL), shape, d, fn, user);
 }
 
 size_t mq_obbtree_shape_clearance_array(const mq_obbtree *tree, const mq_shape *shape, double d, mq_clearance_pair *out,
                                         size_t capacity)
 {
     sink s = {out, out ? capacity : 0, 0};
-    shape_pairs(NULL, tree, shape, d, to_sink, &s);
+    shape_pairs(own_frame(NULL, tree, NULL, NULL), shape, d, to_sink, &s);
     return s.count;
 }
 
 bool mq_obbtree_shape_clearance_any(const mq_obbtree *tree, const mq_shape *shape, double d)
 {
-    return shape_pairs(NULL, tree, shape, d, stop_first, NULL) > 0;
+    return shape_pairs(own_frame(NULL, tree, NULL, NULL), shape, d, stop_first, NULL) > 0;
 }
 
 size_t mq_bvh_shape_clearance(const mq_bvh *bvh, const mq_shape *shape, double d, mq_clearance_fn fn, void *user)
 {
-    return shape_pairs(bvh, NULL, shape, d, fn, user);
+    return shape_pairs(own_frame(bvh, NULL, NULL, NULL), shape, d, fn, user);
 }
 
 size_t mq_bvh_shape_clearance_array(const mq_bvh *bvh, const mq_shape *shape, double d, mq_clearance_pair *out,
                                     size_t capacity)
 {
     sink s = {out, out ? capacity : 0, 0};
-    shape_pairs(bvh, NULL, shape, d, to_sink, &s);
+    shape_pairs(own_frame(bvh, NULL, NULL, NULL), shape, d, to_sink, &s);
     return s.count;
 }
 
 bool mq_bvh_shape_clearance_any(const mq_bvh *bvh, const mq_shape *shape, double d)
 {
-    return shape_pairs(bvh, NULL, shape, d, stop_first, NULL) > 0;
+    return shape_pairs(own_frame(bvh, NULL, NULL, NULL), shape, d, stop_first, NULL) > 0;
+}
+
+size_t mq_kdoptree_shape_clearance(const mq_kdoptree *tree, const mq_shape *shape, double d, mq_clearance_fn fn,
+                                   void *user)
+{
+    return shape_pairs(own_frame(NULL, NULL, tree, NULL), shape, d, fn, user);
+}
+
+size_t mq_kdoptree_shape_clearance_array(const mq_kdoptree *tree, const mq_shape *shape, double d,
+                                         mq_clearance_pair *out, size_t capacity)
+{
+    sink s = {out, out ? capacity : 0, 0};
+    shape_pairs(own_frame(NULL, NULL, tree, NULL), shape, d, to_sink, &s);
+    return s.count;
+}
+
+bool mq_kdoptree_shape_clearance_any(const mq_kdoptree *tree, const mq_shape *shape, double d)
+{
+    return shape_pairs(own_frame(NULL, NULL, tree, NULL), shape, d, stop_first, NULL) > 0;
+}
+
+size_t mq_spheretree_shape_clearance(const mq_spheretree *tree, const mq_shape *shape, double d, mq_clearance_fn fn,
+                                     void *user)
+{
+    return shape_pairs(own_frame(NULL, NULL, NULL, tree), shape, d, fn, user);
+}
+
+size_t mq_spheretree_shape_clearance_array(const mq_spheretree *tree, const mq_shape *shape, double d,
+                                           mq_clearance_pair *out, size_t capacity)
+{
+    sink s = {out, out ? capacity : 0, 0};
+    shape_pairs(own_frame(NULL, NULL, NULL, tree), shape, d, to_sink, &s);
+    return s.count;
+}
+
+bool mq_spheretree_shape_clearance_any(const mq_spheretree *tree, const mq_shape *shape, double d)
+{
+    return shape_pairs(own_frame(NULL, NULL, NULL, tree), shape, d, stop_first, NULL) > 0;
 }

@@ -53,6 +53,8 @@ static void identity(double m[3][4])
 static bool sides(const mq_bvh *ba, const mq_obbtree *oa, const mq_bvh *bb, const mq_obbtree *ob,
                   const mq_rigid *b_to_a, mq_dist_side *a, mq_dist_side *b)
 {
+    *a = (mq_dist_side){0};
+    *b = (mq_dist_side){0};
     a->bvh = ba;
     a->obbtree = oa;
     b->bvh = bb;
@@ -103,16 +105,17 @@ bool mq_bvh_distance(const mq_bvh *a, const mq_bvh *b, const mq_rigid *b_to_a, c
     return distance(a, NULL, b, NULL, b_to_a, opts, out);
 }
 
-static bool shape_distance(const mq_bvh *bvh, const mq_obbtree *tree, const mq_shape *shape,
-                           const mq_distance_options *opts, mq_shape_distance_result *out)
+/* The shape walk against side b (one hierarchy, any kind, in its own frame):
+ * every tree kind answers through the same walk and leaf distances. */
+static bool shape_distance(mq_dist_side *b, const mq_shape *shape, const mq_distance_options *opts,
+                           mq_shape_distance_result *out)
 {
     mq_distance_options o = opts ? *opts : mq_default_distance_options();
-    mq_dist_side b = {bvh, tree, {{0}}};
-    identity(b.m);
+    identity(b->m);
     mq_dist_shape s;
     mq_dist_pair p;
-    bool found = (bvh || tree) && mq_dist_shape_from(shape, &s) &&
-                 mq_dist_walk_shape_nearest(&s, &b, o.max_distance, o.abs_tolerance, o.rel_tolerance, &p);
+    bool found = (b->bvh || b->obbtree || b->kdoptree || b->spheretree) && mq_dist_shape_from(shape, &s) &&
+                 mq_dist_walk_shape_nearest(&s, b, o.max_distance, o.abs_tolerance, o.rel_tolerance, &p);
     if (out) {
         if (found) {
             out->distance = p.distance;
@@ -130,11 +133,27 @@ static bool shape_distance(const mq_bvh *bvh, const mq_obbtree *tree, const mq_s
 bool mq_obbtree_shape_distance(const mq_obbtree *tree, const mq_shape *shape, const mq_distance_options *opts,
                                mq_shape_distance_result *out)
 {
-    return shape_distance(NULL, tree, shape, opts, out);
+    mq_dist_side b = {NULL, tree, {{0}}, NULL, NULL};
+    return shape_distance(&b, shape, opts, out);
 }
 
 bool mq_bvh_shape_distance(const mq_bvh *bvh, const mq_shape *shape, const mq_distance_options *opts,
                            mq_shape_distance_result *out)
 {
-    return shape_distance(bvh, NULL, shape, opts, out);
+    mq_dist_side b = {bvh, NULL, {{0}}, NULL, NULL};
+    return shape_distance(&b, shape, opts, out);
+}
+
+bool mq_kdoptree_shape_distance(const mq_kdoptree *tree, const mq_shape *shape, const mq_distance_options *opts,
+                                mq_shape_distance_result *out)
+{
+    mq_dist_side b = {NULL, NULL, {{0}}, tree, NULL};
+    return shape_distance(&b, shape, opts, out);
+}
+
+bool mq_spheretree_shape_distance(const mq_spheretree *tree, const mq_shape *shape, const mq_distance_options *opts,
+                                  mq_shape_distance_result *out)
+{
+    mq_dist_side b = {NULL, NULL, {{0}}, NULL, tree};
+    return shape_distance(&b, shape, opts, out);
 }

@@ -27,9 +27,11 @@
 #include <meshquery/primitives.h>
 
 #include "convex/convex_internal.h"
+#include "kdoptree/kdoptree_internal.h"
 #include "primitives/shape_checks.h"
 #include "proximity/distance_walk.h"
 #include "proximity/distance_walk_internal.h"
+#include "spheretree/spheretree_internal.h"
 
 static inline void d3_copy(double o[3], const double a[3])
 {
@@ -549,6 +551,12 @@ typedef struct sw_walk {
     mq_dist_pair_fn fn;
     void *user;
     size_t calls;
+    /* A k-DOP or sphere tree under the identity map: its own volumes bound the
+     * nodes tighter than their boxes (sw_tree_bound). */
+    const mq_kdoptree *kdop;
+    const mq_spheretree *sph;
+    double dlo[MQ_KDOP_MAX_DIRS], dhi[MQ_KDOP_MAX_DIRS]; /* the shape on each k-DOP direction */
+    double node_slack;                                   /* widening of a node volume (kdoptree/bvt.h) */
 } sw_walk;
 
 static inline double sw_limit(const sw_walk *w)
@@ -652,6 +660,127 @@ typedef struct sw_entry {
     double lb;
 } sw_entry;
 
+static bool is_identity(const double m[3][4])
+{
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 4; c++)
+            if (m[r][c] != (r == c ? 1.0 : 0.0))
+                return false;
+    return true;
+}
+
+/* The shape's interval along n (not unit), in double: its core's projection
+ * grown by the rounding radius (a box as the parallelepiped of its half-axis
+ * vectors, the same solid the box bounds of the walk use; a convex by its
+ * vertices). */
+static void shape_interval(const mq_dist_shape *s, const mq_dw_nbox *core, double round, const double n[3], double *lo,
+                           double *hi)
+{
+    double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    if (s->kind == MQ_SHAPE_CONVEX) {
+        const double *v = s->convex->v;
+        double a = INFINITY, b = -INFINITY;
+        for (uint32_t i = 0; i < s->convex->nv; i++) {
+            double p = n[0] * v[3 * i] + n[1] * v[3 * i + 1] + n[2] * v[3 * i + 2];
+            a = p < a ? p : a;
+            b = p > b ? p : b;
+        }
+        *lo = a;
+        *hi = b;
+        return;
+    }
+    double c = n[0] * core->c[0] + n[1] * core->c[1] + n[2] * core->c[2], h = round * len;
+    for (int i = 0; i < 3; i++)
+        h += fabs(n[0] * core->e[i][0] + n[1] * core->e[i][1] + n[2] * core->e[i][2]);
+    *lo = c - h;
+    *hi = c + h;
+}
+
+/* Sets up the tree-specific node bounds when b is a k-DOP or sphere tree in
+ * its own frame (what the public entry points pass). */
+static void sw_tree_prepare(sw_walk *w, const mq_dw_nbox *core, double round)
+{
+    if (!is_identity(w->b->m))
+        return;
+    double mag = 0.0;
+    for (int k = 0; k < 3; k++)
+        mag += fabs(core->c[k]) + core->ext[k];
+    mag += round;
+    if (w->b->kdoptree) {
+        const mq_kdoptree *t = w->b->kdoptree;
+        w->kdop = t;
+        w->node_slack = mq_bvt_slack(&t->bvt, mag);
+        for (uint32_t j = 0; j < t->m; j++) {
+            double n[3] = {t->dirs[j][0], t->dirs[j][1], t->dirs[j][2]};
+            shape_interval(w->s, core, round, n, &w->dlo[j], &w->dhi[j]);
+        }
+    } else if (w->b->spheretree) {
+        w->sph = w->b->spheretree;
+        w->node_slack = 2.0 * mq_bvt_slack(&w->sph->bvt, mag);
+    }
+}
+
+/* Distance from p to the segment [a, b]. */
+static double point_segment(const double p[3], const double a[3], const double b[3])
+{
+    double ab[3], ap[3], ab2 = 0.0, u = 0.0, d2 = 0.0;
+    for (int k = 0; k < 3; k++) {
+        ab[k] = b[k] - a[k];
+        ap[k] = p[k] - a[k];
+        ab2 += ab[k] * ab[k];
+        u += ab[k] * ap[k];
+    }
+    u = ab2 > 0.0 ? u / ab2 : 0.0;
+    u = u < 0.0 ? 0.0 : u > 1.0 ? 1.0 : u;
+    for (int k = 0; k < 3; k++) {
+        double x = ap[k] - u * ab[k];
+        d2 += x * x;
+    }
+    return sqrt(d2);
+}
+
+/* A lower bound of the distance from the shape to anything in the node, from
+ * the tree's own volume: the largest gap between the shape's interval and the
+ * node's widened slab along a k-DOP direction (over |n|), or the distance from
+ * the ball's centre to the shape's core less the radii and the widening;
+ * -INFINITY when the tree has none (a BVH, an OBB tree, a mapped side). */
+static double sw_tree_bound(const sw_walk *w, const mq_dw_handle *h, const mq_dw_nbox *core, double round)
+{
+    double lb = -INFINITY;
+    if (w->kdop) {
+        const mq_kdoptree *t = w->kdop;
+        const float *sl = t->slabs + (size_t)h->ref * t->k;
+        for (uint32_t j = 0; j < t->m; j++) {
+            double a = w->dlo[j] - ((double)sl[t->m + j] + w->node_slack);
+            double b = ((double)sl[j] - w->node_slack) - w->dhi[j];
+            double g = (a > b ? a : b) * (double)t->inv_norm[j];
+            lb = g > lb ? g : lb;
+        }
+    } else if (w->sph) {
+        const float *ball = w->sph->spheres + 4 * (size_t)h->ref;
+        double c[3] = {ball[0], ball[1], ball[2]}, d;
+        const mq_dist_shape *s = w->s;
+        if (s->kind == MQ_SHAPE_SPHERE) {
+            d = point_segment(c, s->c, s->c);
+        } else if (s->kind == MQ_SHAPE_CAPSULE) {
+            d = point_segment(c, s->p0, s->p1);
+        } else {
+            double g2 = 0.0;
+            for (int k = 0; k < 3; k++) {
+                double x = fabs(c[k] - core->c[k]) - core->ext[k];
+                g2 += x > 0.0 ? x * x : 0.0;
+            }
+            d = sqrt(g2);
+            if (s->convex) {
+                double ball_gap = point_segment(c, s->convex->center, s->convex->center) - s->convex->radius;
+                d = ball_gap > d ? ball_gap : d;
+            }
+        }
+        lb = d - round - (double)ball[3] - w->node_slack; /* an empty node's radius is -inf: never entered */
+    }
+    return lb * (1.0 - 0x1p-40);
+}
+
 static void sw_run(sw_walk *w)
 {
     w->box = w->s->kind == MQ_SHAPE_OBB || w->s->kind == MQ_SHAPE_AABB;
@@ -667,6 +796,7 @@ static void sw_run(sw_walk *w)
     mq_dw_handle root = mq_dw_root(w->b);
     mq_dw_nbox_of(w->b, &root, &rb);
     w->slack = 0x1p-21 * (mq_dw_magnitude(&sb, &rb) + round) + 1e-300;
+    sw_tree_prepare(w, &sb, round);
     sw_entry stack[MQ_TRAVERSAL_STACK + MQ_BVH_WIDTH];
     int top = 0;
     stack[top++] = (sw_entry){root, mq_dw_lower_bound(&sb, &rb, INFINITY, false) - round};
@@ -688,6 +818,12 @@ static void sw_run(sw_walk *w)
             double l = mq_dw_lower_bound(&sb, &kb, limit + round, true) - round;
             if (l > limit)
                 continue;
+            if (w->kdop || w->sph) {
+                double lt = sw_tree_bound(w, &kids[i], &sb, round);
+                if (lt > limit)
+                    continue;
+                l = lt > l ? lt : l;
+            }
             if (w->s->convex) {
                 /* the hull's face planes against the node's box */
                 double lp = convex_planes_lower_bound(w->s->convex, w->s->convex->np, &kb) * (1.0 - 0x1p-40);

@@ -30,10 +30,12 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "kdoptree/kdoptree_internal.h"
 #include "primitives/triangle_distance.h"
 #include "proximity/distance_walk.h"
 #include "proximity/distance_walk_internal.h"
 #include "query/bvh_walk.h"
+#include "spheretree/spheretree_internal.h"
 
 static inline double dmin(double a, double b)
 {
@@ -116,9 +118,15 @@ static inline double dw_limit(const dw_walk *w)
     return w->bound + w->slack;
 }
 
+/* The skeleton of a k-DOP or sphere tree side, NULL for the others. */
+static const mq_bvt *side_bvt(const mq_dist_side *s)
+{
+    return s->kdoptree ? &s->kdoptree->bvt : s->spheretree ? &s->spheretree->bvt : NULL;
+}
+
 bool mq_dw_side_ok(const mq_dist_side *s)
 {
-    if (!s || (s->bvh != NULL) == (s->obbtree != NULL))
+    if (!s || (s->bvh != NULL) + (s->obbtree != NULL) + (s->kdoptree != NULL) + (s->spheretree != NULL) != 1)
         return false;
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 4; c++)
@@ -126,6 +134,9 @@ bool mq_dw_side_ok(const mq_dist_side *s)
                 return false;
     if (s->bvh)
         return s->bvh->root != MQ_REF_EMPTY;
+    const mq_bvt *t = side_bvt(s);
+    if (t)
+        return t->node_count > 0;
     return s->obbtree->node_count > 0;
 }
 
@@ -147,14 +158,38 @@ mq_dw_handle mq_dw_root(const mq_dist_side *s)
     return h;
 }
 
+/* The local box of a k-DOP node (its axis slabs: the first three directions
+ * are the axes) or of a sphere node's ball, as centre and half extents. */
+static void bvt_box(const mq_dist_side *s, uint32_t node, double cl[3], double hl[3])
+{
+    if (s->kdoptree) {
+        const mq_kdoptree *t = s->kdoptree;
+        const float *sl = t->slabs + (size_t)node * t->k;
+        for (int k = 0; k < 3; k++) {
+            cl[k] = 0.5 * ((double)sl[k] + (double)sl[t->m + k]);
+            hl[k] = 0.5 * ((double)sl[t->m + k] - (double)sl[k]);
+        }
+    } else {
+        const float *b = s->spheretree->spheres + 4 * (size_t)node;
+        for (int k = 0; k < 3; k++) {
+            cl[k] = b[k];
+            hl[k] = b[3]; /* -inf for a node without a finite corner: never entered */
+        }
+    }
+}
+
 void mq_dw_nbox_of(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_nbox *o)
 {
     const double(*m)[4] = s->m;
-    if (s->bvh) {
+    if (s->bvh || side_bvt(s)) {
         double cl[3], hl[3];
-        for (int k = 0; k < 3; k++) {
-            cl[k] = 0.5 * ((double)h->lo[k] + (double)h->hi[k]);
-            hl[k] = 0.5 * ((double)h->hi[k] - (double)h->lo[k]);
+        if (s->bvh) {
+            for (int k = 0; k < 3; k++) {
+                cl[k] = 0.5 * ((double)h->lo[k] + (double)h->hi[k]);
+                hl[k] = 0.5 * ((double)h->hi[k] - (double)h->lo[k]);
+            }
+        } else {
+            bvt_box(s, h->ref, cl, hl);
         }
         for (int r = 0; r < 3; r++) {
             o->c[r] = m[r][0] * cl[0] + m[r][1] * cl[1] + m[r][2] * cl[2] + m[r][3];
@@ -226,7 +261,14 @@ static double axis_gap(const mq_dw_nbox *a, const mq_dw_nbox *b, const double da
     return -INFINITY;
 }
 
-double mq_dw_lower_bound(const mq_dw_nbox *a, const mq_dw_nbox *b, double limit, bool axes)
+/* mq_dw_lower_bound; with `relative`, the value of two boxes that overlap along
+ * the line of centres is that (negative) gap divided by the two boxes' reach
+ * along it, in [-1, 0): the nearest-pair walk orders by it, and the relative
+ * overlap finds an intersecting pair in fewer steps than the absolute one,
+ * which prefers the big boxes near the roots. Only the order changes: a value
+ * that is negative stays negative, so every comparison with a limit (>= 0)
+ * keeps the same pairs. */
+static inline double lower_bound(const mq_dw_nbox *a, const mq_dw_nbox *b, double limit, bool axes, bool relative)
 {
     double d[3], g2 = 0.0;
     for (int k = 0; k < 3; k++) {
@@ -251,6 +293,8 @@ double mq_dw_lower_bound(const mq_dw_nbox *a, const mq_dw_nbox *b, double limit,
         /* overlapping boxes: the (negative) gap along the line of centres, so that
          * the deeper overlap is walked first (intersections are found sooner) */
         res = lb > 0.0 ? (l - r > lb ? l - r : lb) : l - r;
+        if (relative && res < 0.0)
+            res /= r; /* r > -res > 0 */
     }
     if (!axes || res > limit || limit == INFINITY)
         return res;
@@ -258,10 +302,18 @@ double mq_dw_lower_bound(const mq_dw_nbox *a, const mq_dw_nbox *b, double limit,
     return g > limit ? g : res;
 }
 
+double mq_dw_lower_bound(const mq_dw_nbox *a, const mq_dw_nbox *b, double limit, bool axes)
+{
+    return lower_bound(a, b, limit, axes, false);
+}
+
 bool mq_dw_is_leaf(const mq_dist_side *s, const mq_dw_handle *h)
 {
     if (s->bvh)
         return mq_ref_is_leaf(h->ref);
+    const mq_bvt *t = side_bvt(s);
+    if (t)
+        return mq_bvt_is_leaf(t->data[h->ref]);
     return mq_obbtree_node_is_leaf(&s->obbtree->nodes[h->ref]);
 }
 
@@ -277,6 +329,10 @@ int mq_dw_children(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_handle ou
             mq_walk_child_box(node, i, s->bvh->inv_scale, out[n].lo, out[n].hi);
             n++;
         }
+    } else if (side_bvt(s)) {
+        out[0] = (mq_dw_handle){h->ref + 1, {0, 0, 0}, {0, 0, 0}};
+        out[1] = (mq_dw_handle){side_bvt(s)->data[h->ref], {0, 0, 0}, {0, 0, 0}};
+        n = 2;
     } else {
         const mq_obbtree_node *node = &s->obbtree->nodes[h->ref];
         out[0] = (mq_dw_handle){h->ref + 1, {0, 0, 0}, {0, 0, 0}};
@@ -322,6 +378,12 @@ int mq_dw_leaf_triangles(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_tri
                     map_triangle(s->m, &t, blk[b].id[lane], &out[n]))
                     n++;
             }
+    } else if (side_bvt(s)) {
+        const mq_bvt *t = side_bvt(s);
+        uint32_t d = t->data[h->ref], first = mq_bvt_first(d), end = first + mq_bvt_count(d);
+        for (uint32_t k = first; k < end; k++)
+            if (map_triangle(s->m, &t->tris[k], t->ids[k], &out[n]))
+                n++;
     } else {
         const mq_obbtree_node *node = &s->obbtree->nodes[h->ref];
         uint32_t first = mq_obbtree_leaf_first(node), end = first + mq_obbtree_leaf_count(node);
@@ -584,7 +646,8 @@ static int expand(dw_walk *w, const dw_entry *e, dw_entry ke[MQ_BVH_WIDTH])
     bool axes = !(w->nearest && w->found) || other != (split_a ? nb : na);
     for (int i = 0; i < nk; i++) {
         const mq_dw_nbox *kb = nbox_cached(w, split_a ? 0 : 1, &kids[i]);
-        double l = split_a ? mq_dw_lower_bound(kb, other, limit, axes) : mq_dw_lower_bound(other, kb, limit, axes);
+        double l =
+            split_a ? lower_bound(kb, other, limit, axes, w->nearest) : lower_bound(other, kb, limit, axes, w->nearest);
         if (l > limit)
             continue;
         dw_entry x = split_a ? (dw_entry){kids[i], e->b, l} : (dw_entry){e->a, kids[i], l};

@@ -41,17 +41,25 @@
 #include <stdint.h>
 
 #include <meshquery/bvh.h>
+#include <meshquery/kdoptree.h>
 #include <meshquery/obbtree.h>
+#include <meshquery/spheretree.h>
 #include <meshquery/types.h>
 
-/* One side of a walk: exactly one of bvh / obbtree set, and its map from the
- * hierarchy's mesh frame into the common frame (row-major 3x4, as mq_xform.m).
- * The map must be finite; it may be singular or mirrored (the bounds are
- * computed from the mapped boxes, so they stay valid). */
+/* One side of a walk: exactly one of bvh / obbtree / kdoptree / spheretree
+ * set (the last two after the map, so positional initialisers of the first
+ * three fields stay valid; whoever fills a side field by field sets them
+ * too), and its map from the hierarchy's mesh frame into the common frame
+ * (row-major 3x4, as mq_xform.m). The map must be finite; it may be singular
+ * or mirrored (the bounds are computed from the mapped boxes, so they stay
+ * valid). A k-DOP node stands as the box of its three axis slabs, a sphere
+ * node as the box around its ball. */
 typedef struct mq_dist_side {
     const mq_bvh *bvh;
     const mq_obbtree *obbtree;
     double m[3][4];
+    const mq_kdoptree *kdoptree;
+    const mq_spheretree *spheretree;
 } mq_dist_side;
 
 /* A triangle pair and its distance, points in the common frame. */

@@ -1,5 +1,6 @@
 /*
- * Sphere, capsule and convex casts on the BVH and the OBB tree
+ * Sphere, capsule and convex casts on the BVH, the OBB tree, the k-DOP tree
+ * and the sphere tree
  * (meshquery/casts.h, which explains the exact construction for spheres and
  * capsules: ray vs the triangle's Minkowski sum with the shape, as offset
  * triangles and edge capsules; convexes go through mq_convex_cast_triangle).
@@ -17,8 +18,10 @@
 
 #include "convex/convex_internal.h"
 #include "core/vec3.h"
+#include "kdoptree/kdoptree_internal.h"
 #include "primitives/shape_checks.h"
 #include "query/bvh_walk.h"
+#include "spheretree/spheretree_internal.h"
 
 #define CAST_SLACK 1e-5f
 
@@ -461,6 +464,130 @@ static void walk_obbtree(const mq_obbtree *tree, cast_q *q, float tmax)
     }
 }
 
+/* ---- k-DOP and sphere trees (one walk over their shared skeleton) ----------------- */
+
+/* The path c + t d, t in [0, limit], against every slab of the node grown by
+ * the shape's extent along its direction (its grown box's: sum_k ext[k] |n_k|)
+ * and the slack; in double. The first three directions are the axes, so this
+ * is never looser than the BVH's box test. */
+static inline bool kdop_entry(const cast_q *q, const mq_kdoptree *tree, uint32_t node, float limit, float *t_in)
+{
+    const float *s = tree->slabs + (size_t)node * tree->k;
+    uint32_t m = tree->m;
+    double t0 = 0.0, t1 = limit;
+    for (uint32_t j = 0; j < m; j++) {
+        const float *n = tree->dirs[j];
+        double c = 0.0, d = 0.0, h = CAST_SLACK * (fabs((double)s[j]) + fabs((double)s[m + j]));
+        for (int k = 0; k < 3; k++) {
+            c += (double)n[k] * q->c[k];
+            d += (double)n[k] * q->d[k];
+            h += fabs((double)n[k]) * q->ext[k];
+        }
+        double l = (double)s[j] - h, u = (double)s[m + j] + h;
+        if (d == 0.0) {
+            if (!(c >= l && c <= u)) /* an empty node (+inf, -inf) too */
+                return false;
+            continue;
+        }
+        double ta = (l - c) / d, tb = (u - c) / d;
+        if (ta > tb) {
+            double x = ta;
+            ta = tb;
+            tb = x;
+        }
+        t0 = ta > t0 ? ta : t0;
+        t1 = tb < t1 ? tb : t1;
+        if (!(t0 <= t1))
+            return false;
+    }
+    *t_in = (float)t0; /* <= limit: rounding to nearest keeps the order with a float */
+    return true;
+}
+
+/* The path c + t d, t in [0, limit], against the node's ball grown by the
+ * shape's bounding radius rho and the slack; in double. */
+static inline bool ball_entry(const cast_q *q, const mq_spheretree *tree, uint32_t node, float limit, float *t_in)
+{
+    const float *b = tree->spheres + 4 * (size_t)node;
+    if (!(b[3] >= 0.0f))
+        return false; /* no finite corner below */
+    double f[3], a = 0.0, bd = 0.0, ff = 0.0, mag = 0.0;
+    for (int k = 0; k < 3; k++) {
+        f[k] = (double)q->c[k] - b[k];
+        a += (double)q->d[k] * q->d[k];
+        bd += f[k] * q->d[k];
+        ff += f[k] * f[k];
+        mag += fabs((double)b[k]);
+    }
+    double r = (double)b[3] + q->rho + CAST_SLACK * (mag + b[3] + q->rho);
+    double cc = ff - r * r;
+    if (a == 0.0) {
+        if (!(cc <= 0.0))
+            return false;
+        *t_in = 0.0f;
+        return true;
+    }
+    double disc = bd * bd - a * cc;
+    if (!(disc >= 0.0))
+        return false;
+    double sq = sqrt(disc), t0 = (-bd - sq) / a, t1 = (-bd + sq) / a;
+    t0 = t0 > 0.0 ? t0 : 0.0;
+    t1 = t1 < limit ? t1 : limit;
+    if (!(t0 <= t1))
+        return false;
+    *t_in = (float)t0;
+    return true;
+}
+
+/* Exactly one of kdop / sph set. */
+static inline bool bvt_entry(const cast_q *q, const mq_kdoptree *kdop, const mq_spheretree *sph, uint32_t node,
+                             float limit, float *t_in)
+{
+    return kdop ? kdop_entry(q, kdop, node, limit, t_in) : ball_entry(q, sph, node, limit, t_in);
+}
+
+static void walk_bvt(const mq_kdoptree *kdop, const mq_spheretree *sph, cast_q *q, float tmax)
+{
+    const mq_bvt *tree = kdop ? &kdop->bvt : &sph->bvt;
+    if (tree->node_count == 0)
+        return;
+    typedef struct entry {
+        uint32_t node;
+        float t;
+    } entry;
+    entry stack[MQ_BVT_STACK];
+    int top = 0;
+    float t;
+    if (!bvt_entry(q, kdop, sph, 0, q->moving ? limit_of(q, tmax) : 0.0f, &t))
+        return;
+    stack[top++] = (entry){0, t};
+    while (top > 0) {
+        entry en = stack[--top];
+        float limit = q->moving ? limit_of(q, tmax) : 0.0f;
+        if (en.t > limit)
+            continue;
+        uint32_t d = tree->data[en.node];
+        if (mq_bvt_is_leaf(d)) {
+            uint32_t first = mq_bvt_first(d), end = first + mq_bvt_count(d);
+            for (uint32_t k = first; k < end; k++)
+                consider(q, tree->ids[k], &tree->tris[k]);
+            continue;
+        }
+        uint32_t l = en.node + 1, r = d;
+        float tl = 0.0f, tr = 0.0f;
+        bool hl = bvt_entry(q, kdop, sph, l, limit, &tl), hr = bvt_entry(q, kdop, sph, r, limit, &tr);
+        if (hl && hr) {
+            bool left_first = tl <= tr;
+            stack[top++] = left_first ? (entry){r, tr} : (entry){l, tl};
+            stack[top++] = left_first ? (entry){l, tl} : (entry){r, tr};
+        } else if (hl) {
+            stack[top++] = (entry){l, tl};
+        } else if (hr) {
+            stack[top++] = (entry){r, tr};
+        }
+    }
+}
+
 /* ---- public ---------------------------------------------------------------------- */
 
 static bool miss(mq_cast_hit *out)
@@ -522,5 +649,64 @@ bool mq_obbtree_convex_cast(const mq_obbtree *tree, const mq_convex *convex, con
     if (!tree || !prepare_convex(&q, convex, dir, tmax))
         return miss(out);
     walk_obbtree(tree, &q, tmax);
+    return finish(&q, tmax, out);
+}
+
+bool mq_kdoptree_sphere_cast(const mq_kdoptree *tree, const mq_sphere *s, const vec3 dir, float tmax, mq_cast_hit *out)
+{
+    cast_q q;
+    if (!tree || !s || !mq_sphere_ok(s) || !prepare(&q, s->center, s->center, s->radius, true, dir, tmax))
+        return miss(out);
+    walk_bvt(tree, NULL, &q, tmax);
+    return finish(&q, tmax, out);
+}
+
+bool mq_kdoptree_capsule_cast(const mq_kdoptree *tree, const mq_capsule *c, const vec3 dir, float tmax,
+                              mq_cast_hit *out)
+{
+    cast_q q;
+    if (!tree || !c || !mq_capsule_ok(c) || !prepare(&q, c->a, c->b, c->radius, false, dir, tmax))
+        return miss(out);
+    walk_bvt(tree, NULL, &q, tmax);
+    return finish(&q, tmax, out);
+}
+
+bool mq_kdoptree_convex_cast(const mq_kdoptree *tree, const mq_convex *convex, const vec3 dir, float tmax,
+                             mq_cast_hit *out)
+{
+    cast_q q;
+    if (!tree || !prepare_convex(&q, convex, dir, tmax))
+        return miss(out);
+    walk_bvt(tree, NULL, &q, tmax);
+    return finish(&q, tmax, out);
+}
+
+bool mq_spheretree_sphere_cast(const mq_spheretree *tree, const mq_sphere *s, const vec3 dir, float tmax,
+                               mq_cast_hit *out)
+{
+    cast_q q;
+    if (!tree || !s || !mq_sphere_ok(s) || !prepare(&q, s->center, s->center, s->radius, true, dir, tmax))
+        return miss(out);
+    walk_bvt(NULL, tree, &q, tmax);
+    return finish(&q, tmax, out);
+}
+
+bool mq_spheretree_capsule_cast(const mq_spheretree *tree, const mq_capsule *c, const vec3 dir, float tmax,
+                                mq_cast_hit *out)
+{
+    cast_q q;
+    if (!tree || !c || !mq_capsule_ok(c) || !prepare(&q, c->a, c->b, c->radius, false, dir, tmax))
+        return miss(out);
+    walk_bvt(NULL, tree, &q, tmax);
+    return finish(&q, tmax, out);
+}
+
+bool mq_spheretree_convex_cast(const mq_spheretree *tree, const mq_convex *convex, const vec3 dir, float tmax,
+                               mq_cast_hit *out)
+{
+    cast_q q;
+    if (!tree || !prepare_convex(&q, convex, dir, tmax))
+        return miss(out);
+    walk_bvt(NULL, tree, &q, tmax);
     return finish(&q, tmax, out);
 }
