@@ -30,10 +30,12 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "kdoptree/kdoptree_internal.h"
 #include "primitives/triangle_distance.h"
 #include "proximity/distance_walk.h"
 #include "proximity/distance_walk_internal.h"
 #include "query/bvh_walk.h"
+#include "spheretree/spheretree_internal.h"
 
 static inline double dmin(double a, double b)
 {
@@ -116,9 +118,15 @@ static inline double dw_limit(const dw_walk *w)
     return w->bound + w->slack;
 }
 
+/* The skeleton of a k-DOP or sphere tree side, NULL for the others. */
+static const mq_bvt *side_bvt(const mq_dist_side *s)
+{
+    return s->kdoptree ? &s->kdoptree->bvt : s->spheretree ? &s->spheretree->bvt : NULL;
+}
+
 bool mq_dw_side_ok(const mq_dist_side *s)
 {
-    if (!s || (s->bvh != NULL) == (s->obbtree != NULL))
+    if (!s || (s->bvh != NULL) + (s->obbtree != NULL) + (s->kdoptree != NULL) + (s->spheretree != NULL) != 1)
         return false;
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 4; c++)
@@ -126,6 +134,9 @@ bool mq_dw_side_ok(const mq_dist_side *s)
                 return false;
     if (s->bvh)
         return s->bvh->root != MQ_REF_EMPTY;
+    const mq_bvt *t = side_bvt(s);
+    if (t)
+        return t->node_count > 0;
     return s->obbtree->node_count > 0;
 }
 
@@ -147,14 +158,38 @@ mq_dw_handle mq_dw_root(const mq_dist_side *s)
     return h;
 }
 
+/* The local box of a k-DOP node (its axis slabs: the first three directions
+ * are the axes) or of a sphere node's ball, as centre and half extents. */
+static void bvt_box(const mq_dist_side *s, uint32_t node, double cl[3], double hl[3])
+{
+    if (s->kdoptree) {
+        const mq_kdoptree *t = s->kdoptree;
+        const float *sl = t->slabs + (size_t)node * t->k;
+        for (int k = 0; k < 3; k++) {
+            cl[k] = 0.5 * ((double)sl[k] + (double)sl[t->m + k]);
+            hl[k] = 0.5 * ((double)sl[t->m + k] - (double)sl[k]);
+        }
+    } else {
+        const float *b = s->spheretree->spheres + 4 * (size_t)node;
+        for (int k = 0; k < 3; k++) {
+            cl[k] = b[k];
+            hl[k] = b[3]; /* -inf for a node without a finite corner: never entered */
+        }
+    }
+}
+
 void mq_dw_nbox_of(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_nbox *o)
 {
     const double(*m)[4] = s->m;
-    if (s->bvh) {
+    if (s->bvh || side_bvt(s)) {
         double cl[3], hl[3];
-        for (int k = 0; k < 3; k++) {
-            cl[k] = 0.5 * ((double)h->lo[k] + (double)h->hi[k]);
-            hl[k] = 0.5 * ((double)h->hi[k] - (double)h->lo[k]);
+        if (s->bvh) {
+            for (int k = 0; k < 3; k++) {
+                cl[k] = 0.5 * ((double)h->lo[k] + (double)h->hi[k]);
+                hl[k] = 0.5 * ((double)h->hi[k] - (double)h->lo[k]);
+            }
+        } else {
+            bvt_box(s, h->ref, cl, hl);
         }
         for (int r = 0; r < 3; r++) {
             o->c[r] = m[r][0] * cl[0] + m[r][1] * cl[1] + m[r][2] * cl[2] + m[r][3];
@@ -276,6 +311,9 @@ bool mq_dw_is_leaf(const mq_dist_side *s, const mq_dw_handle *h)
 {
     if (s->bvh)
         return mq_ref_is_leaf(h->ref);
+    const mq_bvt *t = side_bvt(s);
+    if (t)
+        return mq_bvt_is_leaf(t->data[h->ref]);
     return mq_obbtree_node_is_leaf(&s->obbtree->nodes[h->ref]);
 }
 
@@ -291,6 +329,10 @@ int mq_dw_children(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_handle ou
             mq_walk_child_box(node, i, s->bvh->inv_scale, out[n].lo, out[n].hi);
             n++;
         }
+    } else if (side_bvt(s)) {
+        out[0] = (mq_dw_handle){h->ref + 1, {0, 0, 0}, {0, 0, 0}};
+        out[1] = (mq_dw_handle){side_bvt(s)->data[h->ref], {0, 0, 0}, {0, 0, 0}};
+        n = 2;
     } else {
         const mq_obbtree_node *node = &s->obbtree->nodes[h->ref];
         out[0] = (mq_dw_handle){h->ref + 1, {0, 0, 0}, {0, 0, 0}};
@@ -336,6 +378,12 @@ int mq_dw_leaf_triangles(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_tri
                     map_triangle(s->m, &t, blk[b].id[lane], &out[n]))
                     n++;
             }
+    } else if (side_bvt(s)) {
+        const mq_bvt *t = side_bvt(s);
+        uint32_t d = t->data[h->ref], first = mq_bvt_first(d), end = first + mq_bvt_count(d);
+        for (uint32_t k = first; k < end; k++)
+            if (map_triangle(s->m, &t->tris[k], t->ids[k], &out[n]))
+                n++;
     } else {
         const mq_obbtree_node *node = &s->obbtree->nodes[h->ref];
         uint32_t first = mq_obbtree_leaf_first(node), end = first + mq_obbtree_leaf_count(node);
