@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "core/prefetch.h"
 #include "kdoptree/kdoptree_internal.h"
 #include "primitives/triangle_distance.h"
 #include "proximity/distance_walk.h"
@@ -612,6 +613,20 @@ static const mq_dw_nbox *nbox_cached(dw_walk *w, int side, const mq_dw_handle *h
     return &c->box;
 }
 
+/* Starts loading the nodes that splitting OBB-tree node h will read (its two
+ * children): a kept pair is often split soon after, and over large trees
+ * those loads miss the cache. Other hierarchies: nothing. */
+static inline void prefetch_split(const mq_dist_side *s, const mq_dw_handle *h)
+{
+    if (!s->obbtree)
+        return;
+    const mq_obbtree_node *n = &s->obbtree->nodes[h->ref];
+    if (!mq_obbtree_node_is_leaf(n)) {
+        mq_prefetch(n + 1);
+        mq_prefetch(&s->obbtree->nodes[n->data]);
+    }
+}
+
 /* The children pairs of node pair e that may hold a pair within the limit, in
  * ke (nearest mode: sorted farthest first); a leaf pair is measured at once.
  * Returns their number. */
@@ -650,6 +665,7 @@ static int expand(dw_walk *w, const dw_entry *e, dw_entry ke[MQ_BVH_WIDTH])
             split_a ? lower_bound(kb, other, limit, axes, w->nearest) : lower_bound(other, kb, limit, axes, w->nearest);
         if (l > limit)
             continue;
+        prefetch_split(split_a ? w->sa : w->sb, &kids[i]);
         dw_entry x = split_a ? (dw_entry){kids[i], e->b, l} : (dw_entry){e->a, kids[i], l};
         int j = n++;
         if (w->nearest) /* farthest first on the stack, so the nearest is popped next */
