@@ -338,7 +338,10 @@ static bool visit_instance(const mq_instance_rec *r, void *user)
     for (int k = 0; k < 3; k++) {
         double c_0 = s->c0[k] + t0 * s->dir[k] - r->to_world.m[k][3];
         double c_1 = s->c0[k] + t1 * s->dir[k] - r->to_world.m[k][3];
-        double g = s->h0[k] + s->tol;
+        /* plus the rounding of those sums (large starts and motions cancel) */
+        double g = s->h0[k] + s->tol +
+                   8.0 * DBL_EPSILON *
+                       (fabs(s->c0[k]) + fmax(fabs(t0), fabs(t1)) * fabs(s->dir[k]) + fabs(r->to_world.m[k][3]));
         clo[k] = fmin(c_0, c_1) - g;
         chi[k] = fmax(c_0, c_1) + g;
         /* no further than the instance's own (centred) box */
@@ -367,7 +370,9 @@ static bool visit_instance(const mq_instance_rec *r, void *user)
     mq_walk_box wb;
     mq_walk_box_set(&wb, llo, lhi, grow);
     /* 3. the walk; the local limit is the global best (ties entered) */
-    double llimit = limit - t0;
+    /* grown by a few ulp of the limit: t0 + t_local must not be lost to the
+     * rounding of that sum (the world time is checked against tmax below) */
+    double llimit = limit - t0 + 4.0 * DBL_EPSILON * fabs(limit);
     inst_walk w = {r, &q, (float)llimit};
     if ((double)w.limit < llimit)
         w.limit = nextafterf(w.limit, INFINITY);
@@ -519,8 +524,12 @@ bool mq_scene_shape_cast(const mq_scene *scene, const mq_dshape *shape, const mq
     }
     double grow = ext * MQ_SCENE_REL_SLACK + s.tol;
     for (int k = 0; k < 3; k++) {
-        sw.min[k] -= grow;
-        sw.max[k] += grow;
+        /* and by the rounding of the sums above: a large start and a large
+         * motion that cancel must not move the box off the instances */
+        double d = s.dir[k] * tmax;
+        double e = 8.0 * DBL_EPSILON * (fabs(b.min[k]) + fabs(b.max[k]) + (isfinite(d) ? fabs(d) : 0.0));
+        sw.min[k] -= grow + e;
+        sw.max[k] += grow + e;
     }
     s.t = INFINITY;
     s.instance = MQ_NO_INSTANCE;

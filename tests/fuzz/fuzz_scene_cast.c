@@ -24,9 +24,9 @@
  *     initially_overlapping == (t == 0); a miss is the miss record;
  *   - invalid input (non-finite dir, NaN or negative tmax, a box) misses;
  *   - the batch of one (1 and 2 threads) equals the single cast field by field;
- *   - spheres and capsules: a hit at t == 0 happens exactly when the cast with
- *     zero motion hits; the cast again with tmax = t finds the same t; with
- *     the mask of the hit instance alone the same t.
+ *   - spheres and capsules: when the cast with zero motion hits, the moving
+ *     cast hits at t == 0; the cast again with tmax = t (> 0) finds the same t; with
+ *     the query mask narrowed to the hit instance's bits the same t.
  */
 #include <math.h>
 #include <stdint.h>
@@ -223,12 +223,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (hit && kind != 2) {
         mq_dvec3 zero = {0, 0, 0};
         bool still = mq_scene_shape_cast(scene, &s, zero, tmax, &q, &b1);
-        if (still != (h.t == 0.0))
+        /* an initial overlap is always reported as t = 0; the converse need
+         * not hold: a shape that touches the Minkowski surface to within float
+         * rounding at the start may be entered at t = 0 by the moving test */
+        if (still && h.t != 0.0)
             FAIL("zero motion %d vs t %.17g", still, h.t);
         mq_scene_cast_hit again;
-        CHECK(mq_scene_shape_cast(scene, &s, dir, h.t, &q, &again));
-        if (again.t != h.t)
-            FAIL("tmax = t: %.17g vs %.17g", again.t, h.t);
+        /* (t = 0 may come from the moving test entering at 0, see above:
+         * with tmax = 0 that one is not repeated) */
+        if (h.t > 0.0) {
+            CHECK(mq_scene_shape_cast(scene, &s, dir, h.t, &q, &again));
+            if (again.t != h.t)
+                FAIL("tmax = t: %.17g vs %.17g", again.t, h.t);
+        }
         mq_instance_def d;
         CHECK(mq_scene_instance(scene, h.instance, &d));
         mq_scene_query only = q;
