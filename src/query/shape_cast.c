@@ -468,20 +468,24 @@ static void walk_obbtree(const mq_obbtree *tree, cast_q *q, float tmax)
 
 /* The path c + t d, t in [0, limit], against every slab of the node grown by
  * the shape's extent along its direction (its grown box's: sum_k ext[k] |n_k|)
- * and the slack; in double. The first three directions are the axes, so this
- * is never looser than the BVH's box test. */
+ * and by the slack of the node's box (the first three directions are the
+ * axes), projected the same way: on the axes this is the BVH's box test, and
+ * a slab thin across a long node (a sliver far from the origin) keeps the
+ * slack of the node's magnitude, which the leaf test's rounding follows. */
 static inline bool kdop_entry(const cast_q *q, const mq_kdoptree *tree, uint32_t node, float limit, float *t_in)
 {
     const float *s = tree->slabs + (size_t)node * tree->k;
     uint32_t m = tree->m;
-    double t0 = 0.0, t1 = limit;
+    double grow[3], t0 = 0.0, t1 = limit;
+    for (int k = 0; k < 3; k++)
+        grow[k] = (double)q->ext[k] + CAST_SLACK * (fabs((double)s[k]) + fabs((double)s[m + k]));
     for (uint32_t j = 0; j < m; j++) {
         const float *n = tree->dirs[j];
-        double c = 0.0, d = 0.0, h = CAST_SLACK * (fabs((double)s[j]) + fabs((double)s[m + j]));
+        double c = 0.0, d = 0.0, h = 0.0;
         for (int k = 0; k < 3; k++) {
             c += (double)n[k] * q->c[k];
             d += (double)n[k] * q->d[k];
-            h += fabs((double)n[k]) * q->ext[k];
+            h += fabs((double)n[k]) * grow[k];
         }
         double l = (double)s[j] - h, u = (double)s[m + j] + h;
         if (d == 0.0) {
