@@ -1,7 +1,7 @@
 """The k-DOP and sphere trees in Python (meshquery.KDOPTree, SphereTree):
 build options and errors, stats, every query against the OBB tree's answer
 and against brute force over the triangles (overlaps, rays, closest points,
-mesh vs mesh), refit. Runs with NumPy and, when MESHQUERY_NO_NUMPY=1, with
+mesh vs mesh), casts, shape distance and clearance against the BVH's, refit. Runs with NumPy and, when MESHQUERY_NO_NUMPY=1, with
 lists. Environment as test_meshquery.py (MQ_DATA_DIR, MQ_REQUIRE_NUMPY)."""
 import math
 import os
@@ -145,6 +145,36 @@ class Trees(unittest.TestCase):
         for t in self.trees:
             self.assertIsNone(t.raycast_closest((0, 0, 0), (0, 0, 0)))
             self.assertIsNone(t.closest_point((math.nan, 0, 0)))
+
+    def test_casts_distance_and_clearance_equal_bvh(self):
+        bvh = mq.BVH(self.mesh)
+        rng = random.Random(11)
+        hull = mq.Convex([(rng.uniform(-0.1, 0.1), rng.uniform(-0.1, 0.1), rng.uniform(-0.1, 0.1)) for _ in range(12)])
+        for p in self.points[:15]:
+            d = (rng.gauss(0, 1), rng.gauss(0, 1), rng.gauss(0, 1))
+            r = rng.uniform(0.0, 0.2)
+            q = tuple(p[k] + 0.3 * d[k] for k in range(3))
+            brute = min(point_triangle_distance(p, tri) for tri in self.tris)
+            want_dist = bvh.shape_distance(mq.sphere(p, r))
+            self.assertAlmostEqual(want_dist["distance"], max(0.0, brute - r), delta=1e-5 * (1 + brute))
+            for t in self.trees:
+                self.assertEqual(t.sphere_cast(p, r, d), bvh.sphere_cast(p, r, d))
+                self.assertEqual(t.capsule_cast(p, q, r, d, tmax=2.0), bvh.capsule_cast(p, q, r, d, tmax=2.0))
+                self.assertEqual(t.convex_cast(hull, d), bvh.convex_cast(hull, d))
+                for shape in (mq.sphere(p, r), mq.capsule(p, q, r)):
+                    got, want = t.shape_distance(shape), bvh.shape_distance(shape)
+                    self.assertEqual(got["distance"], want["distance"])
+                    near = sorted(L(t.shape_clearance(shape, 0.05).triangle_b))
+                    self.assertEqual(near, sorted(L(bvh.shape_clearance(shape, 0.05).triangle_b)))
+                    self.assertEqual(t.shape_clearance_any(shape, 0.05), bool(near))
+                if want_dist["distance"] > 0.01:
+                    self.assertIsNone(t.shape_distance(mq.sphere(p, r), max_distance=want_dist["distance"] * 0.5))
+        for t in self.trees:
+            self.assertIsNone(t.sphere_cast((0, 0, 0), 0.1, (math.nan, 0, 0)))
+            with self.assertRaises(ValueError):
+                t.shape_distance(mq.sphere((0, 0, 0), 1) + mq.sphere((1, 0, 0), 1))
+            with self.assertRaises(TypeError):
+                t.convex_cast(self.mesh, (1, 0, 0))
 
     def test_collide_equals_obb_tree(self):
         q = (0.96, 0.1, 0.2, 0.15)

@@ -646,6 +646,13 @@ for _t, _have, _def, _stats in (("kdoptree", HAVE_KDOPTREE, MqKdoptreeDef, MqKdo
     _fn("mq_%s_closest_point" % _t, c_bool, c_void_p, P(c_float), c_float, P(MqPointHit))
     _fn("mq_%s_collide_array" % _t, c_size_t, c_void_p, c_void_p, P(MqRigid), c_void_p, c_size_t)
     _fn("mq_%s_any_collide" % _t, c_bool, c_void_p, c_void_p, P(MqRigid))
+    # casts, shape distance and clearance (casts.h, proximity.h)
+    _fn("mq_%s_sphere_cast" % _t, c_bool, c_void_p, P(MqSphere), P(c_float), c_float, P(MqCastHit))
+    _fn("mq_%s_capsule_cast" % _t, c_bool, c_void_p, P(MqCapsule), P(c_float), c_float, P(MqCastHit))
+    _fn("mq_%s_convex_cast" % _t, c_bool, c_void_p, c_void_p, P(c_float), c_float, P(MqCastHit))
+    _fn("mq_%s_shape_distance" % _t, c_bool, c_void_p, c_void_p, P(MqDistanceOptions), P(MqShapeDistanceResult))
+    _fn("mq_%s_shape_clearance_array" % _t, c_size_t, c_void_p, c_void_p, c_double, c_void_p, c_size_t)
+    _fn("mq_%s_shape_clearance_any" % _t, c_bool, c_void_p, c_void_p, c_double)
 if HAVE_KDOPTREE:
     _fn("mq_kdoptree_k", c_uint32, c_void_p)
 

@@ -8,6 +8,8 @@ triangles).
     kdop.overlap(meshquery.sphere(c, r)), kdop.overlap_any(shape)
     kdop.raycast_closest(o, d), kdop.raycast_any(o, d), kdop.closest_point(p)
     kdop.collide(other_kdop, rotation=(w, x, y, z), translation=t), kdop.any_collide(...)
+    kdop.sphere_cast(c, r, direction), kdop.capsule_cast(...), kdop.convex_cast(hull, direction)
+    kdop.shape_distance(shape), kdop.shape_clearance(shape, d), kdop.shape_clearance_any(shape, d)
     kdop.refit(moved_positions), kdop.stats(), kdop.byte_count, kdop.k
 
 The C library has only one-query calls for these trees (no batches in
@@ -45,6 +47,22 @@ class _VolumeTree(_Handle):
     closest_point = _Tree.closest_point
     raycast_closest = _Tree.raycast_closest
     raycast_any = _Tree.raycast_any
+    # casts, shape distance and clearance (casts.h, proximity.h): the same answers as the BVH's
+    _cast = _Tree._cast
+    sphere_cast = _Tree.sphere_cast
+    capsule_cast = _Tree.capsule_cast
+    convex_cast = _Tree.convex_cast
+    _dist_opts = _Tree.__dict__["_dist_opts"]  # the staticmethod itself
+    shape_distance = _Tree.shape_distance
+    _clearance = _Tree._clearance
+    shape_clearance = _Tree.shape_clearance
+
+    def shape_clearance_any(self, shape, d: float) -> bool:
+        """True when some triangle lies within d of the one shape (a Shapes of length 1)."""
+        if len(shape) != 1:
+            raise ValueError("shape_clearance_any: one shape")
+        _, ptr, keep = shape._packed(False)
+        return bool(self._f("shape_clearance_any")(self.handle, ptr, float(d)))
 
     def _build(self, mesh, d, what):
         out, diag = ctypes.c_void_p(), _c.MqDiag()
@@ -116,8 +134,9 @@ class _VolumeTree(_Handle):
 
 class KDOPTree(_VolumeTree):
     """A tree of k-DOPs over a mesh (C: mq_kdoptree, meshquery/kdoptree.h):
-    shape overlaps, rays (closest, any), closest points, mesh vs mesh and refit,
-    one query a call, with the OBB tree's answers. Keeps the mesh alive.
+    shape overlaps, rays (closest, any), closest points, mesh vs mesh, shape
+    casts, shape distance and clearance, and refit, one query a call, with the
+    OBB tree's answers. Keeps the mesh alive.
 
     KDOPTree(mesh, k=18, max_leaf_size=4): k is 6 (an AABB), 14, 18 or 26 slab
     bounds a node. Raises MeshqueryError (MQ_ERR_INVALID_ARG) for another k or
