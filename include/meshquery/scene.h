@@ -440,12 +440,12 @@ typedef struct mq_scene_cast_hit {
  * cast touches both faces).
  *
  * Pruning: instances through the top-level hierarchy with the world box of
- * the whole sweep (conservative, widened by MQ_SCENE_REL_SLACK); an instance
- * is skipped when the shape cannot reach its world box before the best time
- * so far; within an instance the hierarchy is walked with the mesh-frame box
- * of the part of the sweep inside that world box (instances are visited in
- * no particular order, triangles not nearest first: long casts through large
- * instances test every triangle near the swept path).
+ * the whole sweep (conservative, widened by MQ_SCENE_REL_SLACK), in no
+ * particular order; an instance is skipped when the shape cannot reach its
+ * world box before the best time so far; within an instance the hierarchy
+ * is walked as the per-mesh casts walk it, nearest node first and pruned by
+ * the best time, with the shape's path and extent mapped to the mesh frame
+ * (an affine map keeps the path straight and its parameter t).
  *
  * @param scene the committed scene; NULL hits nothing.
  * @param shape the world shape at t = 0 (only read; a convex is borrowed for

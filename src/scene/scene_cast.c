@@ -16,10 +16,12 @@
  *      advanced to t0 in double before it is rounded, so a cast that starts
  *      far from an instance is as accurate there as one that starts at it
  *      (as the scene's rays are advanced to their box entry).
- *   2. Candidates: the box of the shape swept over [t0, t1] (t1: the exit
- *      from that grown box, or the best time so far), mapped to the mesh
- *      frame and widened exactly as instance_overlap.c widens its boxes, walks
- *      the instance's hierarchy (query/bvh_walk.h).
+ *   2. Candidates: the instance's hierarchy walked nearest node first and
+ *      pruned by the best time, with the centre's path and the shape's
+ *      extent mapped to the mesh frame (see "the instance's hierarchy"),
+ *      widened as instance_overlap.c widens its boxes. Should the mapped
+ *      path not fit float: a box walk (query/bvh_walk.h) with the box of the
+ *      sweep over [t0, t1] inside the instance's grown world box.
  *   3. Each candidate: the per-triangle cast of shape_cast.c (sphere and
  *      capsule: the watertight ray against the offset faces and edge capsules
  *      of the Minkowski sum; convex: mq_convex_cast_tri_d, conservative
@@ -199,6 +201,183 @@ static bool visit_triangle(uint32_t id, const mq_triangle *local, void *user)
     return true;
 }
 
+/* ---- the instance's hierarchy, nearest first --------------------------------
+ *
+ * An affine map keeps straight lines and their parameter: the centre's path
+ * c + t d in the world is c_l + t d_l in the mesh frame, same t. So the walks
+ * of shape_cast.c apply in the mesh frame with the shape's world box mapped
+ * to a local half extent (|L| h, grown by the slack of instance_overlap.c):
+ * node boxes by entry time, nearest first, pruned by the best time so far. */
+
+typedef struct lray {
+    float c[3], d[3], ext[3]; /* local centre at t0, local motion, local half extent (grown) */
+    float slack;              /* absolute, for the rounding of the local centre */
+} lray;
+
+static inline float walk_limit(const inst_walk *w)
+{
+    const icast *q = w->q;
+    if (!q->moving)
+        return 0.0f;
+    float l = q->t < w->limit ? q->t : w->limit;
+    return l * (1.0f + 4.0f * FLT_EPSILON) + FLT_MIN;
+}
+
+static inline bool lbox_entry(const lray *r, const float lo[3], const float hi[3], float limit, float *t_in)
+{
+    float t0 = 0.0f, t1 = limit;
+    for (int k = 0; k < 3; k++) {
+        float g = r->ext[k] + r->slack + CAST_SLACK * (fabsf(lo[k]) + fabsf(hi[k]));
+        float l = lo[k] - g, h = hi[k] + g;
+        if (r->d[k] == 0.0f || limit == 0.0f) {
+            if (r->c[k] < l || r->c[k] > h)
+                return false;
+            continue;
+        }
+        float ta = (l - r->c[k]) / r->d[k], tb = (h - r->c[k]) / r->d[k];
+        if (ta > tb) {
+            float x = ta;
+            ta = tb;
+            tb = x;
+        }
+        t0 = ta > t0 ? ta : t0;
+        t1 = tb < t1 ? tb : t1;
+        if (!(t0 <= t1))
+            return false;
+    }
+    *t_in = t0;
+    return true;
+}
+
+static void walk_bvh_cast(const mq_bvh *bvh, const lray *r, inst_walk *w)
+{
+    if (bvh->root == MQ_REF_EMPTY)
+        return;
+    typedef struct entry {
+        uint32_t ref;
+        float t;
+    } entry;
+    entry stack[MQ_TRAVERSAL_STACK];
+    int top = 0;
+    {
+        const float *rb = bvh->root_box;
+        float lo[3] = {rb[0], rb[2], rb[4]}, hi[3] = {rb[1], rb[3], rb[5]};
+        float t;
+        if (!lbox_entry(r, lo, hi, walk_limit(w), &t))
+            return;
+        stack[top++] = (entry){bvh->root, t};
+    }
+    while (top > 0) {
+        entry en = stack[--top];
+        float limit = walk_limit(w);
+        if (en.t > limit)
+            continue;
+        if (mq_ref_is_leaf(en.ref)) {
+            const mq_tri_block *blk = mq_arena_leaf(bvh->arena, en.ref);
+            uint32_t nb = mq_ref_block_count(en.ref);
+            for (uint32_t b = 0; b < nb; b++)
+                for (int lane = 0; lane < MQ_TRI_BLOCK; lane++) {
+                    mq_triangle t;
+                    if (mq_walk_block_triangle(bvh, &blk[b], lane, &t))
+                        visit_triangle(blk[b].id[lane], &t, w);
+                }
+            continue;
+        }
+        const mq_node8 *n = mq_arena_node(bvh->arena, en.ref);
+        entry kids[MQ_BVH_WIDTH];
+        int nk = 0;
+        for (int i = 0; i < MQ_BVH_WIDTH; i++) {
+            if (n->child[i] == MQ_REF_EMPTY)
+                continue;
+            float lo[3], hi[3], t;
+            mq_walk_child_box(n, i, bvh->inv_scale, lo, hi);
+            if (!lbox_entry(r, lo, hi, limit, &t))
+                continue;
+            int j = nk++; /* by decreasing entry: the nearest is pushed last */
+            while (j > 0 && kids[j - 1].t < t) {
+                kids[j] = kids[j - 1];
+                j--;
+            }
+            kids[j] = (entry){n->child[i], t};
+        }
+        for (int j = 0; j < nk; j++)
+            stack[top++] = kids[j];
+    }
+}
+
+/* The node box grown on its axis i by the local box's extent along it. */
+static inline bool lobb_entry(const lray *r, const mq_obbtree_node *n, float limit, float *t_in)
+{
+    float lo[3], ld[3];
+    mq_node_local_point(n, r->c, lo);
+    mq_node_local_dir(n, r->d, ld);
+    float slack =
+        r->slack + CAST_SLACK * (mq_abs_sum3(lo) + mq_half_sum(n) + mq_abs_sum3(n->center) + mq_abs_sum3(r->ext));
+    float t0 = 0.0f, t1 = limit;
+    for (int i = 0; i < 3; i++) {
+        const float *ax = n->axes[i];
+        float h = n->half[i] + fabsf(ax[0]) * r->ext[0] + fabsf(ax[1]) * r->ext[1] + fabsf(ax[2]) * r->ext[2] + slack;
+        if (ld[i] == 0.0f || limit == 0.0f) {
+            if (fabsf(lo[i]) > h)
+                return false;
+            continue;
+        }
+        float ta = (-h - lo[i]) / ld[i], tb = (h - lo[i]) / ld[i];
+        if (ta > tb) {
+            float x = ta;
+            ta = tb;
+            tb = x;
+        }
+        t0 = ta > t0 ? ta : t0;
+        t1 = tb < t1 ? tb : t1;
+        if (!(t0 <= t1))
+            return false;
+    }
+    *t_in = t0;
+    return true;
+}
+
+static void walk_obb_cast(const mq_obbtree *tree, const lray *r, inst_walk *w)
+{
+    if (tree->node_count == 0)
+        return;
+    typedef struct entry {
+        uint32_t node;
+        float t;
+    } entry;
+    entry stack[MQ_OBBTREE_STACK];
+    int top = 0;
+    float t;
+    if (!lobb_entry(r, &tree->nodes[0], walk_limit(w), &t))
+        return;
+    stack[top++] = (entry){0, t};
+    while (top > 0) {
+        entry en = stack[--top];
+        float limit = walk_limit(w);
+        if (en.t > limit)
+            continue;
+        const mq_obbtree_node *n = &tree->nodes[en.node];
+        if (mq_obbtree_node_is_leaf(n)) {
+            uint32_t first = mq_obbtree_leaf_first(n), end = first + mq_obbtree_leaf_count(n);
+            for (uint32_t k = first; k < end; k++)
+                visit_triangle(tree->ids[k], &tree->tris[k], w);
+            continue;
+        }
+        uint32_t l = en.node + 1, rr = n->data;
+        float tl = 0.0f, tr = 0.0f;
+        bool hl = lobb_entry(r, &tree->nodes[l], limit, &tl), hr = lobb_entry(r, &tree->nodes[rr], limit, &tr);
+        if (hl && hr) {
+            bool left_first = tl <= tr;
+            stack[top++] = left_first ? (entry){rr, tr} : (entry){l, tl};
+            stack[top++] = left_first ? (entry){l, tl} : (entry){rr, tr};
+        } else if (hl) {
+            stack[top++] = (entry){l, tl};
+        } else if (hr) {
+            stack[top++] = (entry){rr, tr};
+        }
+    }
+}
+
 /* ---- the scene -------------------------------------------------------------- */
 
 typedef struct scene_cast {
@@ -376,7 +555,32 @@ static bool visit_instance(const mq_instance_rec *r, void *user)
     inst_walk w = {r, &q, (float)llimit};
     if ((double)w.limit < llimit)
         w.limit = nextafterf(w.limit, INFINITY);
-    if (r->bvh)
+    /* the centre's path and the shape's extent in the mesh frame */
+    lray lr;
+    double cc0[3], lc[3], ld[3];
+    bool ok = true;
+    for (int k = 0; k < 3; k++)
+        cc0[k] = s->c0[k] + t0 * s->dir[k] - r->to_world.m[k][3];
+    for (int i = 0; i < 3; i++) {
+        const double *row = r->to_local.m[i];
+        lc[i] = row[0] * cc0[0] + row[1] * cc0[1] + row[2] * cc0[2];
+        ld[i] = row[0] * s->dir[0] + row[1] * s->dir[1] + row[2] * s->dir[2];
+        double e = 0.0;
+        for (int j = 0; j < 3; j++)
+            e += fabs(row[j]) *
+                 (s->h0[j] + s->tol +
+                  8.0 * DBL_EPSILON * (fabs(s->c0[j]) + fabs(t0 * s->dir[j]) + fabs(r->to_world.m[j][3])));
+        lr.c[i] = (float)lc[i];
+        lr.d[i] = (float)ld[i];
+        lr.ext[i] = (float)(e + grow);
+        ok = ok && isfinite(lr.c[i]) && isfinite(lr.d[i]) && isfinite(lr.ext[i]);
+    }
+    lr.slack = (float)(CAST_SLACK * dmaxabs3(lc)) + FLT_MIN;
+    if (ok && r->bvh)
+        walk_bvh_cast(r->bvh, &lr, &w);
+    else if (ok)
+        walk_obb_cast(r->obbtree, &lr, &w);
+    else if (r->bvh) /* the path does not fit float in the mesh frame: every candidate near it */
         mq_bvh_walk_box(r->bvh, &wb, visit_triangle, &w);
     else
         mq_obbtree_walk_box(r->obbtree, &wb, visit_triangle, &w);
