@@ -2,8 +2,10 @@
  * mq-bench distance — how far apart: mesh vs mesh (a mesh and a second copy
  * of it, or another mesh, placed by rigid transforms) and shape vs mesh
  * (spheres, capsules, OBBs, AABBs, convex hulls near the mesh). meshquery's OBB tree and
- * BVH (meshquery/proximity.h) beside FCL's fcl::distance on BVHModel<RSS>
- * and BVHModel<OBBRSS> (when built with FCL), same inputs, one process.
+ * BVH (meshquery/proximity.h; for shapes also the 18-DOP tree and the sphere
+ * tree, meshquery-kdop (k = 18) and meshquery-sphere) beside FCL's fcl::distance on
+ * BVHModel<RSS> and BVHModel<OBBRSS> (when built with FCL), same inputs, one
+ * process.
  *
  *   mq-bench distance MESH.obj [--other OTHER.obj] [--generate N] [--shapes N] [--reps R]
  *                     [--seed S] [--subdivide K] [--no-fcl] [--json]
@@ -70,10 +72,23 @@ typedef struct answer {
     uint32_t ta, tb;
 } answer;
 
-#define ENGINES_MAX 4
+/* Engine ids: 0 OBB tree, 1 BVH, 2 FCL RSS, 3 FCL OBBRSS, 4 18-DOP tree, 5 sphere tree. */
+#define ENGINES_MAX 6
+#define ENG_FCL_RSS 2
+#define ENG_KDOP 4
+#define ENG_SPHERE 5
+
+static const char *const engine_names[ENGINES_MAX] = {"meshquery-obb", "meshquery-bvh",  "fcl-rss",
+                                                      "fcl-obbrss",    "meshquery-kdop", "meshquery-sphere"};
+
+static bool is_reference(int id)
+{
+    return id == 2 || id == 3;
+}
 
 typedef struct engine {
     const char *name;
+    int id;
     double build_ms;
     answer *ans;
     double seconds[64];
@@ -94,6 +109,8 @@ typedef struct workload {
 typedef struct hierarchies {
     mq_obbtree *obb_a, *obb_b;
     mq_bvh *bvh_a, *bvh_b;
+    mq_kdoptree *kdop_a; /* shapes only */
+    mq_spheretree *sphere_a;
     double ms[ENGINES_MAX];
 #if defined(MQ_HAVE_FCL)
     ref_fcl *rss_a, *rss_b, *obbrss_a, *obbrss_b;
@@ -283,10 +300,16 @@ static answer from_shape_result(bool found, const mq_shape_distance_result *r)
     return found ? (answer){r->distance, MQ_NO_TRIANGLE, r->triangle} : (answer){-1, MQ_NO_TRIANGLE, MQ_NO_TRIANGLE};
 }
 
-/* Answers query i with engine e (0: OBB tree, 1: BVH, 2: FCL RSS, 3: FCL OBBRSS). */
+/* Answers query i with engine e (ids above; the k-DOP and sphere trees: shapes only). */
 static answer run_one(const workload *w, const hierarchies *h, int e, size_t i)
 {
     bool mesh = w->xf != NULL;
+    if (e == ENG_KDOP || e == ENG_SPHERE) {
+        mq_shape_distance_result r;
+        bool f = e == ENG_KDOP ? mq_kdoptree_shape_distance(h->kdop_a, &w->shapes[i], NULL, &r)
+                               : mq_spheretree_shape_distance(h->sphere_a, &w->shapes[i], NULL, &r);
+        return from_shape_result(f, &r);
+    }
     if (e == 0 || e == 1) {
         if (mesh) {
             mq_distance_result r;
@@ -300,7 +323,7 @@ static answer run_one(const workload *w, const hierarchies *h, int e, size_t i)
         return from_shape_result(f, &r);
     }
 #if defined(MQ_HAVE_FCL)
-    ref_fcl *a = e == 2 ? h->rss_a : h->obbrss_a, *b = e == 2 ? h->rss_b : h->obbrss_b;
+    ref_fcl *a = e == ENG_FCL_RSS ? h->rss_a : h->obbrss_a, *b = e == ENG_FCL_RSS ? h->rss_b : h->obbrss_b;
     double pa[3], pb[3];
     answer an = {0, MQ_NO_TRIANGLE, MQ_NO_TRIANGLE};
     if (mesh)
@@ -323,7 +346,7 @@ static void time_engines(const workload *w, const hierarchies *h, engine *e, int
         for (int k = 0; k < count; k++) {
             double t0 = cpu_now();
             for (size_t i = 0; i < w->n; i++)
-                e[k].ans[i] = run_one(w, h, k, i);
+                e[k].ans[i] = run_one(w, h, e[k].id, i);
             e[k].seconds[rep] = cpu_now() - t0;
         }
 }
@@ -482,14 +505,21 @@ static void report(const workload *w, engine *e, int count)
     emit(w, e[0].name, "intersecting_fraction", (double)zero / (double)w->n, "");
     emit(w, e[0].name, "found_fraction", (double)found / (double)w->n, "");
     double D = fmax(w->a->diagonal, w->b->diagonal), fastest = 0;
-    for (int mine = 0; mine < 2; mine++) {
-        for (int k = 2; k < count; k++) {
+    bool refs = false;
+    for (int k = 0; k < count; k++)
+        refs = refs || is_reference(e[k].id);
+    for (int mine = 0; mine < count; mine++) {
+        if (is_reference(e[mine].id))
+            continue;
+        for (int k = 0; k < count; k++) {
+            if (!is_reference(e[k].id))
+                continue;
             char metric[64];
             snprintf(metric, sizeof metric, "speedup_vs_%s", e[k].name);
             emit(w, e[mine].name, metric, rate[mine] / rate[k], "x");
             fastest = fmax(fastest, rate[k]);
         }
-        if (count > 2)
+        if (refs)
             emit(w, e[mine].name, "speedup_vs_fcl_fastest", rate[mine] / fastest, "x");
     }
     for (int k = 1; k < count; k++) {
@@ -499,7 +529,7 @@ static void report(const workload *w, engine *e, int count)
         emit(w, e[0].name, metric, (double)v.differ, "queries");
         snprintf(metric, sizeof metric, "max_difference_rel_diagonal_vs_%s", e[k].name);
         emit(w, e[0].name, metric, v.max_diff / D, "");
-        if (k < 2)
+        if (!is_reference(e[k].id))
             continue;
         snprintf(metric, sizeof metric, "decided_meshquery_right_vs_%s", e[k].name);
         emit(w, e[0].name, metric, (double)v.mine, "queries");
@@ -510,13 +540,13 @@ static void report(const workload *w, engine *e, int count)
     }
 }
 
-static int run_workload(const workload *w, const hierarchies *h, int count)
+/* Runs the engines ids[0..count) (ids[0]: the one the others are compared with). */
+static int run_workload(const workload *w, const hierarchies *h, const int *ids, int count)
 {
-    static const char *names[ENGINES_MAX] = {"meshquery-obb", "meshquery-bvh", "fcl-rss", "fcl-obbrss"};
     engine e[ENGINES_MAX];
     bool ok = true;
     for (int k = 0; k < count; k++) {
-        e[k] = (engine){.name = names[k], .build_ms = h->ms[k]};
+        e[k] = (engine){.name = engine_names[ids[k]], .id = ids[k], .build_ms = h->ms[ids[k]]};
         e[k].ans = malloc((w->n ? w->n : 1) * sizeof *e[k].ans);
         ok = ok && e[k].ans;
     }
@@ -549,6 +579,12 @@ static bool build(const dist_opts *o, const placed_mesh *a, const placed_mesh *b
     ok = ok && mq_bvh_build(a->mesh, &bd, &h->bvh_a, NULL) == MQ_OK;
     h->ms[1] = wall_ms_since(t0);
     ok = ok && (same ? (h->bvh_b = h->bvh_a, true) : mq_bvh_build(b->mesh, &bd, &h->bvh_b, NULL) == MQ_OK);
+    t0 = bench_now();
+    ok = ok && mq_kdoptree_build(a->mesh, NULL, &h->kdop_a, NULL) == MQ_OK; /* k = 18 */
+    h->ms[ENG_KDOP] = wall_ms_since(t0);
+    t0 = bench_now();
+    ok = ok && mq_spheretree_build(a->mesh, NULL, &h->sphere_a, NULL) == MQ_OK;
+    h->ms[ENG_SPHERE] = wall_ms_since(t0);
     *count = 2;
 #if defined(MQ_HAVE_FCL)
     if (ok && o->fcl) {
@@ -580,6 +616,8 @@ static void destroy(hierarchies *h)
     if (h->bvh_b != h->bvh_a)
         mq_bvh_destroy(h->bvh_b);
     mq_bvh_destroy(h->bvh_a);
+    mq_kdoptree_destroy(h->kdop_a);
+    mq_spheretree_destroy(h->sphere_a);
 #if defined(MQ_HAVE_FCL)
     ref_fcl_destroy(h->rss_a);
     ref_fcl_destroy(h->rss_b);
@@ -607,7 +645,9 @@ static int run_shapes(const dist_opts *o, const placed_mesh *a, const hierarchie
         }
     }
 #endif
-    int status = ok ? run_workload(&ws, h, count) : 1;
+    /* the OBB tree, the BVH, the 18-DOP and sphere trees, then FCL's (count - 2 of them) */
+    int ids[ENGINES_MAX] = {0, 1, ENG_KDOP, ENG_SPHERE, 2, 3};
+    int status = ok ? run_workload(&ws, h, ids, count + 2) : 1;
     if (!ok)
         fprintf(stderr, "mq-bench distance: out of memory or a hull failed (%s)\n", name);
 #if defined(MQ_HAVE_FCL)
@@ -632,16 +672,18 @@ static int run(const dist_opts *o, const placed_mesh *a, const placed_mesh *b)
     mq_rigid *xf = malloc((o->placements ? o->placements : 1) * sizeof *xf);
     mq_shape *shapes = malloc((o->shapes ? o->shapes : 1) * sizeof *shapes);
     if (xf && shapes && build(o, a, b, &h, &count)) {
-        static const char *names[ENGINES_MAX] = {"meshquery-obb", "meshquery-bvh", "fcl-rss", "fcl-obbrss"};
+        static const int ids[4] = {0, 1, 2, 3}; /* mesh vs mesh: no k-DOP or sphere tree distance */
         workload w = {.o = o, .a = a, .b = b, .mode = "mesh", .xf = xf, .n = o->placements};
         if (!o->json)
             printf("mq-bench distance: %s (%zu triangles) vs %s (%zu triangles)\n", o->mesh_path,
                    mq_mesh_triangle_count(a->mesh), o->other_path ? o->other_path : o->mesh_path,
                    mq_mesh_triangle_count(b->mesh));
         for (int k = 0; k < count; k++)
-            emit(&w, names[k], "build_ms", h.ms[k], "ms");
+            emit(&w, engine_names[k], "build_ms", h.ms[k], "ms");
+        emit(&w, engine_names[ENG_KDOP], "build_ms", h.ms[ENG_KDOP], "ms");
+        emit(&w, engine_names[ENG_SPHERE], "build_ms", h.ms[ENG_SPHERE], "ms");
         make_placements(o, a, b, xf);
-        status = run_workload(&w, &h, count);
+        status = run_workload(&w, &h, ids, count);
         static const char *kinds[5] = {"sphere", "capsule", "obb", "aabb", "convex"};
         for (int kind = 0; kind < 5 && status == 0; kind++)
             status = run_shapes(o, a, &h, count, (mq_shape_kind)kind, kinds[kind], shapes);
