@@ -75,8 +75,11 @@ typedef struct dw_leaf {
 #define DW_LCACHE (1 << DW_LCACHE_BITS)
 
 /* Recently mapped node boxes of each side, direct-mapped by node reference: a
- * node is paired with many nodes of the other side, so its box is mapped once. */
-#define DW_NCACHE 64
+ * node is paired with many nodes of the other side, so its box is mapped once.
+ * 256 per side: best first comes back to pairs after long descents, and with
+ * 64 their boxes were often gone. */
+#define DW_NCACHE_BITS 8
+#define DW_NCACHE (1 << DW_NCACHE_BITS)
 
 typedef struct dw_nslot {
     uint32_t ref;
@@ -603,7 +606,7 @@ static void leaf_pair(dw_walk *w, const mq_dw_handle *ha, const mq_dw_handle *hb
 /* Node h of side `side` (0: a, 1: b) mapped into the common frame, from the cache when it holds it. */
 static const mq_dw_nbox *nbox_cached(dw_walk *w, int side, const mq_dw_handle *h)
 {
-    uint32_t slot = (h->ref * 2654435761u) >> 26;
+    uint32_t slot = (h->ref * 2654435761u) >> (32 - DW_NCACHE_BITS);
     dw_nslot *c = &w->ncache[side][slot];
     if (!w->nvalid[side][slot] || c->ref != h->ref) {
         w->nvalid[side][slot] = true;

@@ -30,7 +30,7 @@
  * children; the siblings wait in a fixed heap, depth first beyond it): an
  * upper bound, or an intersection, comes early, and only pairs whose bound is
  * below the answer are split. Every-pair-within-d walks depth first. Fixed
- * stacks (about 160 KB of the caller's stack), no allocation, reentrant: any
+ * stacks (about 230 KB of the caller's stack), no allocation, reentrant: any
  * number of threads may walk the same hierarchies.
  */
 #ifndef MQ_PROXIMITY_DISTANCE_WALK_H
