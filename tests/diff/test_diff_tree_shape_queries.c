@@ -31,7 +31,8 @@
  * every triangle (ties to the smaller id) exactly.
  *
  * Degenerate and bad input: NULL trees and shapes, NaN and negative options,
- * NaN shapes, NaN and infinite directions, empty trees.
+ * NaN shapes, NaN and infinite directions, empty trees. Memory: the queries
+ * allocate nothing through the trees' allocators.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -675,11 +676,93 @@ static void bad_input(void **state)
     mq_mesh_destroy(m);
 }
 
+/* ---- the queries allocate nothing ---- */
+
+static size_t g_allocs;
+
+static void *count_alloc(size_t size, size_t align, void *user)
+{
+    (void)user;
+    g_allocs++;
+    void *p = NULL;
+    if (align < sizeof(void *))
+        align = sizeof(void *);
+    return posix_memalign(&p, align, size) == 0 ? p : NULL;
+}
+
+static void count_free(void *ptr, size_t size, void *user)
+{
+    (void)size;
+    (void)user;
+    free(ptr);
+}
+
+static bool count_pair(const mq_clearance_pair *p, void *user)
+{
+    (void)p;
+    ++*(size_t *)user;
+    return true;
+}
+
+static void queries_allocate_nothing(void **state)
+{
+    (void)state;
+    const mq_allocator alloc = {count_alloc, count_free, NULL};
+    mq_mesh *mesh = mq_test_load_mesh("suzanne.obj");
+    mq_kdoptree_def kd = mq_default_kdoptree_def();
+    kd.allocator = &alloc;
+    mq_spheretree_def sd = mq_default_spheretree_def();
+    sd.allocator = &alloc;
+    mq_kdoptree *k = NULL;
+    mq_spheretree *sp = NULL;
+    assert_int_equal(mq_kdoptree_build(mesh, &kd, &k, NULL), MQ_OK);
+    assert_int_equal(mq_spheretree_build(mesh, &sd, &sp, NULL), MQ_OK);
+    size_t built = g_allocs;
+    assert_true(built > 0);
+    float pts[12] = {0, 0, 0, 0.3f, 0, 0, 0, 0.3f, 0, 0, 0, 0.3f};
+    mq_convex *cv = NULL;
+    assert_int_equal(mq_convex_create(pts, 4, NULL, &cv, NULL), MQ_OK);
+    mq_shape shapes[2];
+    shapes[0].kind = MQ_SHAPE_CAPSULE;
+    shapes[0].u.capsule = (mq_capsule){{-1, 0, 0}, {1, 0, 0}, 0.2f};
+    shapes[1] = mq_shape_convex(cv);
+    vec3 dir = {0, 0, 1};
+    size_t pairs = 0;
+    for (int i = 0; i < 2; i++) {
+        mq_shape_distance_result r;
+        assert_true(mq_kdoptree_shape_distance(k, &shapes[i], NULL, &r));
+        assert_true(mq_spheretree_shape_distance(sp, &shapes[i], NULL, &r));
+        pairs += mq_kdoptree_shape_clearance(k, &shapes[i], INFINITY, count_pair, &pairs);
+        pairs += mq_spheretree_shape_clearance(sp, &shapes[i], INFINITY, count_pair, &pairs);
+        (void)mq_kdoptree_shape_clearance_any(k, &shapes[i], 0.5);
+        (void)mq_spheretree_shape_clearance_any(sp, &shapes[i], 0.5);
+    }
+    mq_cast_hit h;
+    (void)mq_kdoptree_capsule_cast(k, &shapes[0].u.capsule, dir, INFINITY, &h);
+    (void)mq_spheretree_capsule_cast(sp, &shapes[0].u.capsule, dir, INFINITY, &h);
+    (void)mq_kdoptree_convex_cast(k, cv, dir, INFINITY, &h);
+    (void)mq_spheretree_convex_cast(sp, cv, dir, INFINITY, &h);
+    mq_sphere s = {{0, 0, -2}, 0.1f};
+    (void)mq_kdoptree_sphere_cast(k, &s, dir, INFINITY, &h);
+    (void)mq_spheretree_sphere_cast(sp, &s, dir, INFINITY, &h);
+    assert_true(pairs > 0);
+    assert_int_equal(g_allocs, built);
+    mq_convex_destroy(cv);
+    mq_kdoptree_destroy(k);
+    mq_spheretree_destroy(sp);
+    mq_mesh_destroy(mesh);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(distances_suzanne), cmocka_unit_test(distances_spot), cmocka_unit_test(distances_fandisk),
-        cmocka_unit_test(casts_suzanne),     cmocka_unit_test(casts_cow),      cmocka_unit_test(bad_input),
+        cmocka_unit_test(distances_suzanne),
+        cmocka_unit_test(distances_spot),
+        cmocka_unit_test(distances_fandisk),
+        cmocka_unit_test(casts_suzanne),
+        cmocka_unit_test(casts_cow),
+        cmocka_unit_test(bad_input),
+        cmocka_unit_test(queries_allocate_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
