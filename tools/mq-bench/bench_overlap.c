@@ -51,8 +51,9 @@
  *
  * Sphere casts (--casts N, default 10000; 0: none): spheres as above moved
  * towards a random mesh vertex (tmax 1.5, so most hit), through
- * mq_bvh_sphere_cast and mq_obbtree_sphere_cast, and Bullet's convexSweepTest
- * when built with it; reported: casts per second, hits, and against Bullet
+ * mq_bvh_sphere_cast, mq_obbtree_sphere_cast, mq_kdoptree_sphere_cast (k = 18)
+ * and mq_spheretree_sphere_cast, and Bullet's convexSweepTest
+ * when built with it; reported: casts per second, hits, and against the BVH
  * the casts that disagree on hit/miss and the median and largest
  * |t difference| * |dir| relative to the mesh's diagonal. Casts starting in
  * contact (meshquery: t = 0; Bullet's sweep ignores them) are counted apart.
@@ -949,11 +950,14 @@ typedef struct cast_result {
     float t;
 } cast_result;
 
-/* The engines sphere casts are timed on: 0 the BVH, 1 the OBB tree, 2 Bullet. */
+/* The engines sphere casts are timed on: 0 the BVH, 1 the OBB tree, 2 Bullet,
+ * 3 the 18-DOP tree, 4 the sphere tree. */
 typedef struct cast_engines {
     const mq_bvh *bvh;
     const mq_obbtree *tree;
     void *bullet;
+    const mq_kdoptree *kdop;
+    const mq_spheretree *sphere;
 } cast_engines;
 
 /* Times one engine over all casts (median of reps, CPU time); fills res from the first run. */
@@ -973,6 +977,14 @@ static double time_casts(int which, const cast_engines *en, const sphere_cast *c
             } else if (which == 1) {
                 mq_cast_hit ch;
                 cr.hit = mq_obbtree_sphere_cast(en->tree, &c[i].s, c[i].dir, 1.5f, &ch);
+                cr.t = ch.t;
+            } else if (which == 3) {
+                mq_cast_hit ch;
+                cr.hit = mq_kdoptree_sphere_cast(en->kdop, &c[i].s, c[i].dir, 1.5f, &ch);
+                cr.t = ch.t;
+            } else if (which == 4) {
+                mq_cast_hit ch;
+                cr.hit = mq_spheretree_sphere_cast(en->sphere, &c[i].s, c[i].dir, 1.5f, &ch);
                 cr.t = ch.t;
             }
 #if defined(MQ_HAVE_BULLET)
@@ -1007,8 +1019,19 @@ static void bench_casts(const overlap_opts *o, const mq_mesh *mesh, const bounds
     }
     const mq_bvh *bvh = bvh0 ? bvh0 : own_bvh;
     const mq_obbtree *tree = tree0 ? tree0 : own_tree;
+    mq_kdoptree *kdop = NULL;
+    mq_spheretree *sphere = NULL;
+    if (mq_kdoptree_build(mesh, NULL, &kdop, NULL) != MQ_OK ||
+        mq_spheretree_build(mesh, NULL, &sphere, NULL) != MQ_OK) {
+        mq_kdoptree_destroy(kdop);
+        mq_bvh_destroy(own_bvh);
+        mq_obbtree_destroy(own_tree);
+        return;
+    }
     sphere_cast *c = malloc(n * sizeof *c);
-    cast_result *res[3] = {malloc(n * sizeof **res), malloc(n * sizeof **res), malloc(n * sizeof **res)};
+    cast_result *res[5];
+    for (int e = 0; e < 5; e++)
+        res[e] = malloc(n * sizeof **res);
     mqt_rng r;
     mqt_rng_seed(&r, o->seed + 77);
     const float *p = mq_mesh_positions(mesh);
@@ -1021,11 +1044,14 @@ static void bench_casts(const overlap_opts *o, const mq_mesh *mesh, const bounds
             c[i].dir[k] = nv ? p[3 * v + (size_t)k] - c[i].s.center[k] : 1.0f;
     }
     unsigned reps = o->reps > 63 ? 63 : o->reps;
-    static const char *const names[3] = {"meshquery-bvh", "meshquery-obb", "bullet"};
-    int engines = bullet ? 3 : 2;
-    for (int e = 0; e < engines; e++) {
+    static const char *const names[5] = {"meshquery-bvh", "meshquery-obb", "bullet", "meshquery-kdop",
+                                         "meshquery-sphere"};
+    const int ids[5] = {0, 1, 3, 4, 2}; /* Bullet last, when there */
+    int engines = bullet ? 5 : 4;
+    for (int k = 0; k < engines; k++) {
+        int e = ids[k];
         size_t hits = 0;
-        double t = time_casts(e, &(cast_engines){bvh, tree, bullet}, c, n, reps, res[e], &hits);
+        double t = time_casts(e, &(cast_engines){bvh, tree, bullet, kdop, sphere}, c, n, reps, res[e], &hits);
         report(o, names[e], "cast", "throughput", (double)n / t * 1e-3, "Kcasts/s");
         report(o, names[e], "cast", "hit_fraction", (double)hits / (double)(n ? n : 1), "casts");
         if (e == 0)
@@ -1055,9 +1081,11 @@ static void bench_casts(const overlap_opts *o, const mq_mesh *mesh, const bounds
         report(o, names[e], "cast", "max_abs_dt_rel_diagonal", worst, "D");
         free(dts);
     }
-    for (int e = 0; e < 3; e++)
+    for (int e = 0; e < 5; e++)
         free(res[e]);
     free(c);
+    mq_kdoptree_destroy(kdop);
+    mq_spheretree_destroy(sphere);
     mq_bvh_destroy(own_bvh);
     mq_obbtree_destroy(own_tree);
 }
