@@ -3,6 +3,7 @@
 #include <math.h>
 #include <time.h>
 
+#include "core/minmax.h"
 #include "bvh/bvh_internal.h"
 #include "bvh/flatten.h"
 #include "core/pool.h"
@@ -91,7 +92,7 @@ float mq_positions_magnitude(const float *positions, size_t count)
     float m = 0.0f;
     for (size_t i = 0; i < count; i++) {
         const float *p = positions + 3 * i;
-        float a = fmaxf(fmaxf(fabsf(p[0]), fabsf(p[1])), fabsf(p[2]));
+        float a = mq_fmaxf(mq_fmaxf(fabsf(p[0]), fabsf(p[1])), fabsf(p[2]));
         bool finite = isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]);
         m = finite && a > m ? a : m;
     }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/minmax.h"
 #include "convex/convex_build.h"
 #include "convex/convex_internal.h"
 #include "core/alloc.h"
@@ -70,7 +71,7 @@ static void tri_cross(const double *v, const uint32_t *tri, double inv, double n
 static void tri_normal(const double *v, const uint32_t *tri, double inv, double n[3])
 {
     tri_cross(v, tri, inv, n);
-    double m = fmax(fabs(n[0]), fmax(fabs(n[1]), fabs(n[2])));
+    double m = mq_fmax(fabs(n[0]), mq_fmax(fabs(n[1]), fabs(n[2])));
     if (m > 0.0) {
         for (int k = 0; k < 3; k++)
             n[k] /= m;
@@ -126,7 +127,7 @@ static mq_status finish(const float *points, size_t count, const mq_hull_result 
         if (remap[i] != UINT32_MAX)
             for (int k = 0; k < 3; k++) {
                 vd[3 * remap[i] + k] = (double)points[3 * i + k];
-                scale = fmax(scale, fabs((double)points[3 * i + k]));
+                scale = mq_fmax(scale, fabs((double)points[3 * i + k]));
             }
     uint32_t *tris = hr->tris; /* remapped in place below */
     for (size_t i = 0; i < 3 * nt; i++)
@@ -203,18 +204,18 @@ static mq_status finish(const float *points, size_t count, const mq_hull_result 
     }
     for (uint32_t i = 0; i < nv; i++)
         for (int k = 0; k < 3; k++) {
-            c->lo[k] = fmin(c->lo[k], vd[3 * i + k]);
-            c->hi[k] = fmax(c->hi[k], vd[3 * i + k]);
+            c->lo[k] = mq_fmin(c->lo[k], vd[3 * i + k]);
+            c->hi[k] = mq_fmax(c->hi[k], vd[3 * i + k]);
         }
     double r2 = 0.0;
     for (int k = 0; k < 3; k++)
         c->center[k] = 0.5 * c->lo[k] + 0.5 * c->hi[k];
     for (uint32_t i = 0; i < nv; i++) {
         double d[3] = {vd[3 * i] - c->center[0], vd[3 * i + 1] - c->center[1], vd[3 * i + 2] - c->center[2]};
-        double m = fmax(fabs(d[0]), fmax(fabs(d[1]), fabs(d[2])));
+        double m = mq_fmax(fabs(d[0]), mq_fmax(fabs(d[1]), fabs(d[2])));
         if (m > 0.0) {
             double s = m * sqrt((d[0] / m) * (d[0] / m) + (d[1] / m) * (d[1] / m) + (d[2] / m) * (d[2] / m));
-            r2 = fmax(r2, s);
+            r2 = mq_fmax(r2, s);
         }
     }
     c->radius = r2 * (1.0 + 1e-12);
@@ -256,12 +257,12 @@ static mq_status finish(const float *points, size_t count, const mq_hull_result 
     for (size_t f = 0; f < nt; f++) {
         mq_cplane *p = &c->planes[cls[uf_find(parent, (uint32_t)f)]];
         for (int i = 0; i < 3; i++)
-            p->d = fmax(p->d, ddot(p->n, vd + 3 * tris[3 * f + i]));
+            p->d = mq_fmax(p->d, ddot(p->n, vd + 3 * tris[3 * f + i]));
     }
     if (all)
         for (uint32_t q = 0; q < np; q++)
             for (uint32_t i = 0; i < nv; i++)
-                c->planes[q].d = fmax(c->planes[q].d, ddot(c->planes[q].n, vd + 3 * i));
+                c->planes[q].d = mq_fmax(c->planes[q].d, ddot(c->planes[q].n, vd + 3 * i));
     /* the largest faces first: the hierarchies cull nodes by the first
      * MQ_CONVEX_CULL_PLANES planes only (convex_internal.h) */
     for (uint32_t q = 0; q < np && q < MQ_CONVEX_CULL_PLANES; q++) {
@@ -437,8 +438,8 @@ void mq_convex_placed_bounds(const mq_convex *c, const mq_cpose *p, double lo[3]
             double w[3];
             mq_cpose_to_world(p, c->v + 3 * i, w);
             for (int k = 0; k < 3; k++) {
-                lo[k] = fmin(lo[k], w[k]);
-                hi[k] = fmax(hi[k], w[k]);
+                lo[k] = mq_fmin(lo[k], w[k]);
+                hi[k] = mq_fmax(hi[k], w[k]);
             }
         }
     }

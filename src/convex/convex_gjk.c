@@ -19,6 +19,7 @@
 #include <float.h>
 #include <string.h>
 
+#include "core/minmax.h"
 #include "convex/convex_internal.h"
 #include "primitives/triangle_distance.h"
 
@@ -270,7 +271,7 @@ static double gjk(const side *A, const side *B, double pa[3], double pb[3])
         support(B, v, sb);
         for (int k = 0; k < 3; k++)
             w[k] = sa[k] - sb[k];
-        mag = fmax(mag, fabs(sa[0]) + fabs(sa[1]) + fabs(sa[2]) + fabs(sb[0]) + fabs(sb[1]) + fabs(sb[2]));
+        mag = mq_fmax(mag, fabs(sa[0]) + fabs(sa[1]) + fabs(sa[2]) + fabs(sb[0]) + fabs(sb[1]) + fabs(sb[2]));
         if (vv - dot3(v, w) <= 1e-14 * vv)
             break;
         bool repeat = false;

@@ -18,6 +18,7 @@
  */
 #include <string.h>
 
+#include "core/minmax.h"
 #include "convex/convex_internal.h"
 
 static double dot3(const double a[3], const double b[3])
@@ -111,7 +112,7 @@ bool mq_convex_overlap_tri_d(const mq_convex *c, const mq_cpose *p, const mq_dtr
     for (int i = 0; i < 3; i++)
         mq_cpose_to_local(p, tri->v[i], t[i]);
     for (int k = 0; k < 3; k++) {
-        double lo = fmin(t[0][k], fmin(t[1][k], t[2][k])), hi = fmax(t[0][k], fmax(t[1][k], t[2][k]));
+        double lo = mq_fmin(t[0][k], mq_fmin(t[1][k], t[2][k])), hi = mq_fmax(t[0][k], mq_fmax(t[1][k], t[2][k]));
         if (lo > c->hi[k] || hi < c->lo[k])
             return false;
     }

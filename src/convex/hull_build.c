@@ -25,6 +25,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/minmax.h"
 #include "convex/convex_build.h"
 #include "core/alloc.h"
 #include "core/diag.h"
@@ -562,7 +563,7 @@ mq_status mq_hull_build(const float *points, size_t count, const mq_allocator *a
             if (!isfinite(x))
                 return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0,
                                    "convex hull: point %zu has a non-finite coordinate", i);
-            scale = fmax(scale, fabs((double)x));
+            scale = mq_fmax(scale, fabs((double)x));
         }
     if (scale == 0.0)
         return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0,

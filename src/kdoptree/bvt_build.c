@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "core/minmax.h"
 #include "kdoptree/bvt.h"
 #include "core/alloc.h"
 #include "mesh/mesh_internal.h"
@@ -110,16 +111,16 @@ static void bin_reset(bin *b)
 static void bin_grow(bin *b, const float *box)
 {
     for (int k = 0; k < 3; k++) {
-        b->lo[k] = fminf(b->lo[k], box[k]);
-        b->hi[k] = fmaxf(b->hi[k], box[3 + k]);
+        b->lo[k] = mq_fminf(b->lo[k], box[k]);
+        b->hi[k] = mq_fmaxf(b->hi[k], box[3 + k]);
     }
 }
 
 static void bin_merge(bin *b, const bin *o)
 {
     for (int k = 0; k < 3; k++) {
-        b->lo[k] = fminf(b->lo[k], o->lo[k]);
-        b->hi[k] = fmaxf(b->hi[k], o->hi[k]);
+        b->lo[k] = mq_fminf(b->lo[k], o->lo[k]);
+        b->hi[k] = mq_fmaxf(b->hi[k], o->hi[k]);
     }
     b->count += o->count;
 }
@@ -211,8 +212,8 @@ static mq_status build_node(build_ctx *c, uint32_t index, uint32_t begin, uint32
     float clo[3] = {INFINITY, INFINITY, INFINITY}, chi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (uint32_t i = begin; i < end; i++)
         for (int k = 0; k < 3; k++) {
-            clo[k] = fminf(clo[k], c->cent[3 * (size_t)i + k]);
-            chi[k] = fmaxf(chi[k], c->cent[3 * (size_t)i + k]);
+            clo[k] = mq_fminf(clo[k], c->cent[3 * (size_t)i + k]);
+            chi[k] = mq_fmaxf(chi[k], c->cent[3 * (size_t)i + k]);
         }
     uint32_t mid = depth < MQ_BVT_MEDIAN_DEPTH ? split_sah(c, begin, end, clo, chi) : begin;
     if (mid <= begin || mid >= end)
@@ -241,10 +242,10 @@ void mq_bvt_reload(mq_bvt *t, const float *positions)
             float s = fabsf(p[0]) + fabsf(p[1]) + fabsf(p[2]);
             if (!isfinite(s))
                 continue; /* a refit may move corners to non-finite places: they bound nothing */
-            magnitude = fmaxf(magnitude, s);
+            magnitude = mq_fmaxf(magnitude, s);
             for (int k = 0; k < 3; k++) {
-                lo[k] = fmin(lo[k], p[k]);
-                hi[k] = fmax(hi[k], p[k]);
+                lo[k] = mq_fmin(lo[k], p[k]);
+                hi[k] = mq_fmax(hi[k], p[k]);
             }
         }
     }
@@ -285,8 +286,8 @@ static mq_status build_all(build_ctx *c, uint32_t n)
         for (int v = 0; v < 3; v++) {
             const float *p = m->positions + 3 * (size_t)m->indices[3 * i + (size_t)v];
             for (int k = 0; k < 3; k++) {
-                box[k] = fminf(box[k], p[k]);
-                box[3 + k] = fmaxf(box[3 + k], p[k]);
+                box[k] = mq_fminf(box[k], p[k]);
+                box[3 + k] = mq_fmaxf(box[3 + k], p[k]);
                 cen[k] += p[k] / 3.0f;
             }
         }

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/minmax.h"
 #include "core/vec3.h"
 #include "bvh/kernels/hit_mesh.h"
 #include "primitives/closest_internal.h"
@@ -331,8 +332,8 @@ typedef struct collide_ctx {
 static void triangle_bounds(const mq_triangle *tri, float slack, float lo[3], float hi[3])
 {
     for (int k = 0; k < 3; k++) {
-        lo[k] = fminf(fminf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]) - slack;
-        hi[k] = fmaxf(fmaxf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]) + slack;
+        lo[k] = mq_fminf(mq_fminf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]) - slack;
+        hi[k] = mq_fmaxf(mq_fmaxf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]) + slack;
     }
 }
 

@@ -2,6 +2,7 @@
  * bottom-up), refit, destruction, statistics and accessors. */
 #include <string.h>
 
+#include "core/minmax.h"
 #include "kdoptree/kdoptree_internal.h"
 #include "core/alloc.h"
 #include "core/diag.h"
@@ -44,8 +45,8 @@ void mq_kdop_compute_slabs(mq_kdoptree *t)
         if (!mq_bvt_is_leaf(d)) { /* children have larger indices: already done */
             const float *l = t->slabs + (size_t)(i + 1) * k, *r = t->slabs + (size_t)d * k;
             for (uint32_t j = 0; j < m; j++) {
-                s[j] = fminf(l[j], r[j]);
-                s[m + j] = fmaxf(l[m + j], r[m + j]);
+                s[j] = mq_fminf(l[j], r[j]);
+                s[m + j] = mq_fmaxf(l[m + j], r[m + j]);
             }
             continue;
         }
@@ -63,8 +64,8 @@ void mq_kdop_compute_slabs(mq_kdoptree *t)
                 for (uint32_t j = 0; j < m; j++) {
                     double x =
                         (double)t->dirs[j][0] * p[0] + (double)t->dirs[j][1] * p[1] + (double)t->dirs[j][2] * p[2];
-                    lo[j] = fmin(lo[j], x);
-                    hi[j] = fmax(hi[j], x);
+                    lo[j] = mq_fmin(lo[j], x);
+                    hi[j] = mq_fmax(hi[j], x);
                 }
             }
         for (uint32_t j = 0; j < m; j++) {

@@ -14,6 +14,7 @@
  */
 #include <math.h>
 
+#include "core/minmax.h"
 #include "convex/convex_internal.h"
 #include "core/vec3.h"
 #include "primitives/shape_checks.h"
@@ -68,8 +69,8 @@ static bool tri_convex(const mq_triangle *tri, const void *c)
 {
     const shape_ctx *q = c;
     for (int k = 0; k < 3; k++) {
-        float lo = fminf(fminf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
-        float hi = fmaxf(fmaxf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
+        float lo = mq_fminf(mq_fminf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
+        float hi = mq_fmaxf(mq_fmaxf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
         if (lo > q->chi[k] || hi < q->clo[k])
             return false;
     }
@@ -133,8 +134,8 @@ static bool prepare(const mq_kdoptree *t, const mq_shape *shape, shape_ctx *q, m
             return false;
         for (uint32_t i = 0; i < t->m; i++) {
             double a = dproj(t->dirs[i], s->a), b = dproj(t->dirs[i], s->b), r = (double)s->radius / t->inv_norm[i];
-            dlo[i] = fmin(a, b) - r;
-            dhi[i] = fmax(a, b) + r;
+            dlo[i] = mq_fmin(a, b) - r;
+            dhi[i] = mq_fmax(a, b) + r;
         }
         mag = abs1(s->a) + abs1(s->b) + s->radius;
         *tri = tri_capsule;
@@ -190,8 +191,8 @@ static bool prepare(const mq_kdoptree *t, const mq_shape *shape, shape_ctx *q, m
             double a = INFINITY, b = -INFINITY;
             for (uint32_t v = 0; v < cv->nv; v++) {
                 double x = dproj(t->dirs[i], cv->fv + 3 * (size_t)v);
-                a = fmin(a, x);
-                b = fmax(b, x);
+                a = mq_fmin(a, x);
+                b = mq_fmax(b, x);
             }
             dlo[i] = a;
             dhi[i] = b;
@@ -338,14 +339,14 @@ static float point_bound(const void *c, uint32_t node)
     double axes2 = 0.0;
     float gap = 0.0f;
     for (uint32_t i = 0; i < m; i++) {
-        float e = fmaxf(s[i] - q->pp[i], q->pp[i] - s[m + i]);
+        float e = mq_fmaxf(s[i] - q->pp[i], q->pp[i] - s[m + i]);
         if (e > 0.0f) {
             if (i < 3)
                 axes2 += (double)e * e;
-            gap = fmaxf(gap, e * t->inv_norm[i]);
+            gap = mq_fmaxf(gap, e * t->inv_norm[i]);
         }
     }
-    float d = fmaxf((float)sqrt(axes2), gap) - q->slack;
+    float d = mq_fmaxf((float)sqrt(axes2), gap) - q->slack;
     return d > 0.0f ? d : 0.0f;
 }
 

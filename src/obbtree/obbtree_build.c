@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/minmax.h"
 #include "obbtree/obb_fit.h"
 #include "obbtree/obbtree_internal.h"
 #include "core/alloc.h"
@@ -52,7 +53,7 @@ static void collect_triangles(build_ctx *c, const mq_mesh *m)
             const float *p = m->positions + 3 * (size_t)m->indices[3 * t + (size_t)k];
             for (int d = 0; d < 3; d++)
                 cen[d] += p[d] / 3.0f;
-            magnitude = fmaxf(magnitude, fabsf(p[0]) + fabsf(p[1]) + fabsf(p[2]));
+            magnitude = mq_fmaxf(magnitude, fabsf(p[0]) + fabsf(p[1]) + fabsf(p[2]));
         }
     }
     c->tree->magnitude = magnitude;

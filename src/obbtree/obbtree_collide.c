@@ -7,6 +7,7 @@
  * their triangles: B's corners mapped into A's frame (mq_rigid_apply's exact
  * operations), a box-overlap reject, then mq_overlap_triangle_triangle.
  */
+#include "core/minmax.h"
 #include "obbtree/obbtree_node_tests.h"
 #include "obbtree/obbtree_rigid.h"
 
@@ -48,8 +49,8 @@ static float box_size(const mq_obbtree_node *n)
 static void triangle_bounds(const mq_triangle *tri, float slack, float lo[3], float hi[3])
 {
     for (int k = 0; k < 3; k++) {
-        lo[k] = fminf(fminf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]) - slack;
-        hi[k] = fmaxf(fmaxf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]) + slack;
+        lo[k] = mq_fminf(mq_fminf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]) - slack;
+        hi[k] = mq_fmaxf(mq_fmaxf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]) + slack;
     }
 }
 

@@ -4,6 +4,7 @@
  * triangle's box against the convex's box, then the exact convex-triangle
  * test, which alone decides. The convex's test runs in double, so no shape is
  * cut down here: a convex of any finite size answers exactly. */
+#include "core/minmax.h"
 #include "convex/convex_internal.h"
 #include "obbtree/obbtree_walk.h"
 #include "obbtree/obbtree_overlap_shapes.h"
@@ -38,8 +39,8 @@ static bool tri_test(const mq_triangle *tri, const void *q)
 {
     const convex_query *a = q;
     for (int k = 0; k < 3; k++) {
-        float lo = fminf(fminf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
-        float hi = fmaxf(fmaxf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
+        float lo = mq_fminf(mq_fminf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
+        float hi = mq_fmaxf(mq_fmaxf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
         if (lo > a->hi[k] || hi < a->lo[k])
             return false;
     }

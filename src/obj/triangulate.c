@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/minmax.h"
 #include "core/alloc.h"
 #include "obj/triangulate.h"
 
@@ -150,7 +151,7 @@ static void size_grid(grid *g, const double lo[2], const double hi[2], uint32_t 
     g->g[0] = g->g[1] = 1;
     if (cells >= 2.0 && w > 0.0 && h > 0.0 && isfinite(w * h)) {
         double side = sqrt(w * h / cells);
-        double gx = fmin(fmax(ceil(w / side), 1.0), n), gy = fmin(fmax(ceil(h / side), 1.0), n);
+        double gx = mq_fmin(mq_fmax(ceil(w / side), 1.0), n), gy = mq_fmin(mq_fmax(ceil(h / side), 1.0), n);
         while (gx * gy > n)
             gx > gy ? (gx = ceil(gx / 2)) : (gy = ceil(gy / 2));
         g->g[0] = (uint32_t)gx;
@@ -169,8 +170,8 @@ static void build_grid(clipper *c, uint32_t n, uint32_t *start, uint32_t *items)
     double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
     for (uint32_t i = 0; i < n; i++)
         for (int k = 0; k < 2; k++) {
-            lo[k] = fmin(lo[k], c->xy[2 * i + k]);
-            hi[k] = fmax(hi[k], c->xy[2 * i + k]);
+            lo[k] = mq_fmin(lo[k], c->xy[2 * i + k]);
+            hi[k] = mq_fmax(hi[k], c->xy[2 * i + k]);
         }
     size_grid(g, lo, hi, c->reflex_count, n);
     uint32_t cells = g->g[0] * g->g[1];
@@ -199,8 +200,10 @@ static bool blocked(clipper *c, uint32_t ia, uint32_t ib, uint32_t id)
 {
     const double *a = c->xy + 2 * ia, *b = c->xy + 2 * ib, *d = c->xy + 2 * id;
     const grid *g = &c->grid;
-    uint32_t x0 = cell_of(g, fmin(a[0], fmin(b[0], d[0])), 0), x1 = cell_of(g, fmax(a[0], fmax(b[0], d[0])), 0);
-    uint32_t y0 = cell_of(g, fmin(a[1], fmin(b[1], d[1])), 1), y1 = cell_of(g, fmax(a[1], fmax(b[1], d[1])), 1);
+    uint32_t x0 = cell_of(g, mq_fmin(a[0], mq_fmin(b[0], d[0])), 0),
+             x1 = cell_of(g, mq_fmax(a[0], mq_fmax(b[0], d[0])), 0);
+    uint32_t y0 = cell_of(g, mq_fmin(a[1], mq_fmin(b[1], d[1])), 1),
+             y1 = cell_of(g, mq_fmax(a[1], mq_fmax(b[1], d[1])), 1);
     for (uint32_t y = y0; y <= y1; y++) {
         uint32_t row = y * g->g[0];
         for (uint32_t k = g->start[row + x0]; k < g->start[row + x1 + 1]; k++) {

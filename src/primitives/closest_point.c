@@ -6,6 +6,7 @@
  */
 #include <meshquery/primitives.h>
 
+#include "core/minmax.h"
 #include "core/vec3.h"
 #include "primitives/closest_internal.h"
 #include "primitives/shape_checks.h"
@@ -22,7 +23,7 @@ int mq_cl_rescale(vec3 out[], const float *const x[], const float *const y[], in
         for (int i = 0; i < n; i++) {
             for (int j = 0; j < 3; j++)
                 out[i][j] = 0.25f * x[i][j] - 0.25f * y[i][j];
-            m = fmaxf(m, mq_cl_absmax3(out[i]));
+            m = mq_fmaxf(m, mq_cl_absmax3(out[i]));
         }
     }
     /* m > 0 here. Scaling by 2^-e is exact unless a component drops below the
@@ -99,7 +100,7 @@ float mq_closest_point_aabb(const vec3 p, const mq_aabb *box, vec3 out_point)
     float d2 = 0.0f;
     for (int i = 0; i < 3; i++) {
         /* Clamping returns p[i] itself inside the slab, so a point inside is copied. */
-        float q = fminf(fmaxf(p[i], box->min[i]), box->max[i]);
+        float q = mq_fminf(mq_fmaxf(p[i], box->min[i]), box->max[i]);
         float g = p[i] - q; /* overflows to +-Inf only when the squared distance would anyway */
         d2 += g * g;
         if (out_point)
@@ -120,7 +121,7 @@ float mq_closest_point_obb(const vec3 p, const mq_obb *box, vec3 out_point)
     bool inside = true;
     for (int i = 0; i < 3; i++) {
         float h = k * box->half[i];
-        q[i] = fminf(fmaxf(l[i], -h), h);
+        q[i] = mq_fminf(mq_fmaxf(l[i], -h), h);
         float g = l[i] - q[i];
         d2 += g * g;
         inside = inside && g == 0.0f;

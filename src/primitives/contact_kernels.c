@@ -7,6 +7,7 @@
  * (the facet normals of their Minkowski difference are among the face
  * normals of each and the cross products of an edge of each).
  */
+#include "core/minmax.h"
 #include "primitives/contact_kernels.h"
 
 double mq_ct_point_triangle(const mq_ct_v3 p, const mq_ct_tri *tri, mq_ct_v3 out)
@@ -196,7 +197,7 @@ static double core_min(const mq_ct_core *c, const mq_ct_v3 n)
     case 0:
         return mq_ct_dot(c->p[0], n);
     case 1:
-        return fmin(mq_ct_dot(c->p[0], n), mq_ct_dot(c->p[1], n));
+        return mq_fmin(mq_ct_dot(c->p[0], n), mq_ct_dot(c->p[1], n));
     default: {
         double r = fabs(mq_ct_dot(c->axis[0], n)) + fabs(mq_ct_dot(c->axis[1], n)) + fabs(mq_ct_dot(c->axis[2], n));
         return mq_ct_dot(c->p[0], n) - r;
@@ -207,7 +208,7 @@ static double core_min(const mq_ct_core *c, const mq_ct_v3 n)
 static double tri_max(const mq_ct_tri *tri, const mq_ct_v3 n)
 {
     const mq_ct_v3 *t = tri->v;
-    return fmax(fmax(mq_ct_dot(t[0], n), mq_ct_dot(t[1], n)), mq_ct_dot(t[2], n));
+    return mq_fmax(mq_fmax(mq_ct_dot(t[0], n), mq_ct_dot(t[1], n)), mq_ct_dot(t[2], n));
 }
 
 /*

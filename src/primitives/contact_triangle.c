@@ -8,6 +8,7 @@
  */
 #include <math.h>
 
+#include "core/minmax.h"
 #include "primitives/contact_kernels.h"
 #include "primitives/shape_checks.h"
 
@@ -97,10 +98,10 @@ bool mq_contact_shape_triangle(const mq_shape *shape, const mq_triangle *tri, mq
         double scale = 0.0;
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++)
-                scale = fmax(scale, fabs(t[i][j]));
+                scale = mq_fmax(scale, fabs(t[i][j]));
         for (int i = 0; i <= c.kind; i++)
             for (int j = 0; j < 3; j++)
-                scale = fmax(scale, fabs(c.p[i][j]));
+                scale = mq_fmax(scale, fabs(c.p[i][j]));
         double tiny = 0x1p-40 * scale;
         if (d2 > tiny * tiny) {
             double d = sqrt(d2);

@@ -21,6 +21,7 @@
  */
 #include <meshquery/primitives.h>
 
+#include "core/minmax.h"
 #include "core/vec3.h"
 #include "primitives/closest_internal.h"
 #include "primitives/shape_checks.h"
@@ -42,8 +43,8 @@ static bool segment_hits_box(const vec3 A, const vec3 D, const vec3 E)
             ta = tb;
             tb = tmp;
         }
-        t0 = fmaxf(t0, ta);
-        t1 = fminf(t1, tb);
+        t0 = mq_fmaxf(t0, ta);
+        t1 = mq_fminf(t1, tb);
         if (t0 > t1)
             return false;
     }
@@ -82,7 +83,7 @@ bool mq_cl_capsule_aabb(const vec3 a, const vec3 b, float r, const vec3 lo, cons
     /* Cheap exact rejection: on some axis the whole segment is farther than r from
      * the box's slab (the distance is at least that gap). */
     for (int i = 0; i < 3; i++) {
-        float lo_i = fminf(A[i], B[i]), hi_i = fmaxf(A[i], B[i]);
+        float lo_i = mq_fminf(A[i], B[i]), hi_i = mq_fmaxf(A[i], B[i]);
         if (lo_i - E[i] > rn || -hi_i > rn)
             return false;
     }

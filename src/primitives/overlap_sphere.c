@@ -8,6 +8,7 @@
  */
 #include <meshquery/primitives.h>
 
+#include "core/minmax.h"
 #include "core/vec3.h"
 #include "primitives/closest_internal.h"
 #include "primitives/shape_checks.h"
@@ -45,7 +46,7 @@ bool mq_overlap_sphere_obb(const mq_sphere *s, const mq_obb *box)
     vec3 l, ex;
     float k = mq_cl_obb_local(box, (const float *const[]){s->center}, &l, 1);
     for (int i = 0; i < 3; i++)
-        ex[i] = fmaxf(fabsf(l[i]) - k * box->half[i], 0.0f);
+        ex[i] = mq_fmaxf(fabsf(l[i]) - k * box->half[i], 0.0f);
     return mq_cl_len_le(ex, k * s->radius);
 }
 

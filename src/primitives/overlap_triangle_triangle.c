@@ -37,6 +37,7 @@
 
 #include <float.h>
 
+#include "core/minmax.h"
 #include "primitives/shape_checks.h"
 
 /* TwoSum and the filter bounds need every double operation rounded to double,
@@ -191,7 +192,7 @@ static bool point_in_triangle_2d(const vec3 p, const mq_triangle *t, plane2 pl)
 
 static bool intervals_meet(float a0, float a1, float b0, float b1)
 {
-    return fminf(a0, a1) <= fmaxf(b0, b1) && fminf(b0, b1) <= fmaxf(a0, a1);
+    return mq_fminf(a0, a1) <= mq_fmaxf(b0, b1) && mq_fminf(b0, b1) <= mq_fmaxf(a0, a1);
 }
 
 /* Closed segments [a,b] and [c,d] (either may be a point) meet in this projection. */

@@ -12,6 +12,7 @@
  */
 #include <meshquery/primitives.h>
 
+#include "core/minmax.h"
 #include "primitives/shape_checks.h"
 
 /* Adds the interval s to the running hull (*found says whether it has one yet). */
@@ -32,7 +33,7 @@ static void hull_add(mq_ray_span *hull, bool *found, const mq_ray_span *s)
 static bool within_radius(const vec3 p, float r)
 {
     int k;
-    (void)frexpf(fmaxf(fmaxf(fabsf(p[0]), fabsf(p[1])), fmaxf(fabsf(p[2]), r)), &k);
+    (void)frexpf(mq_fmaxf(mq_fmaxf(fabsf(p[0]), fabsf(p[1])), mq_fmaxf(fabsf(p[2]), r)), &k);
     vec3 ps = {ldexpf(p[0], -k), ldexpf(p[1], -k), ldexpf(p[2], -k)};
     float rs = ldexpf(r, -k);
     return mq_v3_dot(ps, ps) <= rs * rs;
@@ -107,7 +108,7 @@ bool mq_raycast_capsule(const mq_ray *ray, const mq_capsule *capsule, mq_ray_spa
         if (mq_raycast_sphere(ray, &end_b, &part))
             hull_add(&hull, &found, &part);
         int e;
-        (void)frexpf(fmaxf(fabsf(ba[0]), fmaxf(fabsf(ba[1]), fabsf(ba[2]))), &e);
+        (void)frexpf(mq_fmaxf(fabsf(ba[0]), mq_fmaxf(fabsf(ba[1]), fabsf(ba[2]))), &e);
         const vec3 axis = {ldexpf(ba[0], -e), ldexpf(ba[1], -e), ldexpf(ba[2], -e)};
         if (body_span(ray, capsule, ba, axis, &part))
             hull_add(&hull, &found, &part);

@@ -11,13 +11,14 @@
  */
 #include <meshquery/primitives.h>
 
+#include "core/minmax.h"
 #include "primitives/shape_checks.h"
 
 /* The exponent e with max |x_i| = m * 2^e, m in [0.5, 1) (e = 0 for all zeros). */
 static int max_exponent(float x, float y, float z)
 {
     int e;
-    (void)frexpf(fmaxf(fabsf(x), fmaxf(fabsf(y), fabsf(z))), &e);
+    (void)frexpf(mq_fmaxf(fabsf(x), mq_fmaxf(fabsf(y), fabsf(z))), &e);
     return e;
 }
 
@@ -34,7 +35,7 @@ static int max_exponent(float x, float y, float z)
 static bool ball_interval(const vec3 f, const vec3 d, float r, float *t0, float *t1)
 {
     int e = max_exponent(d[0], d[1], d[2]);
-    int k = max_exponent(f[0], f[1], fmaxf(fabsf(f[2]), r));
+    int k = max_exponent(f[0], f[1], mq_fmaxf(fabsf(f[2]), r));
     vec3 ds = {ldexpf(d[0], -e), ldexpf(d[1], -e), ldexpf(d[2], -e)};
     vec3 fs = {ldexpf(f[0], -k), ldexpf(f[1], -k), ldexpf(f[2], -k)};
     float rs = ldexpf(r, -k);

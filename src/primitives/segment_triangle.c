@@ -33,6 +33,7 @@
  */
 #include <meshquery/primitives.h>
 
+#include "core/minmax.h"
 #include "core/vec3.h"
 #include "primitives/closest_internal.h"
 #include "primitives/shape_checks.h"
@@ -144,7 +145,7 @@ static bool clearly_above_plane(const mq_cl_segtri *in, const mq_cl_d3 n, double
         return false;
     double mag = mq_cl_absmax3(in->v[MQ_CL_ST_A0]) + mq_cl_absmax3(in->v[MQ_CL_ST_B0]);
     double limit = sqrt(nn) * (sqrt((double)r2) * (1.0 + 1e-4) + 1e-6 * mag);
-    return fmin(fabs(da), fabs(db)) > limit;
+    return mq_fmin(fabs(da), fabs(db)) > limit;
 }
 
 bool mq_cl_segment_triangle_within(const mq_cl_segtri *in, float r2)

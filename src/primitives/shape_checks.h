@@ -9,6 +9,7 @@
 
 #include <meshquery/primitives.h>
 
+#include "core/minmax.h"
 #include "core/vec3.h"
 
 /* Finite and >= 0 on all three axes (NaN fails). */
@@ -78,9 +79,9 @@ static inline float mq_obb_axes_deviation(const mq_obb *b)
 {
     float dev = 0.0f;
     for (int i = 0; i < 3; i++) {
-        dev = fmaxf(dev, fabsf(mq_v3_len2(b->axes[i]) - 1.0f));
+        dev = mq_fmaxf(dev, fabsf(mq_v3_len2(b->axes[i]) - 1.0f));
         for (int j = i + 1; j < 3; j++)
-            dev = fmaxf(dev, fabsf(mq_v3_dot(b->axes[i], b->axes[j])));
+            dev = mq_fmaxf(dev, fabsf(mq_v3_dot(b->axes[i], b->axes[j])));
     }
     return dev;
 }

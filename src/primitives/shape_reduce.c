@@ -26,6 +26,7 @@
  */
 #include <math.h>
 
+#include "core/minmax.h"
 #include "primitives/shape_reduce.h"
 
 /* W widened by a quarter of its largest extent, plus a few parts per trillion
@@ -35,8 +36,8 @@ static double region(const double wlo[3], const double whi[3], double lo[3], dou
 {
     double ext = 0.0, mag = 0.0;
     for (int k = 0; k < 3; k++) {
-        ext = fmax(ext, whi[k] - wlo[k]);
-        mag = fmax(mag, fmax(fabs(wlo[k]), fabs(whi[k])));
+        ext = mq_fmax(ext, whi[k] - wlo[k]);
+        mag = mq_fmax(mag, mq_fmax(fabs(wlo[k]), fabs(whi[k])));
     }
     double m = 0.25 * ext + 1e-12 * mag;
     for (int k = 0; k < 3; k++) {
@@ -49,7 +50,7 @@ static double region(const double wlo[3], const double whi[3], double lo[3], dou
 /* |d|, scaled by its largest component so that no square overflows. */
 static double length(const double d[3])
 {
-    double m = fmax(fabs(d[0]), fmax(fabs(d[1]), fabs(d[2])));
+    double m = mq_fmax(fabs(d[0]), mq_fmax(fabs(d[1]), fabs(d[2])));
     if (!(m > 0.0))
         return m;
     double d2 = 0.0;
@@ -76,7 +77,7 @@ static seg seg_of(const double a[3], const double b[3])
 /* Distance from p to the segment (inf or NaN only for ends near DBL_MAX). */
 static double dist_point_seg(const double p[3], const seg *s)
 {
-    double h = fmax(fabs(s->half[0]), fmax(fabs(s->half[1]), fabs(s->half[2])));
+    double h = mq_fmax(fabs(s->half[0]), mq_fmax(fabs(s->half[1]), fabs(s->half[2])));
     double t = 0.0;
     if (h > 0.0) { /* scaled by 1/h so that squares cannot overflow */
         double uu = 0.0, du = 0.0;
@@ -85,7 +86,7 @@ static double dist_point_seg(const double p[3], const seg *s)
             uu += u * u;
             du += (p[k] - s->mid[k]) / h * u;
         }
-        t = fmin(fmax(du / uu, -1.0), 1.0);
+        t = mq_fmin(mq_fmax(du / uu, -1.0), 1.0);
     }
     double d[3];
     for (int k = 0; k < 3; k++)
@@ -99,7 +100,7 @@ static double farthest_corner(const double lo[3], const double hi[3], const seg 
     double d = 0.0;
     for (int i = 0; i < 8; i++) {
         double c[3] = {(i & 1) ? hi[0] : lo[0], (i & 2) ? hi[1] : lo[1], (i & 4) ? hi[2] : lo[2]};
-        d = fmax(d, dist_point_seg(c, s));
+        d = mq_fmax(d, dist_point_seg(c, s));
     }
     return d;
 }
@@ -146,7 +147,7 @@ static void axis_point(const axis_line *l, const double base[3], double t, doubl
  * largest |h| so that nothing overflows). */
 static double axis_nearest(const axis_line *l, const double p[3])
 {
-    double m = fmax(fabs(l->hi[0]), fmax(fabs(l->hi[1]), fabs(l->hi[2])));
+    double m = mq_fmax(fabs(l->hi[0]), mq_fmax(fabs(l->hi[1]), fabs(l->hi[2])));
     if (!(m > 0.0))
         return 0.0;
     double uu = 0.0, du = 0.0;
@@ -155,7 +156,7 @@ static double axis_nearest(const axis_line *l, const double p[3])
         uu += u * u;
         du += (p[k] / m - l->a[k] / m) * u;
     }
-    return fmin(fmax(du / uu, 0.0), 2.0);
+    return mq_fmin(mq_fmax(du / uu, 0.0), 2.0);
 }
 
 /* Clips the capsule's axis to the box [lo, hi]: an end cut off is replaced in
@@ -179,8 +180,8 @@ static bool clip_axis(const double lo[3], const double hi[3], double a[3], doubl
             continue;
         }
         double u = (lo[k] - p[k]) / l.hi[k], v = (hi[k] - p[k]) / l.hi[k];
-        t0 = fmax(t0, fmin(u, v));
-        t1 = fmin(t1, fmax(u, v));
+        t0 = mq_fmax(t0, mq_fmin(u, v));
+        t1 = mq_fmin(t1, mq_fmax(u, v));
     }
     if (!(t0 <= t1))
         return false;
@@ -207,7 +208,7 @@ static double capped_radius(double r, const seg *axis, const double lo[3], const
 {
     if (!(r > diagonal(lo, hi)))
         return r;
-    return fmin(r, 2.0 * farthest_corner(lo, hi, axis) + m);
+    return mq_fmin(r, 2.0 * farthest_corner(lo, hi, axis) + m);
 }
 
 static bool reduce_sphere(mq_dsphere *o, const double lo[3], const double hi[3], double m)
@@ -252,15 +253,15 @@ static void reduce_obb(mq_dobb *o, const double lo[3], const double hi[3], doubl
             e_i += fabs(n[i][k]) * (0.5 * hi[k] - 0.5 * lo[k]);
         }
         /* det ~ 1 for valid axes; a NaN cap (det 0) leaves the half extent alone */
-        o->half[i] = fmin(o->half[i], 2.0 * (fabs(s_i) + e_i) / det + m);
+        o->half[i] = mq_fmin(o->half[i], 2.0 * (fabs(s_i) + e_i) / det + m);
     }
 }
 
 static bool reduce_aabb(mq_daabb *o, const double lo[3], const double hi[3])
 {
     for (int k = 0; k < 3; k++) {
-        o->min[k] = fmax(o->min[k], lo[k]);
-        o->max[k] = fmin(o->max[k], hi[k]);
+        o->min[k] = mq_fmax(o->min[k], lo[k]);
+        o->max[k] = mq_fmin(o->max[k], hi[k]);
         if (!(o->min[k] <= o->max[k]))
             return false;
     }

@@ -15,6 +15,7 @@
 #include <meshquery/contacts.h>
 #include <meshquery/proximity.h>
 
+#include "core/minmax.h"
 #include "primitives/contact_kernels.h"
 
 /* A plane is taken as met by a corner within this fraction of |n| * scale:
@@ -33,7 +34,7 @@ static double tri_scale(const mq_ct_tri *a, const mq_ct_tri *b)
     double s = 0.0;
     for (int i = 0; i < 3; i++)
         for (int k = 0; k < 3; k++)
-            s = fmax(s, fmax(fabs(a->v[i][k]), fabs(b->v[i][k])));
+            s = mq_fmax(s, mq_fmax(fabs(a->v[i][k]), fabs(b->v[i][k])));
     return s;
 }
 

@@ -27,6 +27,7 @@
  */
 #include <float.h>
 
+#include "core/minmax.h"
 #include "convex/convex_internal.h"
 #include "primitives/shape_checks.h"
 #include "primitives/shape_reduce.h"
@@ -39,7 +40,7 @@
 
 static float maxabs3f(const float v[3])
 {
-    return fmaxf(fabsf(v[0]), fmaxf(fabsf(v[1]), fabsf(v[2])));
+    return mq_fmaxf(fabsf(v[0]), mq_fmaxf(fabsf(v[1]), fabsf(v[2])));
 }
 
 static float sq_or_inf(float x)
@@ -168,8 +169,8 @@ static size_t walk_capsule(const mq_bvh *b, const mq_capsule *cap, mq_overlap_fn
     for (int k = 0; k < 3; k++) {
         rq.a[k] = cap->a[k];
         rq.d[k] = cap->b[k] - cap->a[k];
-        q.lo[k] = fminf(cap->a[k], cap->b[k]) - g;
-        q.hi[k] = fmaxf(cap->a[k], cap->b[k]) + g;
+        q.lo[k] = mq_fminf(cap->a[k], cap->b[k]) - g;
+        q.hi[k] = mq_fmaxf(cap->a[k], cap->b[k]) + g;
         q.c[k] = 0.5f * cap->a[k] + 0.5f * cap->b[k];
         half2 += 0.25f * rq.d[k] * rq.d[k];
     }

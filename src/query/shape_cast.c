@@ -16,6 +16,7 @@
 #include <meshquery/casts.h>
 #include <meshquery/convex.h>
 
+#include "core/minmax.h"
 #include "convex/convex_internal.h"
 #include "core/vec3.h"
 #include "kdoptree/kdoptree_internal.h"
@@ -145,8 +146,8 @@ static inline void consider(cast_q *q, uint32_t id, const mq_triangle *tri)
     /* the node test on the triangle's own box first: most candidates end here */
     float lo[3], hi[3], te;
     for (int k = 0; k < 3; k++) {
-        lo[k] = fminf(fminf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
-        hi[k] = fmaxf(fmaxf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
+        lo[k] = mq_fminf(mq_fminf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
+        hi[k] = mq_fmaxf(mq_fmaxf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
     }
     if (!box_entry(q, lo, hi, q->moving ? limit_of(q, q->tmax) : 0.0f, &te))
         return;
@@ -202,7 +203,7 @@ static bool prepare_convex(cast_q *q, const mq_convex *convex, const vec3 dir, f
     float c[3], half2 = 0.0f, mag = 0.0f;
     for (int k = 0; k < 3; k++) {
         c[k] = 0.5f * box.min[k] + 0.5f * box.max[k];
-        float h = fmaxf(box.max[k] - c[k], c[k] - box.min[k]);
+        float h = mq_fmaxf(box.max[k] - c[k], c[k] - box.min[k]);
         half2 += h * h;
         mag += fabsf(box.min[k]) + fabsf(box.max[k]);
     }
@@ -215,7 +216,7 @@ static bool prepare_convex(cast_q *q, const mq_convex *convex, const vec3 dir, f
     float g =
         CAST_SLACK * (mag + sqrtf(half2)) + (float)mq_convex_cast_tolerance(convex, &identity, dd, tmax) + FLT_MIN;
     for (int k = 0; k < 3; k++)
-        q->ext[k] = fmaxf(box.max[k] - c[k], c[k] - box.min[k]) + g;
+        q->ext[k] = mq_fmaxf(box.max[k] - c[k], c[k] - box.min[k]) + g;
     q->r = sqrtf(half2) + g;
     q->rho = q->r + g;
     q->sphere = false;

@@ -11,6 +11,7 @@
  * and the world point is t + point, in double. Ties in that double distance go
  * to the smaller (instance, triangle).
  */
+#include "core/minmax.h"
 #include "scene/instance_overlap.h"
 #include "query/closest_walk.h"
 
@@ -80,8 +81,8 @@ bool mq_instance_closest_point(const mq_instance_rec *inst, const double p[3], d
     c.bound = sqrt(*best_d2);
     c.best = best;
     c.improved = false;
-    double pmag = fmax(fabs(c.pc[0]), fmax(fabs(c.pc[1]), fabs(c.pc[2])));
-    double lmag = fmax(fabs(pl[0]), fmax(fabs(pl[1]), fabs(pl[2])));
+    double pmag = mq_fmax(fabs(c.pc[0]), mq_fmax(fabs(c.pc[1]), fabs(c.pc[2])));
+    double lmag = mq_fmax(fabs(pl[0]), mq_fmax(fabs(pl[1]), fabs(pl[2])));
     double rel = mq_inst_rel_slack(inst);
     mq_closest_prune pr = {&c.bound, inst->sigma_min * (1.0 - 1e-9),
                            rel * (pmag + inst->sigma_max * (mq_inst_local_magnitude(inst) + lmag))};

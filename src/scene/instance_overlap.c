@@ -16,6 +16,7 @@
  *    convex is not rounded: its pose is moved to the centred frame in double
  *    and the convex's double test (convex.h) decides.
  */
+#include "core/minmax.h"
 #include "scene/instance_overlap.h"
 
 #include "primitives/shape_checks.h"
@@ -94,8 +95,8 @@ void mq_dshape_bounds(const mq_dshape *s, mq_daabb *out)
             out->max[k] = s->u.sphere.center[k] + s->u.sphere.radius;
             break;
         case MQ_SHAPE_CAPSULE:
-            out->min[k] = fmin(s->u.capsule.a[k], s->u.capsule.b[k]) - s->u.capsule.radius;
-            out->max[k] = fmax(s->u.capsule.a[k], s->u.capsule.b[k]) + s->u.capsule.radius;
+            out->min[k] = mq_fmin(s->u.capsule.a[k], s->u.capsule.b[k]) - s->u.capsule.radius;
+            out->max[k] = mq_fmax(s->u.capsule.a[k], s->u.capsule.b[k]) + s->u.capsule.radius;
             break;
         case MQ_SHAPE_OBB: {
             const mq_dobb *o = &s->u.obb;
@@ -140,7 +141,7 @@ static void lin_local(const mq_instance_rec *r, const double v[3], double out[3]
 
 static double maxabs3(const double v[3])
 {
-    return fmax(fabs(v[0]), fmax(fabs(v[1]), fabs(v[2])));
+    return mq_fmax(fabs(v[0]), mq_fmax(fabs(v[1]), fabs(v[2])));
 }
 
 bool mq_inst_shape_prepare(const mq_instance_rec *r, const mq_dshape *s, mq_inst_shape *out)
@@ -184,13 +185,13 @@ bool mq_inst_shape_prepare(const mq_instance_rec *r, const mq_dshape *s, mq_inst
         double half_len2 = 0.0;
         for (int k = 0; k < 3; k++) {
             double h = rad * row_norm(&r->to_local, k);
-            lo[k] = fmin(al[k], bl[k]) - h;
-            hi[k] = fmax(al[k], bl[k]) + h;
+            lo[k] = mq_fmin(al[k], bl[k]) - h;
+            hi[k] = mq_fmax(al[k], bl[k]) + h;
             ball_c[k] = 0.5 * a[k] + 0.5 * b[k];
             half_len2 += 0.25 * (b[k] - a[k]) * (b[k] - a[k]);
         }
         ball_r = sqrt(half_len2) + rad;
-        wmag = fmax(maxabs3(a), maxabs3(b)) + rad;
+        wmag = mq_fmax(maxabs3(a), maxabs3(b)) + rad;
         break;
     }
     case MQ_SHAPE_OBB: {
@@ -243,7 +244,7 @@ bool mq_inst_shape_prepare(const mq_instance_rec *r, const mq_dshape *s, mq_inst
             hi[k] = cl[k] + e;
             ball_c[k] = bc[k];
         }
-        wmag = fmax(maxabs3(mn), maxabs3(mx));
+        wmag = mq_fmax(maxabs3(mn), maxabs3(mx));
         if (!isfinite(wmag))
             return false;
         break;
@@ -269,12 +270,12 @@ bool mq_inst_shape_prepare(const mq_instance_rec *r, const mq_dshape *s, mq_inst
             ball_c[k] = c[k];
         }
         ball_r = sqrt(ddot(h, h));
-        wmag = fmax(maxabs3(mn), maxabs3(mx));
+        wmag = mq_fmax(maxabs3(mn), maxabs3(mx));
         break;
     }
     }
     for (int k = 0; k < 3; k++)
-        lmag = fmax(lmag, fmax(fabs(lo[k]), fabs(hi[k])));
+        lmag = mq_fmax(lmag, mq_fmax(fabs(lo[k]), fabs(hi[k])));
     double rel = mq_inst_rel_slack(r);
     double grow = rel * ((wmag + r->sigma_max * mq_inst_local_magnitude(r)) / r->sigma_min + lmag);
     if (!isfinite(grow))

@@ -33,6 +33,7 @@
  */
 #include <stdatomic.h>
 
+#include "core/minmax.h"
 #include "core/pool.h"
 #include "core/vec3.h"
 #include "scene/instance_overlap.h"
@@ -153,8 +154,8 @@ static bool tri_box_entry(const icast *q, const mq_triangle *tri, float limit)
 {
     float t0 = 0.0f, t1 = limit;
     for (int k = 0; k < 3; k++) {
-        float lo = fminf(fminf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
-        float hi = fmaxf(fmaxf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
+        float lo = mq_fminf(mq_fminf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
+        float hi = mq_fmaxf(mq_fmaxf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
         float g = q->ext[k] + CAST_SLACK * (fabsf(lo) + fabsf(hi));
         float l = lo - g, h = hi + g;
         if (q->d[k] == 0.0f || !q->moving) {
@@ -396,7 +397,7 @@ typedef struct scene_cast {
 
 static double dmaxabs3(const double v[3])
 {
-    return fmax(fabs(v[0]), fmax(fabs(v[1]), fabs(v[2])));
+    return mq_fmax(fabs(v[0]), mq_fmax(fabs(v[1]), fabs(v[2])));
 }
 
 /* [*t0, *t1] clipped to the times the ray c + t d is inside [lo, hi] (closed, a
@@ -475,7 +476,7 @@ static bool icast_init(icast *q, const scene_cast *s, const mq_instance_rec *r, 
     if (!mq_v3_is_finite(q->a) || !mq_v3_is_finite(q->b) || !mq_v3_is_finite(q->e) || !mq_v3_is_finite(q->d) ||
         !isfinite(q->r))
         return false;
-    double mag = fmax(dmaxabs3(a), dmaxabs3(b));
+    double mag = mq_fmax(dmaxabs3(a), dmaxabs3(b));
     for (int k = 0; k < 3; k++)
         q->ext[k] = (float)(s->h0[k] + s->tol + MQ_SCENE_REL_SLACK * (mag + s->h0[k])) + FLT_MIN;
     q->moving = q->d[0] != 0.0f || q->d[1] != 0.0f || q->d[2] != 0.0f;
@@ -495,7 +496,7 @@ static bool visit_instance(const mq_instance_rec *r, void *user)
      * shape's half extents and the slack */
     double lo[3], hi[3], mag = 0.0;
     for (int k = 0; k < 3; k++)
-        mag = fmax(mag, fmax(fabs(r->world_box.min[k]), fabs(r->world_box.max[k])));
+        mag = mq_fmax(mag, mq_fmax(fabs(r->world_box.min[k]), fabs(r->world_box.max[k])));
     for (int k = 0; k < 3; k++) {
         double g = s->h0[k] + s->tol + MQ_SCENE_REL_SLACK * (mag + s->h0[k]);
         lo[k] = r->world_box.min[k] - g;
@@ -520,18 +521,18 @@ static bool visit_instance(const mq_instance_rec *r, void *user)
         /* plus the rounding of those sums (large starts and motions cancel) */
         double g = s->h0[k] + s->tol +
                    8.0 * DBL_EPSILON *
-                       (fabs(s->c0[k]) + fmax(fabs(t0), fabs(t1)) * fabs(s->dir[k]) + fabs(r->to_world.m[k][3]));
-        clo[k] = fmin(c_0, c_1) - g;
-        chi[k] = fmax(c_0, c_1) + g;
+                       (fabs(s->c0[k]) + mq_fmax(fabs(t0), fabs(t1)) * fabs(s->dir[k]) + fabs(r->to_world.m[k][3]));
+        clo[k] = mq_fmin(c_0, c_1) - g;
+        chi[k] = mq_fmax(c_0, c_1) + g;
         /* no further than the instance's own (centred) box */
-        clo[k] = fmax(clo[k], lo[k] - r->to_world.m[k][3]);
-        chi[k] = fmin(chi[k], hi[k] - r->to_world.m[k][3]);
+        clo[k] = mq_fmax(clo[k], lo[k] - r->to_world.m[k][3]);
+        chi[k] = mq_fmin(chi[k], hi[k] - r->to_world.m[k][3]);
     }
     double cc[3], ch[3], cl[3], llo[3], lhi[3], wmag = 0.0, lmag = 0.0;
     for (int k = 0; k < 3; k++) {
         cc[k] = 0.5 * clo[k] + 0.5 * chi[k];
-        ch[k] = fmax(0.0, 0.5 * chi[k] - 0.5 * clo[k]);
-        wmag = fmax(wmag, fmax(fabs(clo[k]), fabs(chi[k])));
+        ch[k] = mq_fmax(0.0, 0.5 * chi[k] - 0.5 * clo[k]);
+        wmag = mq_fmax(wmag, mq_fmax(fabs(clo[k]), fabs(chi[k])));
     }
     for (int i = 0; i < 3; i++)
         cl[i] = r->to_local.m[i][0] * cc[0] + r->to_local.m[i][1] * cc[1] + r->to_local.m[i][2] * cc[2];
@@ -540,7 +541,7 @@ static bool visit_instance(const mq_instance_rec *r, void *user)
         double e = fabs(row[0]) * ch[0] + fabs(row[1]) * ch[1] + fabs(row[2]) * ch[2];
         llo[k] = cl[k] - e;
         lhi[k] = cl[k] + e;
-        lmag = fmax(lmag, fmax(fabs(llo[k]), fabs(lhi[k])));
+        lmag = mq_fmax(lmag, mq_fmax(fabs(llo[k]), fabs(lhi[k])));
     }
     double rel = mq_inst_rel_slack(r);
     double grow = rel * ((wmag + r->sigma_max * mq_inst_local_magnitude(r)) / r->sigma_min + lmag);
@@ -706,7 +707,7 @@ bool mq_scene_shape_cast(const mq_scene *scene, const mq_dshape *shape, const mq
     mq_dshape_bounds(shape, &b);
     for (int k = 0; k < 3; k++) {
         s.c0[k] = 0.5 * b.min[k] + 0.5 * b.max[k];
-        s.h0[k] = fmax(b.max[k] - s.c0[k], s.c0[k] - b.min[k]);
+        s.h0[k] = mq_fmax(b.max[k] - s.c0[k], s.c0[k] - b.min[k]);
     }
     if (!isfinite(s.h0[0]) || !isfinite(s.h0[1]) || !isfinite(s.h0[2]))
         return false;
@@ -722,9 +723,9 @@ bool mq_scene_shape_cast(const mq_scene *scene, const mq_dshape *shape, const mq
     double ext = 0.0;
     for (int k = 0; k < 3; k++) {
         double d = s.dir[k] == 0.0 ? 0.0 : s.dir[k] * tmax; /* +-inf for an endless sweep */
-        sw.min[k] = b.min[k] + fmin(d, 0.0);
-        sw.max[k] = b.max[k] + fmax(d, 0.0);
-        ext = fmax(ext, b.max[k] - b.min[k]);
+        sw.min[k] = b.min[k] + mq_fmin(d, 0.0);
+        sw.max[k] = b.max[k] + mq_fmax(d, 0.0);
+        ext = mq_fmax(ext, b.max[k] - b.min[k]);
     }
     double grow = ext * MQ_SCENE_REL_SLACK + s.tol;
     for (int k = 0; k < 3; k++) {

@@ -24,6 +24,7 @@
  * differ from this contract on touching pairs. The fast path is therefore not
  * taken; both hierarchies go through the walk above.
  */
+#include "core/minmax.h"
 #include "scene/instance_overlap.h"
 
 /* b's triangles are mapped and buffered in groups of up to MQ_COLLIDE_BATCH
@@ -173,11 +174,11 @@ static bool a_box_in_b(const collide_ctx *c, mq_walk_box *q)
         }
         lo[i] = ctr - ext;
         hi[i] = ctr + ext;
-        mag = fmax(mag, fmax(fabs(lo[i]), fabs(hi[i])));
+        mag = mq_fmax(mag, mq_fmax(fabs(lo[i]), fabs(hi[i])));
     }
     /* b's corners are rounded in a's frame: up to a few ulp of a's magnitude,
      * worth sigma_max(a) / sigma_min(b) in b's frame; plus the composition's own rounding */
-    double rel = fmax(mq_inst_rel_slack(c->a), mq_inst_rel_slack(c->b));
+    double rel = mq_fmax(mq_inst_rel_slack(c->a), mq_inst_rel_slack(c->b));
     double grow = rel * (mag + mq_inst_local_magnitude(c->a) * c->a->sigma_max / c->b->sigma_min);
     if (!isfinite(grow))
         return false;

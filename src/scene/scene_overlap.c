@@ -6,6 +6,7 @@
  * infinite values, a negative radius or half extent, min > max, axes not
  * orthonormal within MQ_OBB_AXIS_TOLERANCE) overlaps nothing.
  */
+#include "core/minmax.h"
 #include "scene/instance_overlap.h"
 
 typedef struct scene_overlap_ctx {
@@ -58,7 +59,7 @@ size_t mq_scene_overlap(const mq_scene *scene, const mq_dshape *shape, const mq_
      * (of the instance-centred coordinates) outside the exact shape */
     double grow = 0.0;
     for (int k = 0; k < 3; k++)
-        grow = fmax(grow, box.max[k] - box.min[k]);
+        grow = mq_fmax(grow, box.max[k] - box.min[k]);
     grow *= MQ_SCENE_REL_SLACK;
     for (int k = 0; k < 3; k++) {
         box.min[k] -= grow;

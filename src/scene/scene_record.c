@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/minmax.h"
 #include "bvh/bvh_internal.h"
 #include "core/float_steps.h"
 #include "scene/scene_internal.h"
@@ -48,7 +49,7 @@ static double sigma_max_bound(double m[3][3])
             frob += m[i][j] * m[i][j];
         }
     }
-    double s = sqrt(fmax(sym3_largest_eigenvalue(mtm), 0.0)) * (1.0 + 1e-9);
+    double s = sqrt(mq_fmax(sym3_largest_eigenvalue(mtm), 0.0)) * (1.0 + 1e-9);
     frob = sqrt(frob);
     return s < frob ? s : frob;
 }

@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "core/minmax.h"
 #include "spheretree/spheretree_internal.h"
 #include "core/alloc.h"
 #include "core/diag.h"
@@ -31,7 +32,7 @@ static double radius_about(const mq_triangle *tris, uint32_t first, uint32_t end
     for (uint32_t i = first; i < end; i++)
         for (int v = 0; v < 3; v++)
             if (corner_ok(tris[i].v[v]))
-                r2 = fmax(r2, dist2(cd, tris[i].v[v]));
+                r2 = mq_fmax(r2, dist2(cd, tris[i].v[v]));
     return sqrt(r2);
 }
 
@@ -82,8 +83,8 @@ static void fit(const mq_triangle *tris, uint32_t first, uint32_t end, float out
                 continue;
             start = start ? start : p;
             for (int k = 0; k < 3; k++) {
-                lo[k] = fmin(lo[k], p[k]);
-                hi[k] = fmax(hi[k], p[k]);
+                lo[k] = mq_fmin(lo[k], p[k]);
+                hi[k] = mq_fmax(hi[k], p[k]);
             }
         }
     if (!start) { /* no finite corner (after a refit): a ball nothing reaches */

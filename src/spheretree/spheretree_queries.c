@@ -7,6 +7,7 @@
  */
 #include <math.h>
 
+#include "core/minmax.h"
 #include "convex/convex_internal.h"
 #include "core/vec3.h"
 #include "primitives/shape_checks.h"
@@ -81,7 +82,7 @@ static bool node_aabb(const void *c, uint32_t node)
     const float *s = ball(q->t, node);
     double d2 = 0.0;
     for (int i = 0; i < 3; i++) {
-        double e = fmax(q->a[i] - s[i], s[i] - q->b[i]);
+        double e = mq_fmax(q->a[i] - s[i], s[i] - q->b[i]);
         if (e > 0.0)
             d2 += e * e;
     }
@@ -115,8 +116,8 @@ static bool tri_convex(const mq_triangle *tri, const void *c)
 {
     const shape_ctx *q = c;
     for (int k = 0; k < 3; k++) {
-        float lo = fminf(fminf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
-        float hi = fmaxf(fmaxf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
+        float lo = mq_fminf(mq_fminf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
+        float hi = mq_fmaxf(mq_fmaxf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
         if (lo > q->chi[k] || hi < q->clo[k])
             return false;
     }
@@ -290,7 +291,7 @@ static bool ray_clip(const void *c, uint32_t node, float limit, float *t_enter)
     if (disc < 0.0)
         return false;
     double sq = sqrt(disc), t0 = (-b - sq) / r->dd, t1 = (-b + sq) / r->dd;
-    double lo = fmax(t0, r->tmin), hi = fmin(t1, (double)limit);
+    double lo = mq_fmax(t0, r->tmin), hi = mq_fmin(t1, (double)limit);
     if (lo > hi)
         return false;
     *t_enter = mq_bvt_down(lo);
