@@ -22,6 +22,7 @@
 #include "kdoptree/kdoptree_internal.h"
 #include "primitives/shape_checks.h"
 #include "query/bvh_walk.h"
+#include "query/round_cast.h"
 #include "spheretree/spheretree_internal.h"
 
 #define CAST_SLACK 1e-5f
@@ -45,51 +46,6 @@ typedef struct cast_q {
 
 /* ---- one triangle ---------------------------------------------------------- */
 
-static inline void tri_offset(const mq_triangle *t, const float off[3], mq_triangle *out)
-{
-    for (int c = 0; c < 3; c++)
-        for (int k = 0; k < 3; k++)
-            out->v[c][k] = t->v[c][k] + off[k];
-}
-
-/* Ray vs the two copies of triangle (p, q, s) offset by ±r along its unit normal. */
-static inline void offset_faces(const mq_ray *ray, const float p[3], const float q[3], const float s[3], float r,
-                                float *best)
-{
-    float e1[3], e2[3], n[3];
-    mq_v3_sub(e1, q, p);
-    mq_v3_sub(e2, s, p);
-    mq_v3_cross(n, e1, e2);
-    double len = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
-    if (!(len > 0.0) || !isfinite(len))
-        return; /* zero-area: its edge capsules cover it */
-    mq_triangle base, t;
-    mq_v3_copy(base.v[0], p);
-    mq_v3_copy(base.v[1], q);
-    mq_v3_copy(base.v[2], s);
-    for (int sgn = -1; sgn <= 1; sgn += 2) {
-        float off[3];
-        for (int k = 0; k < 3; k++)
-            off[k] = (float)((double)sgn * r * n[k] / len);
-        tri_offset(&base, off, &t);
-        mq_ray rr = *ray;
-        rr.tmax = *best < rr.tmax ? *best : rr.tmax;
-        mq_triangle_hit h;
-        if (mq_raycast_triangle(&rr, &t, &h) && h.t < *best)
-            *best = h.t;
-    }
-}
-
-static inline void edge_capsule(const mq_ray *ray, const float p[3], const float q[3], float r, float *best)
-{
-    mq_capsule cap = {{p[0], p[1], p[2]}, {q[0], q[1], q[2]}, r};
-    mq_ray rr = *ray;
-    rr.tmax = *best < rr.tmax ? *best : rr.tmax;
-    mq_ray_span s;
-    if (mq_raycast_capsule(&rr, &cap, &s) && s.t_enter < *best)
-        *best = s.t_enter;
-}
-
 /* First t in [0, limit] at which the shape touches `tri`; INFINITY when none. */
 static float cast_triangle(const cast_q *q, const mq_triangle *tri, float limit)
 {
@@ -112,30 +68,7 @@ static float cast_triangle(const cast_q *q, const mq_triangle *tri, float limit)
         return 0.0f;
     if (!q->moving)
         return INFINITY;
-    float best = INFINITY;
-    mq_ray ray = {{q->a[0], q->a[1], q->a[2]}, 0.0f, {q->d[0], q->d[1], q->d[2]}, limit};
-    const float *v0 = tri->v[0], *v1 = tri->v[1], *v2 = tri->v[2];
-    offset_faces(&ray, v0, v1, v2, q->r, &best);
-    edge_capsule(&ray, v0, v1, q->r, &best);
-    edge_capsule(&ray, v1, v2, q->r, &best);
-    edge_capsule(&ray, v2, v0, q->r, &best);
-    if (!q->sphere) {
-        /* K = T ⊕ [-e, 0]: the far copy T - e, the three side parallelograms, their edges */
-        float w[3][3];
-        for (int c = 0; c < 3; c++)
-            for (int k = 0; k < 3; k++)
-                w[c][k] = tri->v[c][k] - q->e[k];
-        offset_faces(&ray, w[0], w[1], w[2], q->r, &best);
-        for (int c = 0; c < 3; c++) {
-            const float *p = tri->v[c], *pn = tri->v[(c + 1) % 3];
-            const float *wp = w[c], *wn = w[(c + 1) % 3];
-            offset_faces(&ray, p, pn, wn, q->r, &best);
-            offset_faces(&ray, p, wn, wp, q->r, &best);
-            edge_capsule(&ray, wp, wn, q->r, &best);
-            edge_capsule(&ray, p, wp, q->r, &best);
-        }
-    }
-    return best;
+    return mq_round_cast_triangle(q->a, q->e, !q->sphere, q->r, q->d, tri, limit);
 }
 
 static inline bool box_entry(const cast_q *q, const float lo[3], const float hi[3], float limit, float *t_in);

@@ -22,7 +22,7 @@
  *      widened as instance_overlap.c widens its boxes. Should the mapped
  *      path not fit float: a box walk (query/bvh_walk.h) with the box of the
  *      sweep over [t0, t1] inside the instance's grown world box.
- *   3. Each candidate: the per-triangle cast of shape_cast.c (sphere and
+ *   3. Each candidate: the per-triangle cast of query/round_cast.h (sphere and
  *      capsule: the watertight ray against the offset faces and edge capsules
  *      of the Minkowski sum; convex: mq_convex_cast_tri_d, conservative
  *      advancement in double) on the centred float corners.
@@ -36,6 +36,7 @@
 #include "core/minmax.h"
 #include "core/pool.h"
 #include "core/vec3.h"
+#include "query/round_cast.h"
 #include "scene/instance_overlap.h"
 
 #define CAST_SLACK 1e-5f
@@ -59,44 +60,8 @@ typedef struct icast {
     mq_triangle tri; /* centred corners */
 } icast;
 
-/* ---- one triangle (the construction of shape_cast.c, casts.h) ----------- */
+/* ---- one triangle (the construction of query/round_cast.h, casts.h) ----- */
 
-static void offset_faces(const mq_ray *ray, const float p[3], const float q[3], const float s[3], float r, float *best)
-{
-    float e1[3], e2[3], n[3];
-    mq_v3_sub(e1, q, p);
-    mq_v3_sub(e2, s, p);
-    mq_v3_cross(n, e1, e2);
-    double len = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
-    if (!(len > 0.0) || !isfinite(len))
-        return; /* zero-area: its edge capsules cover it */
-    for (int sgn = -1; sgn <= 1; sgn += 2) {
-        mq_triangle t;
-        for (int k = 0; k < 3; k++) {
-            float off = (float)((double)sgn * r * n[k] / len);
-            t.v[0][k] = p[k] + off;
-            t.v[1][k] = q[k] + off;
-            t.v[2][k] = s[k] + off;
-        }
-        mq_ray rr = *ray;
-        rr.tmax = *best < rr.tmax ? *best : rr.tmax;
-        mq_triangle_hit h;
-        if (mq_raycast_triangle(&rr, &t, &h) && h.t < *best)
-            *best = h.t;
-    }
-}
-
-static void edge_capsule(const mq_ray *ray, const float p[3], const float q[3], float r, float *best)
-{
-    mq_capsule cap = {{p[0], p[1], p[2]}, {q[0], q[1], q[2]}, r};
-    mq_ray rr = *ray;
-    rr.tmax = *best < rr.tmax ? *best : rr.tmax;
-    mq_ray_span s;
-    if (mq_raycast_capsule(&rr, &cap, &s) && s.t_enter < *best)
-        *best = s.t_enter;
-}
-
-/* First local t in [0, limit] at which the shape touches `tri`; INFINITY when none. */
 static float cast_triangle(const icast *q, const mq_triangle *tri, float limit)
 {
     if (q->kind == MQ_SHAPE_CONVEX) {
@@ -124,29 +89,7 @@ static float cast_triangle(const icast *q, const mq_triangle *tri, float limit)
         return 0.0f;
     if (!q->moving)
         return INFINITY;
-    float best = INFINITY;
-    mq_ray ray = {{q->a[0], q->a[1], q->a[2]}, 0.0f, {q->d[0], q->d[1], q->d[2]}, limit};
-    const float *v0 = tri->v[0], *v1 = tri->v[1], *v2 = tri->v[2];
-    offset_faces(&ray, v0, v1, v2, q->r, &best);
-    edge_capsule(&ray, v0, v1, q->r, &best);
-    edge_capsule(&ray, v1, v2, q->r, &best);
-    edge_capsule(&ray, v2, v0, q->r, &best);
-    if (q->kind == MQ_SHAPE_CAPSULE) {
-        float w[3][3];
-        for (int c = 0; c < 3; c++)
-            for (int k = 0; k < 3; k++)
-                w[c][k] = tri->v[c][k] - q->e[k];
-        offset_faces(&ray, w[0], w[1], w[2], q->r, &best);
-        for (int c = 0; c < 3; c++) {
-            const float *p = tri->v[c], *pn = tri->v[(c + 1) % 3];
-            const float *wp = w[c], *wn = w[(c + 1) % 3];
-            offset_faces(&ray, p, pn, wn, q->r, &best);
-            offset_faces(&ray, p, wn, wp, q->r, &best);
-            edge_capsule(&ray, wp, wn, q->r, &best);
-            edge_capsule(&ray, p, wp, q->r, &best);
-        }
-    }
-    return best <= limit ? best : INFINITY;
+    return mq_round_cast_triangle(q->a, q->e, q->kind == MQ_SHAPE_CAPSULE, q->r, q->d, tri, limit);
 }
 
 /* Entry of the ray c + t d, t in [0, limit], into the triangle's box grown by ext. */
