@@ -266,7 +266,9 @@ def raycast(hierarchy_file, origins, directions, tmin=0.0, tmax=math.inf, chunk=
     triangle (NO_TRIANGLE on a miss), u, v, point, normal, each a Dask array in
     input order, equal to BVH.raycast in one process. `fields` (a name or a
     list of them) keeps only those fields: each task then holds and sends
-    only them (("t", "triangle") is 8 bytes a ray instead of 40)."""
+    only them (("t", "triangle") is 8 bytes a ray instead of 40). Raises
+    ValueError for an unknown, repeated or empty choice of fields, or inputs
+    that are not (N, 3) or differ in shape."""
     path = os.path.abspath(os.fspath(hierarchy_file))
     dtype = _ray_fields(fields)
     o, d = _rows(origins, chunk, 3, np.float32), _rows(directions, chunk, 3, np.float32)
