@@ -31,4 +31,28 @@ static inline double mq_fmin(double a, double b)
     return (a < b || b != b) ? a : b;
 }
 
+/* The larger / smaller of two values that are never NaN (checked finite
+ * inputs; differences may overflow to +-inf, never to NaN): one comparison,
+ * which compiles to maxss / minss and lets loops over node lanes vectorise.
+ * On NaN they give the second operand, unlike the functions above. */
+static inline float mq_maxf(float a, float b)
+{
+    return a > b ? a : b;
+}
+
+static inline float mq_minf(float a, float b)
+{
+    return a < b ? a : b;
+}
+
+static inline double mq_max(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+static inline double mq_min(double a, double b)
+{
+    return a < b ? a : b;
+}
+
 #endif /* MQ_CORE_MINMAX_H */

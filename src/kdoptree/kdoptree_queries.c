@@ -339,14 +339,14 @@ static float point_bound(const void *c, uint32_t node)
     double axes2 = 0.0;
     float gap = 0.0f;
     for (uint32_t i = 0; i < m; i++) {
-        float e = mq_fmaxf(s[i] - q->pp[i], q->pp[i] - s[m + i]);
+        float e = mq_maxf(s[i] - q->pp[i], q->pp[i] - s[m + i]); /* all finite: plain compares */
         if (e > 0.0f) {
             if (i < 3)
                 axes2 += (double)e * e;
-            gap = mq_fmaxf(gap, e * t->inv_norm[i]);
+            gap = mq_maxf(gap, e * t->inv_norm[i]);
         }
     }
-    float d = mq_fmaxf((float)sqrt(axes2), gap) - q->slack;
+    float d = mq_maxf((float)sqrt(axes2), gap) - q->slack;
     return d > 0.0f ? d : 0.0f;
 }
 

@@ -51,11 +51,11 @@ double mq_obb_fit_extents(const mq_fit_tris *t, double axes_in[3][3], mq_obb *ou
         for (int k = 0; k < 3; k++) {
             const float *p = mq_fit_corner(t, j, k);
             double q[3] = {p[0], p[1], p[2]};
-            scale = mq_fit_max2(scale, fabs(q[0]) + fabs(q[1]) + fabs(q[2]));
+            scale = mq_max(scale, fabs(q[0]) + fabs(q[1]) + fabs(q[2]));
             for (int i = 0; i < 3; i++) {
                 double s = mq_fit_dot3(ax[i], q);
-                lo[i] = mq_fit_min2(lo[i], s);
-                hi[i] = mq_fit_max2(hi[i], s);
+                lo[i] = mq_min(lo[i], s);
+                hi[i] = mq_max(hi[i], s);
             }
         }
     double c[3] = {0, 0, 0};
@@ -70,7 +70,7 @@ double mq_obb_fit_extents(const mq_fit_tris *t, double axes_in[3][3], mq_obb *ou
     double pad = 1e-15 * (scale + 1e-30);
     for (int i = 0; i < 3; i++) {
         double pc = mq_fit_dot3(ax[i], cf);
-        h[i] = mq_fit_max2(hi[i] - pc, pc - lo[i]) + pad;
+        h[i] = mq_max(hi[i] - pc, pc - lo[i]) + pad;
         out->half[i] = mq_float_ceil_of(h[i]);
     }
     return h[0] * h[1] + h[1] * h[2] + h[2] * h[0];

@@ -12,6 +12,8 @@
 
 #include <meshquery/obbtree.h>
 
+#include "core/minmax.h"
+
 /* `count` triangles of a mesh, listed by id. */
 typedef struct mq_fit_tris {
     const float *positions;  /* 3 floats per vertex */
@@ -24,17 +26,6 @@ typedef struct mq_fit_tris {
 static inline const float *mq_fit_corner(const mq_fit_tris *t, size_t j, int k)
 {
     return t->positions + 3 * (size_t)t->indices[3 * (size_t)t->ids[j] + (size_t)k];
-}
-
-/* Plain comparisons for the fitting code: fmin/fmax are library calls (their
- * NaN rules keep them out of line) and the inputs are finite. */
-static inline double mq_fit_min2(double a, double b)
-{
-    return a < b ? a : b;
-}
-static inline double mq_fit_max2(double a, double b)
-{
-    return a > b ? a : b;
 }
 
 static inline double mq_fit_dot3(const double a[3], const double b[3])

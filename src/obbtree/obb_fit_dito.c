@@ -109,8 +109,8 @@ static double frame_measure(const dito_set *pts, const double u[3], const double
         double lo = DBL_MAX, hi = -DBL_MAX;
         for (int p = 0; p < pts->count; p++) {
             double s = mq_fit_dot3(ax[i], pts->p[p]);
-            lo = mq_fit_min2(lo, s);
-            hi = mq_fit_max2(hi, s);
+            lo = mq_min(lo, s);
+            hi = mq_max(hi, s);
         }
         h[i] = 0.5 * (hi - lo);
     }

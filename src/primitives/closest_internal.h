@@ -31,6 +31,7 @@
 
 #include <meshquery/primitives.h>
 
+#include "core/minmax.h"
 #include "core/vec3.h"
 #include "primitives/shape_checks.h"
 
@@ -92,18 +93,9 @@ static inline double mq_cl_len2_d(const vec3 a)
     return x * x + y * y + z * z;
 }
 
-/* max(a, b) for operands that are never NaN (the kernels' inputs are checked
- * finite; differences may overflow to +-Inf, never to NaN). One instruction:
- * fmaxf itself, bound to NaN rules, is a call into libm on x86-64 without
- * -ffinite-math-only, and these maxima sit in every kernel's hot path. */
-static inline float mq_cl_maxf(float a, float b)
-{
-    return a > b ? a : b;
-}
-
 static inline float mq_cl_absmax3(const vec3 v)
 {
-    return mq_cl_maxf(fabsf(v[0]), mq_cl_maxf(fabsf(v[1]), fabsf(v[2])));
+    return mq_maxf(fabsf(v[0]), mq_maxf(fabsf(v[1]), fabsf(v[2])));
 }
 
 /* x / den clamped to [0, 1] for den > 0, exactly 0 or 1 at the ends and never a division by zero. */
@@ -129,7 +121,7 @@ static inline int mq_cl_diffs(vec3 out[], const float *const x[], const float *c
     float m = 0.0f;
     for (int i = 0; i < n; i++) {
         mq_v3_sub(out[i], x[i], y[i]);
-        m = mq_cl_maxf(m, mq_cl_absmax3(out[i]));
+        m = mq_maxf(m, mq_cl_absmax3(out[i]));
     }
     if ((m >= MQ_CL_RANGE_LO && m <= MQ_CL_RANGE_HI) || m == 0.0f)
         return 0;
@@ -187,7 +179,7 @@ static inline bool mq_cl_len_le(const vec3 v, float r)
 static inline void mq_cl_aabb_excess(const vec3 p, const vec3 lo, const vec3 hi, vec3 out)
 {
     for (int i = 0; i < 3; i++)
-        out[i] = mq_cl_maxf(mq_cl_maxf(lo[i] - p[i], p[i] - hi[i]), 0.0f);
+        out[i] = mq_maxf(mq_maxf(lo[i] - p[i], p[i] - hi[i]), 0.0f);
 }
 
 /* Sphere vs AABB (Arvo 1990: the box point nearest the centre is within r); inputs valid. */
@@ -210,7 +202,7 @@ static inline float mq_cl_obb_local(const mq_obb *box, const float *const pts[],
     float k = 1.0f, m = 0.0f;
     for (int i = 0; i < n; i++) {
         mq_v3_sub(out[i], pts[i], box->center);
-        m = mq_cl_maxf(m, mq_cl_absmax3(out[i]));
+        m = mq_maxf(m, mq_cl_absmax3(out[i]));
     }
     if (!(m <= 0x1p120f)) {
         k = 0x1p-4f;

@@ -67,7 +67,7 @@ bool mq_overlap_rect2_rect2(const mq_rect2 *a, const mq_rect2 *b)
     if (!a || !b || !rect2_ok(a) || !rect2_ok(b))
         return false;
     double t[2] = {(double)b->center[0] - a->center[0], (double)b->center[1] - a->center[1]};
-    double size = mq_sat_max(fabs(t[0]), fabs(t[1])) + (double)a->half[0] + a->half[1] + b->half[0] + b->half[1];
+    double size = mq_max(fabs(t[0]), fabs(t[1])) + (double)a->half[0] + a->half[1] + b->half[0] + b->half[1];
     double tol = MQ_SAT_MARGIN * size;
     return !separates2(a, b, t, tol, a->axes[0]) && !separates2(a, b, t, tol, a->axes[1]) &&
            !separates2(a, b, t, tol, b->axes[0]) && !separates2(a, b, t, tol, b->axes[1]);

@@ -30,8 +30,8 @@ typedef struct tri_box {
 static bool apart(const tri_box *q, const double L[3], double r)
 {
     double p0 = mq_sat_dot(q->w[0], L), p1 = mq_sat_dot(q->w[1], L), p2 = mq_sat_dot(q->w[2], L);
-    double lo = mq_sat_min(p0, mq_sat_min(p1, p2)), hi = mq_sat_max(p0, mq_sat_max(p1, p2));
-    return mq_sat_max(lo - r, -r - hi) > q->tol * mq_sat_norm1(L);
+    double lo = mq_min(p0, mq_min(p1, p2)), hi = mq_max(p0, mq_max(p1, p2));
+    return mq_max(lo - r, -r - hi) > q->tol * mq_sat_norm1(L);
 }
 
 static bool separates(const tri_box *q, const double L[3])
@@ -50,7 +50,7 @@ bool mq_sat_triangle_box(const mq_triangle *tri, const mq_sat_box *b)
     for (int i = 0; i < 3; i++) {
         for (int j = 0; j < 3; j++)
             q.w[i][j] = v[i][j] - b->c[j];
-        wmax = mq_sat_max(wmax, mq_sat_norm_inf(q.w[i]));
+        wmax = mq_max(wmax, mq_sat_norm_inf(q.w[i]));
     }
     q.tol = MQ_SAT_MARGIN * (wmax + b->h[0] + b->h[1] + b->h[2]) + b->slack;
 

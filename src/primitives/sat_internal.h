@@ -41,6 +41,8 @@
 
 #include <meshquery/types.h>
 
+#include "core/minmax.h"
+
 /*
  * Rounding margin, relative to the configuration size S (the largest centre
  * offset / vertex coordinate involved plus the half extents). The worst-case
@@ -84,19 +86,9 @@ static inline double mq_sat_norm1(const double a[3])
     return fabs(a[0]) + fabs(a[1]) + fabs(a[2]);
 }
 
-/* Plain comparisons, not fmin/fmax (a libm call each without -ffast-math); inputs are never NaN. */
-static inline double mq_sat_min(double a, double b)
-{
-    return a < b ? a : b;
-}
-static inline double mq_sat_max(double a, double b)
-{
-    return a > b ? a : b;
-}
-
 static inline double mq_sat_norm_inf(const double a[3])
 {
-    return mq_sat_max(fabs(a[0]), mq_sat_max(fabs(a[1]), fabs(a[2])));
+    return mq_max(fabs(a[0]), mq_max(fabs(a[1]), fabs(a[2])));
 }
 
 /* Projection radius of the box on L: exact for a parallelepiped, any L. */

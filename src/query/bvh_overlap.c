@@ -78,9 +78,9 @@ static inline bool sphere_box_near(const sphere_shape *s, const mq_triangle *t)
 {
     float d2 = 0.0f;
     for (int k = 0; k < 3; k++) {
-        float lo = mq_wminf(mq_wminf(t->v[0][k], t->v[1][k]), t->v[2][k]);
-        float hi = mq_wmaxf(mq_wmaxf(t->v[0][k], t->v[1][k]), t->v[2][k]);
-        float e = mq_wmaxf(mq_wmaxf(lo - s->s.center[k], s->s.center[k] - hi), 0.0f);
+        float lo = mq_minf(mq_minf(t->v[0][k], t->v[1][k]), t->v[2][k]);
+        float hi = mq_maxf(mq_maxf(t->v[0][k], t->v[1][k]), t->v[2][k]);
+        float e = mq_maxf(mq_maxf(lo - s->s.center[k], s->s.center[k] - hi), 0.0f);
         d2 += e * e;
     }
     return d2 <= s->g2;

@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/minmax.h"
 #include "bvh/bvh_internal.h"
 #include "bvh/bvh_layout.h"
 #include "bvh/leaf_pack.h"
@@ -45,29 +46,14 @@ typedef struct mq_walk_box {
     float r2;
 } mq_walk_box;
 
-/* Plain comparisons: fminf/fmaxf are library calls (their NaN rules), which
- * would also keep the 8-lane node loop from vectorising; inputs are never NaN. */
-static inline float mq_wminf(float a, float b)
-{
-    return a < b ? a : b;
-}
-static inline float mq_wmaxf(float a, float b)
-{
-    return a > b ? a : b;
-}
-static inline double mq_wmax(double a, double b)
-{
-    return a > b ? a : b;
-}
-
 /* Visitor: triangle id (mesh order) and its local corners. Return false to stop. */
 typedef bool (*mq_walk_tri_visit)(uint32_t id, const mq_triangle *tri, void *ctx);
 
 static inline bool mq_walk_tri_box_overlaps(const mq_triangle *t, const mq_walk_box *q)
 {
     for (int k = 0; k < 3; k++) {
-        float lo = mq_wminf(mq_wminf(t->v[0][k], t->v[1][k]), t->v[2][k]);
-        float hi = mq_wmaxf(mq_wmaxf(t->v[0][k], t->v[1][k]), t->v[2][k]);
+        float lo = mq_minf(mq_minf(t->v[0][k], t->v[1][k]), t->v[2][k]);
+        float hi = mq_maxf(mq_maxf(t->v[0][k], t->v[1][k]), t->v[2][k]);
         if (!(lo <= q->hi[k] && hi >= q->lo[k]))
             return false;
     }
@@ -119,9 +105,9 @@ static inline unsigned mq_walk_node_mask(const mq_node8 *n, float inv, const mq_
         float lx = n->bounds[MQ_LO_X][i] * inv, hx = n->bounds[MQ_HI_X][i] * inv;
         float ly = n->bounds[MQ_LO_Y][i] * inv, hy = n->bounds[MQ_HI_Y][i] * inv;
         float lz = n->bounds[MQ_LO_Z][i] * inv, hz = n->bounds[MQ_HI_Z][i] * inv;
-        float dx = mq_wmaxf(mq_wmaxf(lx - q->c[0], q->c[0] - hx), 0.0f);
-        float dy = mq_wmaxf(mq_wmaxf(ly - q->c[1], q->c[1] - hy), 0.0f);
-        float dz = mq_wmaxf(mq_wmaxf(lz - q->c[2], q->c[2] - hz), 0.0f);
+        float dx = mq_maxf(mq_maxf(lx - q->c[0], q->c[0] - hx), 0.0f);
+        float dy = mq_maxf(mq_maxf(ly - q->c[1], q->c[1] - hy), 0.0f);
+        float dz = mq_maxf(mq_maxf(lz - q->c[2], q->c[2] - hz), 0.0f);
         int o = (lx <= q->hi[0]) & (hx >= q->lo[0]) & (ly <= q->hi[1]) & (hy >= q->lo[1]) & (lz <= q->hi[2]) &
                 (hz >= q->lo[2]) & (dx * dx + dy * dy + dz * dz <= q->r2);
         /* An empty slot (bounds +inf..-inf) passes when the query box itself

@@ -20,6 +20,7 @@
 #ifndef MQ_QUERY_CLOSEST_WALK_H
 #define MQ_QUERY_CLOSEST_WALK_H
 
+#include "core/minmax.h"
 #include "query/bvh_walk.h"
 
 typedef void (*mq_closest_tri_visit)(uint32_t id, const mq_triangle *tri, void *ctx);
@@ -42,7 +43,7 @@ static inline double mq_box_dist2_d(const double p[3], const float lo[3], const 
 {
     double d2 = 0.0;
     for (int k = 0; k < 3; k++) {
-        double e = mq_wmax(mq_wmax((double)lo[k] - p[k], p[k] - (double)hi[k]), 0.0);
+        double e = mq_max(mq_max((double)lo[k] - p[k], p[k] - (double)hi[k]), 0.0);
         d2 += e * e;
     }
     return d2;
@@ -52,8 +53,8 @@ static inline double mq_tri_dist2_lb(const double p[3], const mq_triangle *t)
 {
     float lo[3], hi[3];
     for (int k = 0; k < 3; k++) {
-        lo[k] = mq_wminf(mq_wminf(t->v[0][k], t->v[1][k]), t->v[2][k]);
-        hi[k] = mq_wmaxf(mq_wmaxf(t->v[0][k], t->v[1][k]), t->v[2][k]);
+        lo[k] = mq_minf(mq_minf(t->v[0][k], t->v[1][k]), t->v[2][k]);
+        hi[k] = mq_maxf(mq_maxf(t->v[0][k], t->v[1][k]), t->v[2][k]);
     }
     return mq_box_dist2_d(p, lo, hi);
 }
@@ -103,7 +104,7 @@ MQ_ALWAYS_INLINE void mq_bvh_walk_closest(const mq_bvh *bvh, const double p[3], 
             double d2 = 0.0;
             for (int k = 0; k < 3; k++) {
                 double lo = n->bounds[2 * k][i] * inv, hi = n->bounds[2 * k + 1][i] * inv; /* mesh units */
-                double g = mq_wmax(mq_wmax(lo - p[k], p[k] - hi), 0.0);
+                double g = mq_max(mq_max(lo - p[k], p[k] - hi), 0.0);
                 d2 += g * g;
             }
             if (!(d2 <= limit))

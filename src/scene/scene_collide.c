@@ -53,8 +53,8 @@ static bool visit_a(uint32_t id, const mq_triangle *ta, void *user)
     collide_ctx *c = user;
     float lo[3], hi[3];
     for (int k = 0; k < 3; k++) {
-        lo[k] = mq_wminf(mq_wminf(ta->v[0][k], ta->v[1][k]), ta->v[2][k]);
-        hi[k] = mq_wmaxf(mq_wmaxf(ta->v[0][k], ta->v[1][k]), ta->v[2][k]);
+        lo[k] = mq_minf(mq_minf(ta->v[0][k], ta->v[1][k]), ta->v[2][k]);
+        hi[k] = mq_maxf(mq_maxf(ta->v[0][k], ta->v[1][k]), ta->v[2][k]);
     }
     for (uint32_t j = 0; j < c->n; j++) {
         if (lo[0] > c->hi[j][0] || lo[1] > c->hi[j][1] || lo[2] > c->hi[j][2] || hi[0] < c->lo[j][0] ||
@@ -77,8 +77,8 @@ static bool flush(collide_ctx *c)
         q.lo[k] = c->lo[0][k];
         q.hi[k] = c->hi[0][k];
         for (uint32_t j = 1; j < c->n; j++) {
-            q.lo[k] = mq_wminf(q.lo[k], c->lo[j][k]);
-            q.hi[k] = mq_wmaxf(q.hi[k], c->hi[j][k]);
+            q.lo[k] = mq_minf(q.lo[k], c->lo[j][k]);
+            q.hi[k] = mq_maxf(q.hi[k], c->hi[j][k]);
         }
         q.c[k] = 0.0f;
     }
@@ -104,8 +104,8 @@ static bool visit_b(uint32_t id, const mq_triangle *local_b, void *user)
         }
     }
     for (int k = 0; k < 3; k++) {
-        c->lo[j][k] = mq_wminf(mq_wminf(t->v[0][k], t->v[1][k]), t->v[2][k]);
-        c->hi[j][k] = mq_wmaxf(mq_wmaxf(t->v[0][k], t->v[1][k]), t->v[2][k]);
+        c->lo[j][k] = mq_minf(mq_minf(t->v[0][k], t->v[1][k]), t->v[2][k]);
+        c->hi[j][k] = mq_maxf(mq_maxf(t->v[0][k], t->v[1][k]), t->v[2][k]);
         if (!(c->lo[j][k] <= c->hi[j][k])) /* NaN or infinite after mapping: it intersects nothing */
             return true;
     }
