@@ -17,6 +17,7 @@
 #include "core/minmax.h"
 #include "convex/convex_internal.h"
 #include "core/vec3.h"
+#include "primitives/ray_slab.h"
 #include "primitives/shape_checks.h"
 #include "primitives/shape_reduce.h"
 #include "bvh/kernels/hit_mesh.h"
@@ -269,21 +270,7 @@ static bool ray_clip(const void *c, uint32_t node, float limit, float *t_enter)
     uint32_t m = t->m;
     float lo = r->tmin, hi = limit;
     for (uint32_t i = 0; i < m; i++) {
-        float a = s[i] - r->grow, b = s[m + i] + r->grow;
-        if (r->dd[i] == 0.0f) {
-            if (r->od[i] < a || r->od[i] > b)
-                return false;
-            continue;
-        }
-        float ta = (a - r->od[i]) / r->dd[i], tb = (b - r->od[i]) / r->dd[i];
-        if (ta > tb) {
-            float tmp = ta;
-            ta = tb;
-            tb = tmp;
-        }
-        lo = ta > lo ? ta : lo;
-        hi = tb < hi ? tb : hi;
-        if (lo > hi)
+        if (!mq_slab_clip_axis(r->od[i], r->dd[i], s[i] - r->grow, s[m + i] + r->grow, &lo, &hi))
             return false;
     }
     *t_enter = lo;

@@ -20,6 +20,7 @@
 #include <meshquery/primitives.h>
 
 #include "obbtree/obbtree_internal.h"
+#include "primitives/ray_slab.h"
 
 /* Relative widening of every node test (see above). */
 #define MQ_OBBTREE_SLACK 4e-6f
@@ -89,20 +90,7 @@ static inline bool mq_node_clip_line(const mq_obbtree_node *n, const float o[3],
     float lo = *t0, hi = *t1;
     for (int i = 0; i < 3; i++) {
         float h = n->half[i] + grow;
-        if (d[i] == 0.0f) {
-            if (fabsf(o[i]) > h)
-                return false;
-            continue;
-        }
-        float ta = (-h - o[i]) / d[i], tb = (h - o[i]) / d[i];
-        if (ta > tb) {
-            float tmp = ta;
-            ta = tb;
-            tb = tmp;
-        }
-        lo = ta > lo ? ta : lo;
-        hi = tb < hi ? tb : hi;
-        if (lo > hi)
+        if (!mq_slab_clip_axis(o[i], d[i], -h, h, &lo, &hi))
             return false;
     }
     *t0 = lo;

@@ -24,6 +24,7 @@
 #include "core/minmax.h"
 #include "core/vec3.h"
 #include "primitives/closest_internal.h"
+#include "primitives/ray_slab.h"
 #include "primitives/shape_checks.h"
 
 /* Whether the segment A + t D, t in [0, 1], meets the closed box [0, E] (slab clipping). */
@@ -31,21 +32,8 @@ static bool segment_hits_box(const vec3 A, const vec3 D, const vec3 E)
 {
     float t0 = 0.0f, t1 = 1.0f;
     for (int i = 0; i < 3; i++) {
-        if (D[i] == 0.0f) {
-            /* Parallel to the slab: decided exactly, boundary included, no division by 0. */
-            if (A[i] < 0.0f || A[i] > E[i])
-                return false;
-            continue;
-        }
-        float ta = -A[i] / D[i], tb = (E[i] - A[i]) / D[i]; /* finite or +-Inf, never NaN */
-        if (ta > tb) {
-            float tmp = ta;
-            ta = tb;
-            tb = tmp;
-        }
-        t0 = mq_fmaxf(t0, ta);
-        t1 = mq_fminf(t1, tb);
-        if (t0 > t1)
+        /* parallel to a slab: decided exactly, boundary included, no division by 0 */
+        if (!mq_slab_clip_axis(A[i], D[i], 0.0f, E[i], &t0, &t1))
             return false;
     }
     return true;

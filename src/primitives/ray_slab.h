@@ -55,6 +55,45 @@ static inline void mq_slab_axis_bounds(float o, float d, float lo, float hi, flo
     }
 }
 
+/*
+ * Shrinks [*t0, *t1] to the parameters where o + t*d lies in [lo, hi] on one
+ * axis: the walks' pruning step (a path against a node's slab, grown by the
+ * caller as it needs). A zero d (either sign) is decided exactly, boundary
+ * included, and a NaN bound then keeps the path (a pruning test must not drop
+ * what it cannot judge). Otherwise (lo - o) / d and (hi - o) / d, unwidened; a
+ * NaN quotient leaves its end as it was. False when the interval is empty.
+ */
+static inline bool mq_slab_clip_axis(float o, float d, float lo, float hi, float *t0, float *t1)
+{
+    if (d == 0.0f)
+        return !(o < lo || o > hi);
+    float ta = (lo - o) / d, tb = (hi - o) / d;
+    if (ta > tb) {
+        float x = ta;
+        ta = tb;
+        tb = x;
+    }
+    *t0 = ta > *t0 ? ta : *t0;
+    *t1 = tb < *t1 ? tb : *t1;
+    return *t0 <= *t1;
+}
+
+/* mq_slab_clip_axis in double. */
+static inline bool mq_slab_clip_axis_d(double o, double d, double lo, double hi, double *t0, double *t1)
+{
+    if (d == 0.0)
+        return !(o < lo || o > hi);
+    double ta = (lo - o) / d, tb = (hi - o) / d;
+    if (ta > tb) {
+        double x = ta;
+        ta = tb;
+        tb = x;
+    }
+    *t0 = ta > *t0 ? ta : *t0;
+    *t1 = tb < *t1 ? tb : *t1;
+    return *t0 <= *t1;
+}
+
 /* t moved down by more than its rounding error; FLT_TRUE_MIN covers quotients that
  * underflowed (absolute, not relative error). Infinite bounds stay as they are. */
 static inline float mq_slab_widen_down(float t, float widen)

@@ -29,6 +29,7 @@
 
 #include "core/minmax.h"
 #include "convex/convex_internal.h"
+#include "primitives/ray_slab.h"
 #include "primitives/shape_checks.h"
 #include "primitives/shape_reduce.h"
 #include "query/bvh_walk.h"
@@ -132,21 +133,7 @@ static inline bool refine_capsule(const float lo[3], const float hi[3], const vo
     float g = c->grow + MQ_BVH_OVERLAP_SLACK * (mq_abs_sum3(lo) + mq_abs_sum3(hi));
     float t0 = 0.0f, t1 = 1.0f;
     for (int k = 0; k < 3; k++) {
-        float l = lo[k] - g, h = hi[k] + g;
-        if (c->d[k] == 0.0f) {
-            if (c->a[k] < l || c->a[k] > h)
-                return false;
-            continue;
-        }
-        float ta = (l - c->a[k]) / c->d[k], tb = (h - c->a[k]) / c->d[k];
-        if (ta > tb) {
-            float tmp = ta;
-            ta = tb;
-            tb = tmp;
-        }
-        t0 = ta > t0 ? ta : t0;
-        t1 = tb < t1 ? tb : t1;
-        if (t0 > t1)
+        if (!mq_slab_clip_axis(c->a[k], c->d[k], lo[k] - g, hi[k] + g, &t0, &t1))
             return false;
     }
     return true;

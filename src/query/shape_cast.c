@@ -20,6 +20,7 @@
 #include "convex/convex_internal.h"
 #include "core/vec3.h"
 #include "kdoptree/kdoptree_internal.h"
+#include "primitives/ray_slab.h"
 #include "primitives/shape_checks.h"
 #include "query/bvh_walk.h"
 #include "query/round_cast.h"
@@ -239,21 +240,7 @@ static inline bool box_entry(const cast_q *q, const float lo[3], const float hi[
     float t0 = 0.0f, t1 = limit;
     for (int k = 0; k < 3; k++) {
         float g = q->ext[k] + CAST_SLACK * (fabsf(lo[k]) + fabsf(hi[k]));
-        float l = lo[k] - g, h = hi[k] + g;
-        if (q->d[k] == 0.0f) {
-            if (q->c[k] < l || q->c[k] > h)
-                return false;
-            continue;
-        }
-        float ta = (l - q->c[k]) / q->d[k], tb = (h - q->c[k]) / q->d[k];
-        if (ta > tb) {
-            float tmp = ta;
-            ta = tb;
-            tb = tmp;
-        }
-        t0 = ta > t0 ? ta : t0;
-        t1 = tb < t1 ? tb : t1;
-        if (!(t0 <= t1))
+        if (!mq_slab_clip_axis(q->c[k], q->d[k], lo[k] - g, hi[k] + g, &t0, &t1))
             return false;
     }
     *t_in = t0;
@@ -337,20 +324,7 @@ static inline bool obb_entry(const cast_q *q, const mq_obbtree_node *n, float li
     float t0 = 0.0f, t1 = limit;
     for (int i = 0; i < 3; i++) {
         float h = n->half[i] + 0.5f * fabsf(le[i]) + q->r + slack;
-        if (ld[i] == 0.0f) {
-            if (fabsf(lo[i]) > h)
-                return false;
-            continue;
-        }
-        float ta = (-h - lo[i]) / ld[i], tb = (h - lo[i]) / ld[i];
-        if (ta > tb) {
-            float x = ta;
-            ta = tb;
-            tb = x;
-        }
-        t0 = ta > t0 ? ta : t0;
-        t1 = tb < t1 ? tb : t1;
-        if (!(t0 <= t1))
+        if (!mq_slab_clip_axis(lo[i], ld[i], -h, h, &t0, &t1))
             return false;
     }
     *t_in = t0;
@@ -421,21 +395,8 @@ static inline bool kdop_entry(const cast_q *q, const mq_kdoptree *tree, uint32_t
             d += (double)n[k] * q->d[k];
             h += fabs((double)n[k]) * grow[k];
         }
-        double l = (double)s[j] - h, u = (double)s[m + j] + h;
-        if (d == 0.0) {
-            if (!(c >= l && c <= u)) /* an empty node (+inf, -inf) too */
-                return false;
-            continue;
-        }
-        double ta = (l - c) / d, tb = (u - c) / d;
-        if (ta > tb) {
-            double x = ta;
-            ta = tb;
-            tb = x;
-        }
-        t0 = ta > t0 ? ta : t0;
-        t1 = tb < t1 ? tb : t1;
-        if (!(t0 <= t1))
+        /* with d == 0, an empty node (+inf, -inf) is missed too */
+        if (!mq_slab_clip_axis_d(c, d, (double)s[j] - h, (double)s[m + j] + h, &t0, &t1))
             return false;
     }
     *t_in = (float)t0; /* <= limit: rounding to nearest keeps the order with a float */

@@ -19,6 +19,7 @@
 #include <meshquery/casts.h>
 
 #include "core/vec3.h"
+#include "primitives/ray_slab.h"
 #include "query/bvh_walk.h"
 
 #define WIND_SLACK 1e-5f
@@ -60,21 +61,7 @@ static inline bool ray_meets_box(const mq_ray *r, const float lo[3], const float
     float t0 = 0.0f, t1 = INFINITY;
     for (int k = 0; k < 3; k++) {
         float g = WIND_SLACK * (fabsf(lo[k]) + fabsf(hi[k]) + fabsf(r->origin[k])) + FLT_MIN;
-        float l = lo[k] - g, h = hi[k] + g;
-        if (r->dir[k] == 0.0f) {
-            if (r->origin[k] < l || r->origin[k] > h)
-                return false;
-            continue;
-        }
-        float ta = (l - r->origin[k]) / r->dir[k], tb = (h - r->origin[k]) / r->dir[k];
-        if (ta > tb) {
-            float x = ta;
-            ta = tb;
-            tb = x;
-        }
-        t0 = ta > t0 ? ta : t0;
-        t1 = tb < t1 ? tb : t1;
-        if (!(t0 <= t1))
+        if (!mq_slab_clip_axis(r->origin[k], r->dir[k], lo[k] - g, hi[k] + g, &t0, &t1))
             return false;
     }
     return true;

@@ -36,6 +36,7 @@
 #include "core/minmax.h"
 #include "core/pool.h"
 #include "core/vec3.h"
+#include "primitives/ray_slab.h"
 #include "query/round_cast.h"
 #include "scene/instance_overlap.h"
 
@@ -100,21 +101,7 @@ static bool tri_box_entry(const icast *q, const mq_triangle *tri, float limit)
         float lo = mq_fminf(mq_fminf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
         float hi = mq_fmaxf(mq_fmaxf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
         float g = q->ext[k] + CAST_SLACK * (fabsf(lo) + fabsf(hi));
-        float l = lo - g, h = hi + g;
-        if (q->d[k] == 0.0f || !q->moving) {
-            if (q->c[k] < l || q->c[k] > h)
-                return false;
-            continue;
-        }
-        float ta = (l - q->c[k]) / q->d[k], tb = (h - q->c[k]) / q->d[k];
-        if (ta > tb) {
-            float x = ta;
-            ta = tb;
-            tb = x;
-        }
-        t0 = ta > t0 ? ta : t0;
-        t1 = tb < t1 ? tb : t1;
-        if (!(t0 <= t1))
+        if (!mq_slab_clip_axis(q->c[k], q->moving ? q->d[k] : 0.0f, lo - g, hi + g, &t0, &t1))
             return false;
     }
     return true;
@@ -172,21 +159,7 @@ static inline bool lbox_entry(const lray *r, const float lo[3], const float hi[3
     float t0 = 0.0f, t1 = limit;
     for (int k = 0; k < 3; k++) {
         float g = r->ext[k] + r->slack + CAST_SLACK * (fabsf(lo[k]) + fabsf(hi[k]));
-        float l = lo[k] - g, h = hi[k] + g;
-        if (r->d[k] == 0.0f || limit == 0.0f) {
-            if (r->c[k] < l || r->c[k] > h)
-                return false;
-            continue;
-        }
-        float ta = (l - r->c[k]) / r->d[k], tb = (h - r->c[k]) / r->d[k];
-        if (ta > tb) {
-            float x = ta;
-            ta = tb;
-            tb = x;
-        }
-        t0 = ta > t0 ? ta : t0;
-        t1 = tb < t1 ? tb : t1;
-        if (!(t0 <= t1))
+        if (!mq_slab_clip_axis(r->c[k], limit == 0.0f ? 0.0f : r->d[k], lo[k] - g, hi[k] + g, &t0, &t1))
             return false;
     }
     *t_in = t0;
@@ -261,20 +234,7 @@ static inline bool lobb_entry(const lray *r, const mq_obbtree_node *n, float lim
     for (int i = 0; i < 3; i++) {
         const float *ax = n->axes[i];
         float h = n->half[i] + fabsf(ax[0]) * r->ext[0] + fabsf(ax[1]) * r->ext[1] + fabsf(ax[2]) * r->ext[2] + slack;
-        if (ld[i] == 0.0f || limit == 0.0f) {
-            if (fabsf(lo[i]) > h)
-                return false;
-            continue;
-        }
-        float ta = (-h - lo[i]) / ld[i], tb = (h - lo[i]) / ld[i];
-        if (ta > tb) {
-            float x = ta;
-            ta = tb;
-            tb = x;
-        }
-        t0 = ta > t0 ? ta : t0;
-        t1 = tb < t1 ? tb : t1;
-        if (!(t0 <= t1))
+        if (!mq_slab_clip_axis(lo[i], limit == 0.0f ? 0.0f : ld[i], -h, h, &t0, &t1))
             return false;
     }
     *t_in = t0;
