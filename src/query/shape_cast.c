@@ -23,6 +23,7 @@
 #include "primitives/ray_slab.h"
 #include "primitives/shape_checks.h"
 #include "query/bvh_walk.h"
+#include "query/cast_walk.h"
 #include "query/round_cast.h"
 #include "spheretree/spheretree_internal.h"
 
@@ -254,60 +255,26 @@ static inline float limit_of(const cast_q *q, float tmax)
     return l * (1.0f + 4.0f * FLT_EPSILON) + FLT_MIN;
 }
 
-static void walk_bvh(const mq_bvh *bvh, cast_q *q, float tmax)
+static bool bvh_entry(const void *q, const float lo[3], const float hi[3], float limit, float *t_in)
 {
-    if (bvh->root == MQ_REF_EMPTY)
-        return;
-    typedef struct entry {
-        uint32_t ref;
-        float t;
-    } entry;
-    entry stack[MQ_TRAVERSAL_STACK];
-    int top = 0;
-    {
-        const float *rb = bvh->root_box;
-        float lo[3] = {rb[0], rb[2], rb[4]}, hi[3] = {rb[1], rb[3], rb[5]};
-        float t;
-        if (!box_entry(q, lo, hi, q->moving ? limit_of(q, tmax) : 0.0f, &t))
-            return;
-        stack[top++] = (entry){bvh->root, t};
-    }
-    while (top > 0) {
-        entry en = stack[--top];
-        float limit = q->moving ? limit_of(q, tmax) : 0.0f;
-        if (en.t > limit)
-            continue;
-        if (mq_ref_is_leaf(en.ref)) {
-            const mq_tri_block *blk = mq_arena_leaf(bvh->arena, en.ref);
-            uint32_t nb = mq_ref_block_count(en.ref);
-            for (uint32_t b = 0; b < nb; b++)
-                for (int lane = 0; lane < MQ_TRI_BLOCK; lane++) {
-                    mq_triangle t;
-                    if (mq_walk_block_triangle(bvh, &blk[b], lane, &t))
-                        consider(q, blk[b].id[lane], &t);
-                }
-            continue;
-        }
-        const mq_node8 *n = mq_arena_node(bvh->arena, en.ref);
-        entry kids[MQ_BVH_WIDTH];
-        int nk = 0;
-        for (int i = 0; i < MQ_BVH_WIDTH; i++) {
-            if (n->child[i] == MQ_REF_EMPTY)
-                continue;
-            float lo[3], hi[3], t;
-            mq_walk_child_box(n, i, bvh->inv_scale, lo, hi); /* mesh units */
-            if (!box_entry(q, lo, hi, limit, &t))
-                continue;
-            int j = nk++; /* sorted by decreasing entry: the nearest is pushed last */
-            while (j > 0 && kids[j - 1].t < t) {
-                kids[j] = kids[j - 1];
-                j--;
-            }
-            kids[j] = (entry){n->child[i], t};
-        }
-        for (int j = 0; j < nk; j++)
-            stack[top++] = kids[j];
-    }
+    return box_entry(q, lo, hi, limit, t_in);
+}
+
+/* The walks' limit: limit_of tmax while moving, 0 (the start pose only) otherwise. */
+static float walk_limit(const void *q)
+{
+    const cast_q *c = q;
+    return c->moving ? limit_of(c, c->tmax) : 0.0f;
+}
+
+static void visit(void *q, uint32_t id, const mq_triangle *tri)
+{
+    consider(q, id, tri);
+}
+
+static void walk_bvh(const mq_bvh *bvh, cast_q *q)
+{
+    mq_cast_walk_bvh(bvh, q, q, bvh_entry, walk_limit, visit);
 }
 
 /* ---- OBB tree walk: the centre's ray against node boxes grown by rho ------------ */
@@ -331,45 +298,14 @@ static inline bool obb_entry(const cast_q *q, const mq_obbtree_node *n, float li
     return true;
 }
 
-static void walk_obbtree(const mq_obbtree *tree, cast_q *q, float tmax)
+static bool obbtree_entry(const void *q, const mq_obbtree_node *n, float limit, float *t_in)
 {
-    if (tree->node_count == 0)
-        return;
-    typedef struct entry {
-        uint32_t node;
-        float t;
-    } entry;
-    entry stack[MQ_OBBTREE_STACK];
-    int top = 0;
-    float t;
-    if (!obb_entry(q, &tree->nodes[0], q->moving ? limit_of(q, tmax) : 0.0f, &t))
-        return;
-    stack[top++] = (entry){0, t};
-    while (top > 0) {
-        entry en = stack[--top];
-        float limit = q->moving ? limit_of(q, tmax) : 0.0f;
-        if (en.t > limit)
-            continue;
-        const mq_obbtree_node *n = &tree->nodes[en.node];
-        if (mq_obbtree_node_is_leaf(n)) {
-            uint32_t first = mq_obbtree_leaf_first(n), end = first + mq_obbtree_leaf_count(n);
-            for (uint32_t k = first; k < end; k++)
-                consider(q, tree->ids[k], &tree->tris[k]);
-            continue;
-        }
-        uint32_t l = en.node + 1, r = n->data;
-        float tl = 0.0f, tr = 0.0f;
-        bool hl = obb_entry(q, &tree->nodes[l], limit, &tl), hr = obb_entry(q, &tree->nodes[r], limit, &tr);
-        if (hl && hr) {
-            bool left_first = tl <= tr;
-            stack[top++] = left_first ? (entry){r, tr} : (entry){l, tl};
-            stack[top++] = left_first ? (entry){l, tl} : (entry){r, tr};
-        } else if (hl) {
-            stack[top++] = (entry){l, tl};
-        } else if (hr) {
-            stack[top++] = (entry){r, tr};
-        }
-    }
+    return obb_entry(q, n, limit, t_in);
+}
+
+static void walk_obbtree(const mq_obbtree *tree, cast_q *q)
+{
+    mq_cast_walk_obbtree(tree, q, q, obbtree_entry, walk_limit, visit);
 }
 
 /* ---- k-DOP and sphere trees (one walk over their shared skeleton) ----------------- */
@@ -445,7 +381,7 @@ static inline bool bvt_entry(const cast_q *q, const mq_kdoptree *kdop, const mq_
     return kdop ? kdop_entry(q, kdop, node, limit, t_in) : ball_entry(q, sph, node, limit, t_in);
 }
 
-static void walk_bvt(const mq_kdoptree *kdop, const mq_spheretree *sph, cast_q *q, float tmax)
+static void walk_bvt(const mq_kdoptree *kdop, const mq_spheretree *sph, cast_q *q)
 {
     const mq_bvt *tree = kdop ? &kdop->bvt : &sph->bvt;
     if (tree->node_count == 0)
@@ -457,12 +393,12 @@ static void walk_bvt(const mq_kdoptree *kdop, const mq_spheretree *sph, cast_q *
     entry stack[MQ_BVT_STACK];
     int top = 0;
     float t;
-    if (!bvt_entry(q, kdop, sph, 0, q->moving ? limit_of(q, tmax) : 0.0f, &t))
+    if (!bvt_entry(q, kdop, sph, 0, walk_limit(q), &t))
         return;
     stack[top++] = (entry){0, t};
     while (top > 0) {
         entry en = stack[--top];
-        float limit = q->moving ? limit_of(q, tmax) : 0.0f;
+        float limit = walk_limit(q);
         if (en.t > limit)
             continue;
         uint32_t d = tree->data[en.node];
@@ -501,7 +437,7 @@ bool mq_bvh_sphere_cast(const mq_bvh *bvh, const mq_sphere *s, const vec3 dir, f
     cast_q q;
     if (!bvh || !s || !mq_sphere_ok(s) || !prepare(&q, s->center, s->center, s->radius, true, dir, tmax))
         return miss(out);
-    walk_bvh(bvh, &q, tmax);
+    walk_bvh(bvh, &q);
     return finish(&q, tmax, out);
 }
 
@@ -510,7 +446,7 @@ bool mq_obbtree_sphere_cast(const mq_obbtree *tree, const mq_sphere *s, const ve
     cast_q q;
     if (!tree || !s || !mq_sphere_ok(s) || !prepare(&q, s->center, s->center, s->radius, true, dir, tmax))
         return miss(out);
-    walk_obbtree(tree, &q, tmax);
+    walk_obbtree(tree, &q);
     return finish(&q, tmax, out);
 }
 
@@ -519,7 +455,7 @@ bool mq_bvh_capsule_cast(const mq_bvh *bvh, const mq_capsule *c, const vec3 dir,
     cast_q q;
     if (!bvh || !c || !mq_capsule_ok(c) || !prepare(&q, c->a, c->b, c->radius, false, dir, tmax))
         return miss(out);
-    walk_bvh(bvh, &q, tmax);
+    walk_bvh(bvh, &q);
     return finish(&q, tmax, out);
 }
 
@@ -528,7 +464,7 @@ bool mq_obbtree_capsule_cast(const mq_obbtree *tree, const mq_capsule *c, const 
     cast_q q;
     if (!tree || !c || !mq_capsule_ok(c) || !prepare(&q, c->a, c->b, c->radius, false, dir, tmax))
         return miss(out);
-    walk_obbtree(tree, &q, tmax);
+    walk_obbtree(tree, &q);
     return finish(&q, tmax, out);
 }
 
@@ -537,7 +473,7 @@ bool mq_bvh_convex_cast(const mq_bvh *bvh, const mq_convex *convex, const vec3 d
     cast_q q;
     if (!bvh || !prepare_convex(&q, convex, dir, tmax))
         return miss(out);
-    walk_bvh(bvh, &q, tmax);
+    walk_bvh(bvh, &q);
     return finish(&q, tmax, out);
 }
 
@@ -547,7 +483,7 @@ bool mq_obbtree_convex_cast(const mq_obbtree *tree, const mq_convex *convex, con
     cast_q q;
     if (!tree || !prepare_convex(&q, convex, dir, tmax))
         return miss(out);
-    walk_obbtree(tree, &q, tmax);
+    walk_obbtree(tree, &q);
     return finish(&q, tmax, out);
 }
 
@@ -556,7 +492,7 @@ bool mq_kdoptree_sphere_cast(const mq_kdoptree *tree, const mq_sphere *s, const 
     cast_q q;
     if (!tree || !s || !mq_sphere_ok(s) || !prepare(&q, s->center, s->center, s->radius, true, dir, tmax))
         return miss(out);
-    walk_bvt(tree, NULL, &q, tmax);
+    walk_bvt(tree, NULL, &q);
     return finish(&q, tmax, out);
 }
 
@@ -566,7 +502,7 @@ bool mq_kdoptree_capsule_cast(const mq_kdoptree *tree, const mq_capsule *c, cons
     cast_q q;
     if (!tree || !c || !mq_capsule_ok(c) || !prepare(&q, c->a, c->b, c->radius, false, dir, tmax))
         return miss(out);
-    walk_bvt(tree, NULL, &q, tmax);
+    walk_bvt(tree, NULL, &q);
     return finish(&q, tmax, out);
 }
 
@@ -576,7 +512,7 @@ bool mq_kdoptree_convex_cast(const mq_kdoptree *tree, const mq_convex *convex, c
     cast_q q;
     if (!tree || !prepare_convex(&q, convex, dir, tmax))
         return miss(out);
-    walk_bvt(tree, NULL, &q, tmax);
+    walk_bvt(tree, NULL, &q);
     return finish(&q, tmax, out);
 }
 
@@ -586,7 +522,7 @@ bool mq_spheretree_sphere_cast(const mq_spheretree *tree, const mq_sphere *s, co
     cast_q q;
     if (!tree || !s || !mq_sphere_ok(s) || !prepare(&q, s->center, s->center, s->radius, true, dir, tmax))
         return miss(out);
-    walk_bvt(NULL, tree, &q, tmax);
+    walk_bvt(NULL, tree, &q);
     return finish(&q, tmax, out);
 }
 
@@ -596,7 +532,7 @@ bool mq_spheretree_capsule_cast(const mq_spheretree *tree, const mq_capsule *c, 
     cast_q q;
     if (!tree || !c || !mq_capsule_ok(c) || !prepare(&q, c->a, c->b, c->radius, false, dir, tmax))
         return miss(out);
-    walk_bvt(NULL, tree, &q, tmax);
+    walk_bvt(NULL, tree, &q);
     return finish(&q, tmax, out);
 }
 
@@ -606,6 +542,6 @@ bool mq_spheretree_convex_cast(const mq_spheretree *tree, const mq_convex *conve
     cast_q q;
     if (!tree || !prepare_convex(&q, convex, dir, tmax))
         return miss(out);
-    walk_bvt(NULL, tree, &q, tmax);
+    walk_bvt(NULL, tree, &q);
     return finish(&q, tmax, out);
 }

@@ -37,6 +37,7 @@
 #include "core/pool.h"
 #include "core/vec3.h"
 #include "primitives/ray_slab.h"
+#include "query/cast_walk.h"
 #include "query/round_cast.h"
 #include "scene/instance_overlap.h"
 
@@ -135,8 +136,8 @@ static bool visit_triangle(uint32_t id, const mq_triangle *local, void *user)
 /* ---- the instance's hierarchy, nearest first --------------------------------
  *
  * An affine map keeps straight lines and their parameter: the centre's path
- * c + t d in the world is c_l + t d_l in the mesh frame, same t. So the walks
- * of shape_cast.c apply in the mesh frame with the shape's world box mapped
+ * c + t d in the world is c_l + t d_l in the mesh frame, same t. So the casts'
+ * walks (query/cast_walk.h) apply in the mesh frame with the shape's world box mapped
  * to a local half extent (|L| h, grown by the slack of instance_overlap.c):
  * node boxes by entry time, nearest first, pruned by the best time so far. */
 
@@ -145,8 +146,9 @@ typedef struct lray {
     float slack;              /* absolute, for the rounding of the local centre */
 } lray;
 
-static inline float walk_limit(const inst_walk *w)
+static float walk_limit(const void *walker)
 {
+    const inst_walk *w = walker;
     const icast *q = w->q;
     if (!q->moving)
         return 0.0f;
@@ -154,8 +156,9 @@ static inline float walk_limit(const inst_walk *w)
     return l * (1.0f + 4.0f * FLT_EPSILON) + FLT_MIN;
 }
 
-static inline bool lbox_entry(const lray *r, const float lo[3], const float hi[3], float limit, float *t_in)
+static bool lbox_entry(const void *path, const float lo[3], const float hi[3], float limit, float *t_in)
 {
+    const lray *r = path;
     float t0 = 0.0f, t1 = limit;
     for (int k = 0; k < 3; k++) {
         float g = r->ext[k] + r->slack + CAST_SLACK * (fabsf(lo[k]) + fabsf(hi[k]));
@@ -166,65 +169,20 @@ static inline bool lbox_entry(const lray *r, const float lo[3], const float hi[3
     return true;
 }
 
+static void visit(void *w, uint32_t id, const mq_triangle *local)
+{
+    visit_triangle(id, local, w);
+}
+
 static void walk_bvh_cast(const mq_bvh *bvh, const lray *r, inst_walk *w)
 {
-    if (bvh->root == MQ_REF_EMPTY)
-        return;
-    typedef struct entry {
-        uint32_t ref;
-        float t;
-    } entry;
-    entry stack[MQ_TRAVERSAL_STACK];
-    int top = 0;
-    {
-        const float *rb = bvh->root_box;
-        float lo[3] = {rb[0], rb[2], rb[4]}, hi[3] = {rb[1], rb[3], rb[5]};
-        float t;
-        if (!lbox_entry(r, lo, hi, walk_limit(w), &t))
-            return;
-        stack[top++] = (entry){bvh->root, t};
-    }
-    while (top > 0) {
-        entry en = stack[--top];
-        float limit = walk_limit(w);
-        if (en.t > limit)
-            continue;
-        if (mq_ref_is_leaf(en.ref)) {
-            const mq_tri_block *blk = mq_arena_leaf(bvh->arena, en.ref);
-            uint32_t nb = mq_ref_block_count(en.ref);
-            for (uint32_t b = 0; b < nb; b++)
-                for (int lane = 0; lane < MQ_TRI_BLOCK; lane++) {
-                    mq_triangle t;
-                    if (mq_walk_block_triangle(bvh, &blk[b], lane, &t))
-                        visit_triangle(blk[b].id[lane], &t, w);
-                }
-            continue;
-        }
-        const mq_node8 *n = mq_arena_node(bvh->arena, en.ref);
-        entry kids[MQ_BVH_WIDTH];
-        int nk = 0;
-        for (int i = 0; i < MQ_BVH_WIDTH; i++) {
-            if (n->child[i] == MQ_REF_EMPTY)
-                continue;
-            float lo[3], hi[3], t;
-            mq_walk_child_box(n, i, bvh->inv_scale, lo, hi);
-            if (!lbox_entry(r, lo, hi, limit, &t))
-                continue;
-            int j = nk++; /* by decreasing entry: the nearest is pushed last */
-            while (j > 0 && kids[j - 1].t < t) {
-                kids[j] = kids[j - 1];
-                j--;
-            }
-            kids[j] = (entry){n->child[i], t};
-        }
-        for (int j = 0; j < nk; j++)
-            stack[top++] = kids[j];
-    }
+    mq_cast_walk_bvh(bvh, r, w, lbox_entry, walk_limit, visit);
 }
 
 /* The node box grown on its axis i by the local box's extent along it. */
-static inline bool lobb_entry(const lray *r, const mq_obbtree_node *n, float limit, float *t_in)
+static bool lobb_entry(const void *path, const mq_obbtree_node *n, float limit, float *t_in)
 {
+    const lray *r = path;
     float lo[3], ld[3];
     mq_node_local_point(n, r->c, lo);
     mq_node_local_dir(n, r->d, ld);
@@ -243,43 +201,7 @@ static inline bool lobb_entry(const lray *r, const mq_obbtree_node *n, float lim
 
 static void walk_obb_cast(const mq_obbtree *tree, const lray *r, inst_walk *w)
 {
-    if (tree->node_count == 0)
-        return;
-    typedef struct entry {
-        uint32_t node;
-        float t;
-    } entry;
-    entry stack[MQ_OBBTREE_STACK];
-    int top = 0;
-    float t;
-    if (!lobb_entry(r, &tree->nodes[0], walk_limit(w), &t))
-        return;
-    stack[top++] = (entry){0, t};
-    while (top > 0) {
-        entry en = stack[--top];
-        float limit = walk_limit(w);
-        if (en.t > limit)
-            continue;
-        const mq_obbtree_node *n = &tree->nodes[en.node];
-        if (mq_obbtree_node_is_leaf(n)) {
-            uint32_t first = mq_obbtree_leaf_first(n), end = first + mq_obbtree_leaf_count(n);
-            for (uint32_t k = first; k < end; k++)
-                visit_triangle(tree->ids[k], &tree->tris[k], w);
-            continue;
-        }
-        uint32_t l = en.node + 1, rr = n->data;
-        float tl = 0.0f, tr = 0.0f;
-        bool hl = lobb_entry(r, &tree->nodes[l], limit, &tl), hr = lobb_entry(r, &tree->nodes[rr], limit, &tr);
-        if (hl && hr) {
-            bool left_first = tl <= tr;
-            stack[top++] = left_first ? (entry){rr, tr} : (entry){l, tl};
-            stack[top++] = left_first ? (entry){l, tl} : (entry){rr, tr};
-        } else if (hl) {
-            stack[top++] = (entry){l, tl};
-        } else if (hr) {
-            stack[top++] = (entry){rr, tr};
-        }
-    }
+    mq_cast_walk_obbtree(tree, r, w, lobb_entry, walk_limit, visit);
 }
 
 /* ---- the scene -------------------------------------------------------------- */
