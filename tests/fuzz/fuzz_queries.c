@@ -59,6 +59,7 @@
 #include <meshquery/obbtree.h>
 #include <meshquery/primitives.h>
 
+#include "fuzz_reader.h"
 #include "primitives/shape_checks.h"
 #include "primitives/shape_reduce.h"
 #include "bvh/bvh_region.h"
@@ -103,62 +104,6 @@ static void dump_context(void)
 /* The OBB tree is exact for coordinates below about 1e18 (obbtree.h); stay well inside. */
 #define EXACT_LIMIT 1e17f
 
-typedef struct reader {
-    const uint8_t *p;
-    size_t n;
-} reader;
-
-static uint8_t rd_byte(reader *r)
-{
-    if (!r->n)
-        return 0;
-    r->n--;
-    return *r->p++;
-}
-
-static float rd_raw(reader *r)
-{
-    uint32_t bits = 0;
-    for (int i = 0; i < 4; i++)
-        bits = bits << 8 | rd_byte(r);
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-/* A coordinate: mostly small integers and quarters, sometimes any bit pattern. */
-static float read_coord(reader *r)
-{
-    uint8_t t = rd_byte(r);
-    if (t < 144)
-        return (float)(t % 9) - 4.0f;
-    if (t < 208)
-        return (float)((int)(t % 64) - 32) * 0.25f;
-    if (t < 216)
-        return (t & 1) ? -0.0f : 1e-3f * (float)(t % 8);
-    if (t < 224)
-        return ldexpf((t & 1) ? -1.0f : 1.0f, (t & 2) ? -100 : 40); /* tiny / big powers of two */
-    return rd_raw(r);
-}
-
-/* A non-negative-ish size: radius or half extent (raw values may be negative or NaN). */
-static float read_size(reader *r)
-{
-    uint8_t t = rd_byte(r);
-    if (t < 160)
-        return (float)(t % 5) * 0.5f;
-    if (t < 224)
-        return (float)(t % 9);
-    return rd_raw(r);
-}
-
-static void read_vec3(reader *r, vec3 v)
-{
-    v[0] = read_coord(r);
-    v[1] = read_coord(r);
-    v[2] = read_coord(r);
-}
-
 /* ------------------------------------------------------------------------- */
 /* The fixture                                                               */
 /* ------------------------------------------------------------------------- */
@@ -171,17 +116,6 @@ typedef struct fixture {
     mq_triangle tri[MAX_T];
     float mesh_scale; /* largest finite |coordinate| of the mesh */
 } fixture;
-
-static float absmax3(const vec3 v)
-{
-    float m = 0.0f;
-    for (int i = 0; i < 3; i++) {
-        float a = fabsf(v[i]);
-        if (a > m) /* NaN never raises it */
-            m = a;
-    }
-    return m;
-}
 
 static bool exact_ok(const fixture *f, float query_scale)
 {

@@ -42,6 +42,8 @@
 #include <meshquery/proximity.h>
 #include <meshquery/spheretree.h>
 
+#include "fuzz_reader.h"
+
 #include "proximity/distance_walk.h"
 #include "proximity/distance_walk_internal.h"
 
@@ -61,70 +63,6 @@
         if (!(c))                                                                                                      \
             FAIL("check failed: %s (line %d)", #c, __LINE__);                                                          \
     } while (0)
-
-typedef struct reader {
-    const uint8_t *p;
-    size_t n;
-} reader;
-
-static uint8_t rd_byte(reader *r)
-{
-    if (!r->n)
-        return 0;
-    r->n--;
-    return *r->p++;
-}
-
-static float rd_raw(reader *r)
-{
-    uint32_t bits = 0;
-    for (int i = 0; i < 4; i++)
-        bits = bits << 8 | rd_byte(r);
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-/* As fuzz_kdoptree.c: small integers and quarters, zeros, huge and tiny powers, any bits. */
-static float read_coord(reader *r)
-{
-    uint8_t t = rd_byte(r);
-    if (t < 144)
-        return (float)(t % 9) - 4.0f;
-    if (t < 208)
-        return (float)((int)(t % 64) - 32) * 0.25f;
-    if (t < 216)
-        return (t & 1) ? -0.0f : 1e-3f * (float)(t % 8);
-    if (t < 224)
-        return ldexpf((t & 1) ? -1.0f : 1.0f, (t & 2) ? -100 : 40);
-    return rd_raw(r);
-}
-
-static float read_size(reader *r)
-{
-    uint8_t t = rd_byte(r);
-    if (t < 160)
-        return (float)(t % 5) * 0.5f;
-    if (t < 224)
-        return (float)(t % 9);
-    return rd_raw(r);
-}
-
-static void read_vec3(reader *r, vec3 v)
-{
-    v[0] = read_coord(r);
-    v[1] = read_coord(r);
-    v[2] = read_coord(r);
-}
-
-static float absmax3(const vec3 v)
-{
-    float m = 0.0f;
-    for (int i = 0; i < 3; i++)
-        if (fabsf(v[i]) > m)
-            m = fabsf(v[i]);
-    return m;
-}
 
 typedef struct fixture {
     const mq_kdoptree *kdop;
