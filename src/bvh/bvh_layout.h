@@ -39,9 +39,10 @@
 #define MQ_LEAF_MAX_BLOCKS 4
 /* The builder keeps every leaf at most this many inner nodes below the root,
  * switching to median splits before it gets there; the traversal stack is
- * sized from it (each level pushes at most WIDTH - 1 entries). */
+ * sized from it (each level pushes at most WIDTH - 1 entries), plus WIDTH
+ * spare entries for kernels that store a node's 8 entries at once. */
 #define MQ_BVH_MAX_DEPTH 64
-#define MQ_TRAVERSAL_STACK (MQ_BVH_MAX_DEPTH * (MQ_BVH_WIDTH - 1) + 8)
+#define MQ_TRAVERSAL_STACK (MQ_BVH_MAX_DEPTH * (MQ_BVH_WIDTH - 1) + MQ_BVH_WIDTH)
 /* At most 2^28 triangles, and an arena below 2^29 units of 32 bytes (16 GiB,
  * the reach of a leaf reference). */
 #define MQ_BVH_MAX_TRIANGLES (1u << 28)

@@ -81,6 +81,55 @@ kernel_node_hits(const mq_node8 *n, const kernel_ray *kr, float tmin, float tmax
     return (unsigned)_mm256_movemask_ps(hit);
 }
 
+/* One layer of the sorting network below: each lane meets its partner (perm),
+ * the lanes of `hi` keep the larger key. */
+#define MQ_SORT_LAYER(v, permuted, hi)                                                                                 \
+    do {                                                                                                               \
+        __m256i p_ = (permuted);                                                                                       \
+        v = _mm256_blend_epi32(_mm256_min_epi32(v, p_), _mm256_max_epi32(v, p_), (hi));                                \
+    } while (0)
+
+/*
+ * Pushes the hit children of `n` (three or more bits of `mask`), nearest on
+ * top, and returns the nearest one's ref (popped already), as push_ordered
+ * does, without its data-dependent loops: keys (the entry distance as an
+ * ordered integer, its low 3 bits the slot) sorted in one register by a
+ * 19-comparator network, all eight (ref, distance) entries stored at once,
+ * the stack pointer moved by the count (MQ_TRAVERSAL_STACK keeps room).
+ */
+static inline __attribute__((always_inline)) uint32_t kernel_push_many(const void *arena, const mq_node8 *n,
+                                                                       unsigned mask, const kernel_dists *d,
+                                                                       mq_stack_entry *stack, int *sp)
+{
+    const __m256i slot = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    __m256 tn = *d;
+    __m256i b = _mm256_castps_si256(tn);
+    __m256i key = _mm256_xor_si256(b, _mm256_srli_epi32(_mm256_srai_epi32(b, 31), 1));
+    key = _mm256_or_si256(_mm256_andnot_si256(_mm256_set1_epi32(7), key), slot);
+    __m256i hit = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)mask), bit), bit);
+    key = _mm256_blendv_epi8(_mm256_set1_epi32(INT32_MIN), key, hit);
+    /* descending: the farthest in lane 0, the nearest hit in lane count - 1 */
+    MQ_SORT_LAYER(key, _mm256_shuffle_epi32(key, _MM_SHUFFLE(1, 0, 3, 2)), 0x33);
+    MQ_SORT_LAYER(key, _mm256_permute2x128_si256(key, key, 0x01), 0x0F);
+    MQ_SORT_LAYER(key, _mm256_shuffle_epi32(key, _MM_SHUFFLE(2, 3, 0, 1)), 0x55);
+    MQ_SORT_LAYER(key, _mm256_permutevar8x32_epi32(key, _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7)), 0x0C);
+    MQ_SORT_LAYER(key, _mm256_permutevar8x32_epi32(key, _mm256_setr_epi32(0, 4, 2, 6, 1, 5, 3, 7)), 0x0A);
+    MQ_SORT_LAYER(key, _mm256_permutevar8x32_epi32(key, _mm256_setr_epi32(0, 2, 1, 4, 3, 6, 5, 7)), 0x2A);
+    __m256i idx = _mm256_and_si256(key, _mm256_set1_epi32(7));
+    __m256i refs = _mm256_permutevar8x32_epi32(_mm256_load_si256((const __m256i *)n->child), idx);
+    __m256i dists = _mm256_permutevar8x32_epi32(_mm256_castps_si256(tn), idx);
+    __m256i lo = _mm256_unpacklo_epi32(refs, dists), hi = _mm256_unpackhi_epi32(refs, dists);
+    mq_stack_entry *top = stack + *sp;
+    _mm256_storeu_si256((__m256i *)top, _mm256_permute2x128_si256(lo, hi, 0x20));
+    _mm256_storeu_si256((__m256i *)(top + 4), _mm256_permute2x128_si256(lo, hi, 0x31));
+    int count = __builtin_popcount(mask);
+    *sp += count - 1;
+    for (unsigned m = mask; m; m &= m - 1)
+        mq_prefetch_child(arena, n->child[mq_ctz(m)]);
+    return top[count - 1].ref;
+}
+
 /* The leaf test takes the permuted origin from the node test's registers
  * (org[] is in (kx, ky, kz) order, as the leaf test wants it). */
 static inline __attribute__((always_inline)) unsigned kernel_leaf_hits(const mq_tri_block *blk, const kernel_ray *kr,

@@ -25,6 +25,12 @@ static inline float kernel_dist_at(const kernel_dists *d, int i)
     return d->v[i];
 }
 
+static inline uint32_t kernel_push_many(const void *arena, const mq_node8 *n, unsigned mask, const kernel_dists *d,
+                                        mq_stack_entry *stack, int *sp)
+{
+    return mq_push_sorted(arena, n, mask, d->v, stack, sp);
+}
+
 static inline unsigned kernel_node_hits(const mq_node8 *n, const kernel_ray *kr, float tmin, float tmax,
                                         kernel_dists *dist, bool neg)
 {

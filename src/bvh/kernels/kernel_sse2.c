@@ -35,6 +35,12 @@ static inline float kernel_dist_at(const kernel_dists *d, int i)
     return d->v[i];
 }
 
+static inline uint32_t kernel_push_many(const void *arena, const mq_node8 *n, unsigned mask, const kernel_dists *d,
+                                        mq_stack_entry *stack, int *sp)
+{
+    return mq_push_sorted(arena, n, mask, d->v, stack, sp);
+}
+
 /* Entry and exit distances of 4 children on one axis. */
 static inline void slab4(const mq_node8 *n, const kernel_ray *kr, int k, int off, __m128 *tn, __m128 *tf)
 {

@@ -85,6 +85,33 @@ static inline uint32_t mq_push_any(const void *arena, const mq_node8 *n, unsigne
     return n->child[i];
 }
 
+/* Pushes the hit children of `n` (bits of `mask`), nearest on top (entry
+ * distances dist[slot]: an insertion sort), and returns the nearest one's ref
+ * (popped already): kernel_push_many for kernels that keep the distances in
+ * memory. */
+static inline uint32_t mq_push_sorted(const void *arena, const mq_node8 *n, unsigned mask,
+                                      const float dist[MQ_BVH_WIDTH], mq_stack_entry *stack, int *sp)
+{
+    int base = *sp;
+    while (mask) {
+        int k = mq_ctz(mask);
+        mask &= mask - 1;
+        mq_prefetch_child(arena, n->child[k]);
+        stack[(*sp)++] = (mq_stack_entry){n->child[k], dist[k]};
+    }
+    /* farthest at the bottom, nearest on top */
+    for (int a = base + 1; a < *sp; a++) {
+        mq_stack_entry e = stack[a];
+        int b = a - 1;
+        while (b >= base && stack[b].dist < e.dist) {
+            stack[b + 1] = stack[b];
+            b--;
+        }
+        stack[b + 1] = e;
+    }
+    return stack[--(*sp)].ref;
+}
+
 /* True when a candidate passes the iterator's bound and the user's filter. */
 static inline bool mq_candidate_ok(const mq_trace *q, const mq_best *c)
 {

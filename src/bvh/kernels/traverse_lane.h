@@ -14,47 +14,28 @@
  * Pushes the hit children of `n` (bits of `mask`) so that the nearest comes
  * out first, and returns the nearest one's ref (popped already). Sorting by
  * the actual entry distance beats a fixed order per octant (tinybvh PR #294);
- * every hit child is prefetched as it is met (as Embree does).
+ * every hit child is prefetched (as Embree does). One child and two are
+ * handled here without a loop; three or more go to the kernel's
+ * kernel_push_many.
  */
 static inline uint32_t push_ordered(const void *arena, const mq_node8 *n, unsigned mask, const kernel_dists *d,
                                     mq_stack_entry *stack, int *sp)
 {
+    unsigned rest = mask & (mask - 1);
+    if (rest & (rest - 1))
+        return kernel_push_many(arena, n, mask, d, stack, sp);
     int i = mq_ctz(mask);
-    mask &= mask - 1;
     uint32_t ci = n->child[i];
     mq_prefetch_child(arena, ci);
-    if (!mask)
+    if (!rest)
         return ci;
-    int j = mq_ctz(mask);
-    mask &= mask - 1;
+    int j = mq_ctz(rest);
     uint32_t cj = n->child[j];
     mq_prefetch_child(arena, cj);
-    float di = kernel_dist_at(d, i), dj = kernel_dist_at(d, j);
-    if (!mask) { /* two: push the farther */
-        mq_stack_entry near = {ci, di};
-        stack[(*sp)++] = mq_keep_nearer(&near, (mq_stack_entry){cj, dj});
-        return near.ref;
-    }
-    int base = *sp;
-    stack[(*sp)++] = (mq_stack_entry){ci, di};
-    stack[(*sp)++] = (mq_stack_entry){cj, dj};
-    while (mask) {
-        int k = mq_ctz(mask);
-        mask &= mask - 1;
-        mq_prefetch_child(arena, n->child[k]);
-        stack[(*sp)++] = (mq_stack_entry){n->child[k], kernel_dist_at(d, k)};
-    }
-    /* Insertion sort, farthest at the bottom, nearest on top. */
-    for (int a = base + 1; a < *sp; a++) {
-        mq_stack_entry e = stack[a];
-        int b = a - 1;
-        while (b >= base && stack[b].dist < e.dist) {
-            stack[b + 1] = stack[b];
-            b--;
-        }
-        stack[b + 1] = e;
-    }
-    return stack[--(*sp)].ref;
+    /* two: push the farther */
+    mq_stack_entry near = {ci, kernel_dist_at(d, i)};
+    stack[(*sp)++] = mq_keep_nearer(&near, (mq_stack_entry){cj, kernel_dist_at(d, j)});
+    return near.ref;
 }
 
 /*

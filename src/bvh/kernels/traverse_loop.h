@@ -10,6 +10,9 @@
  *   kernel_node_hits(node, &kr, tmin, tmax, &dists, neg) -> mask of children
  *       whose box the ray segment [tmin, tmax] meets, with their entry distances
  *       (neg: some distance that matters may be negative; see MQ_IZE_REL)
+ *   kernel_push_many(arena, node, mask, &dists, stack, &sp) -> pushes three or
+ *       more hit children nearest on top (entries past sp + count - 1 may be
+ *       written, up to sp + 8) and returns the nearest one's ref, popped
  *   kernel_leaf_hits(block, &kr, q, tmin, tmax, &hits) -> mask of lanes hit with
  *       t in [tmin, tmax], their t, u, v and sides in hits; bit-identical to
  *       mq_woop_lane
