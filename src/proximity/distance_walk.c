@@ -24,12 +24,20 @@
  * in its bounds (thin where two surfaces face each other, where a rotated
  * AABB is not). Two leaves test every pair whose triangle boxes are close
  * enough.
+ *
+ * Splitting an OBB-tree node maps its two children and bounds them against
+ * the other node at once, two lanes of SSE2 doubles (when the build has the
+ * x86-64 SIMD code and the ISA switch, core/isa.h, is at SSE2 or above; chosen
+ * once per walk). Each lane computes every value by the same operations in
+ * the same order as the scalar code, which the build keeps free of fused
+ * multiply-adds, so the walk and its answers are the same bits at every level.
  */
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
 
+#include "core/isa.h"
 #include "core/prefetch.h"
 #include "kdoptree/kdoptree_internal.h"
 #include "primitives/triangle_distance.h"
@@ -37,6 +45,10 @@
 #include "proximity/distance_walk_internal.h"
 #include "query/bvh_walk.h"
 #include "spheretree/spheretree_internal.h"
+
+#if defined(MQ_ISA_SIMD)
+#include <emmintrin.h>
+#endif
 
 static inline double dmin(double a, double b)
 {
@@ -102,6 +114,7 @@ typedef struct dw_walk {
     void *user;
     size_t calls;
     bool stop;
+    bool pair_map; /* map two OBB-tree children at once (SSE2: the ISA switch allows it) */
     dw_leaf leaf[2][DW_LCACHE];
     dw_nslot ncache[2][DW_NCACHE];
 } dw_walk;
@@ -616,6 +629,233 @@ static const mq_dw_nbox *nbox_cached(dw_walk *w, int side, const mq_dw_handle *h
     return &c->box;
 }
 
+#if defined(MQ_ISA_SIMD)
+/* Loads floats 0 and 1 of x and y as doubles, lane 0 from x: [x0, y0] in *lo,
+ * [x1, y1] in *hi. */
+static inline void cvt2(__m128 x, __m128 y, __m128d *lo, __m128d *hi)
+{
+    __m128 t = _mm_unpacklo_ps(x, y);
+    *lo = _mm_cvtps_pd(t);
+    *hi = _mm_cvtps_pd(_mm_movehl_ps(t, t));
+}
+
+static inline __m128d dot3x2(const __m128d a[3], const __m128d b[3])
+{
+    return _mm_add_pd(_mm_add_pd(_mm_mul_pd(a[0], b[0]), _mm_mul_pd(a[1], b[1])), _mm_mul_pd(a[2], b[2]));
+}
+
+/* Two node boxes in the common frame, lane by lane (mq_dw_nbox's fields). */
+typedef struct dw_nbox2 {
+    __m128d c[3], e[3][3], ext[3], len2[3], self[3];
+} dw_nbox2;
+
+static inline __m128d abs2(__m128d x)
+{
+    return _mm_andnot_pd(_mm_set1_pd(-0.0), x);
+}
+
+/* Where m is set, x; elsewhere y. */
+static inline __m128d pick2(__m128d m, __m128d x, __m128d y)
+{
+    return _mm_or_pd(_mm_and_pd(m, x), _mm_andnot_pd(m, y));
+}
+
+/* OBB-tree nodes p (lane 0) and q (lane 1) of side s mapped into the common
+ * frame at once, into *op, *oq and the packed *o: mq_dw_nbox_of and
+ * mq_dw_nbox_finish lane by lane, each value by the same operations in the
+ * same order (no fused multiply-add), so the boxes are the same bits as the
+ * scalar code's. */
+_Static_assert(offsetof(mq_obbtree_node, center) == 0 && offsetof(mq_obbtree_node, half) == 3 * sizeof(float) &&
+                   offsetof(mq_obbtree_node, axes) == 6 * sizeof(float) &&
+                   offsetof(mq_obbtree_node, data) == 15 * sizeof(float),
+               "nbox_of_obb2 reads a node as 16 floats");
+
+static void nbox_of_obb2(const mq_dist_side *s, uint32_t p, uint32_t q, mq_dw_nbox *op, mq_dw_nbox *oq, dw_nbox2 *o)
+{
+    const float *fp = (const float *)&s->obbtree->nodes[p], *fq = (const float *)&s->obbtree->nodes[q];
+    /* the node's first 15 floats: center[3], half[3], axes[3][3] (row by row);
+     * the 16th, the data word, is loaded but not converted */
+    __m128d v[16];
+    for (int k = 0; k < 4; k++) {
+        __m128 x = _mm_loadu_ps(fp + 4 * k), y = _mm_loadu_ps(fq + 4 * k);
+        cvt2(x, y, &v[4 * k], &v[4 * k + 1]);
+        x = _mm_movehl_ps(x, x);
+        y = _mm_movehl_ps(y, y);
+        if (k < 3)
+            cvt2(x, y, &v[4 * k + 2], &v[4 * k + 3]);
+        else
+            v[14] = _mm_cvtps_pd(_mm_unpacklo_ps(x, y));
+    }
+    const __m128d *cen = v, *half = v + 3, *ax = v + 6; /* ax[3 * i + j]: axes[i][j] */
+    const __m128d sign = _mm_set1_pd(-0.0);
+    __m128d c[3], e[3][3];
+    for (int r = 0; r < 3; r++) {
+        __m128d m0 = _mm_set1_pd(s->m[r][0]), m1 = _mm_set1_pd(s->m[r][1]), m2 = _mm_set1_pd(s->m[r][2]);
+        c[r] =
+            _mm_add_pd(_mm_add_pd(_mm_add_pd(_mm_mul_pd(m0, cen[0]), _mm_mul_pd(m1, cen[1])), _mm_mul_pd(m2, cen[2])),
+                       _mm_set1_pd(s->m[r][3]));
+        for (int i = 0; i < 3; i++)
+            e[i][r] = _mm_mul_pd(_mm_add_pd(_mm_add_pd(_mm_mul_pd(m0, ax[3 * i]), _mm_mul_pd(m1, ax[3 * i + 1])),
+                                            _mm_mul_pd(m2, ax[3 * i + 2])),
+                                 half[i]);
+    }
+    __m128d ext[3];
+    for (int r = 0; r < 3; r++)
+        ext[r] = _mm_add_pd(_mm_add_pd(_mm_andnot_pd(sign, e[0][r]), _mm_andnot_pd(sign, e[1][r])),
+                            _mm_andnot_pd(sign, e[2][r]));
+    __m128d g01 = _mm_andnot_pd(sign, dot3x2(e[0], e[1])), g02 = _mm_andnot_pd(sign, dot3x2(e[0], e[2])),
+            g12 = _mm_andnot_pd(sign, dot3x2(e[1], e[2]));
+    __m128d g[3] = {dot3x2(e[0], e[0]), dot3x2(e[1], e[1]), dot3x2(e[2], e[2])};
+    __m128d self[3] = {_mm_add_pd(_mm_add_pd(g[0], g01), g02), _mm_add_pd(_mm_add_pd(g[1], g01), g12),
+                       _mm_add_pd(_mm_add_pd(g[2], g02), g12)};
+    __m128d size = _mm_add_pd(_mm_add_pd(g[0], g[1]), g[2]);
+    for (int r = 0; r < 3; r++) {
+        _mm_storel_pd(&op->c[r], c[r]);
+        _mm_storeh_pd(&oq->c[r], c[r]);
+        _mm_storel_pd(&op->ext[r], ext[r]);
+        _mm_storeh_pd(&oq->ext[r], ext[r]);
+        _mm_storel_pd(&op->len2[r], g[r]);
+        _mm_storeh_pd(&oq->len2[r], g[r]);
+        _mm_storel_pd(&op->self[r], self[r]);
+        _mm_storeh_pd(&oq->self[r], self[r]);
+        for (int i = 0; i < 3; i++) {
+            _mm_storel_pd(&op->e[i][r], e[i][r]);
+            _mm_storeh_pd(&oq->e[i][r], e[i][r]);
+        }
+    }
+    _mm_storel_pd(&op->size, size);
+    _mm_storeh_pd(&oq->size, size);
+    for (int r = 0; r < 3; r++) {
+        o->c[r] = c[r];
+        o->ext[r] = ext[r];
+        o->len2[r] = g[r];
+        o->self[r] = self[r];
+        for (int i = 0; i < 3; i++)
+            o->e[i][r] = e[i][r];
+    }
+}
+
+/* One box in both lanes. */
+static void nbox_bcast(const mq_dw_nbox *b, dw_nbox2 *o)
+{
+    for (int r = 0; r < 3; r++) {
+        o->c[r] = _mm_set1_pd(b->c[r]);
+        o->ext[r] = _mm_set1_pd(b->ext[r]);
+        o->len2[r] = _mm_set1_pd(b->len2[r]);
+        o->self[r] = _mm_set1_pd(b->self[r]);
+        for (int i = 0; i < 3; i++)
+            o->e[i][r] = _mm_set1_pd(b->e[i][r]);
+    }
+}
+
+/* lower_bound for two pairs of boxes at once (lane i: a's lane i against b's
+ * lane i), by the same operations in the same order, so each lane makes the
+ * same decision and a kept pair gets the same value. Returns the lanes whose
+ * pair is kept (bit i: lane i; its value in out[i]); a pruned lane's value is
+ * not given. */
+static int lower_bound2(const dw_nbox2 *a, const dw_nbox2 *b, double limit, bool axes, bool relative, double out[2])
+{
+    const __m128d zero = _mm_setzero_pd(), lim = _mm_set1_pd(limit);
+    __m128d d[3], g2 = zero;
+    for (int k = 0; k < 3; k++) {
+        d[k] = _mm_sub_pd(b->c[k], a->c[k]);
+        __m128d g = _mm_sub_pd(_mm_sub_pd(abs2(d[k]), a->ext[k]), b->ext[k]);
+        g = _mm_and_pd(_mm_cmpgt_pd(g, zero), g); /* adding +0 for g <= 0 keeps the sum's bits */
+        g2 = _mm_add_pd(g2, _mm_mul_pd(g, g));
+    }
+    __m128d lb = _mm_sqrt_pd(g2);
+    __m128d pruned = _mm_cmpgt_pd(lb, lim);
+    if (_mm_movemask_pd(pruned) == 3)
+        return 0;
+    __m128d da[3], db[3];
+    for (int i = 0; i < 3; i++) {
+        da[i] = dot3x2(d, a->e[i]);
+        db[i] = dot3x2(d, b->e[i]);
+    }
+    __m128d l2 = dot3x2(d, d), l = _mm_sqrt_pd(l2);
+    __m128d sum = _mm_add_pd(
+        _mm_add_pd(_mm_add_pd(_mm_add_pd(_mm_add_pd(abs2(da[0]), abs2(da[1])), abs2(da[2])), abs2(db[0])), abs2(db[1])),
+        abs2(db[2]));
+    __m128d r = _mm_div_pd(sum, l); /* inf or NaN where l2 == 0: not picked below */
+    __m128d lr = _mm_sub_pd(l, r);
+    __m128d res = pick2(_mm_cmpgt_pd(lb, zero), pick2(_mm_cmpgt_pd(lr, lb), lr, lb), lr);
+    if (relative)
+        res = pick2(_mm_cmplt_pd(res, zero), _mm_div_pd(res, r), res);
+    res = pick2(_mm_cmpgt_pd(l2, zero), res, lb);
+    pruned = _mm_or_pd(pruned, _mm_cmpgt_pd(res, lim));
+    int kept = ~_mm_movemask_pd(pruned) & 3;
+    _mm_storel_pd(&out[0], res);
+    _mm_storeh_pd(&out[1], res);
+    if (!kept || !axes || limit == INFINITY)
+        return kept;
+    /* the six axes of axis_gap: whether each one's gap is above the limit */
+    __m128d x[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            x[i][j] = abs2(dot3x2(a->e[i], b->e[j]));
+    __m128d p[6], len2[6];
+    int above[6];
+    const __m128d ll = _mm_mul_pd(lim, lim);
+    int any = 0;
+    for (int t = 0; t < 6; t++) {
+        int i = t % 3;
+        if (t < 3) {
+            p[t] = _mm_sub_pd(_mm_sub_pd(abs2(da[i]), a->self[i]), _mm_add_pd(_mm_add_pd(x[i][0], x[i][1]), x[i][2]));
+            len2[t] = a->len2[i];
+        } else {
+            p[t] = _mm_sub_pd(_mm_sub_pd(abs2(db[i]), b->self[i]), _mm_add_pd(_mm_add_pd(x[0][i], x[1][i]), x[2][i]));
+            len2[t] = b->len2[i];
+        }
+        __m128d pp = _mm_mul_pd(p[t], p[t]), lr2 = _mm_mul_pd(ll, len2[t]), m;
+        if (limit >= 0.0)
+            m = _mm_and_pd(_mm_cmpgt_pd(p[t], zero), _mm_cmpgt_pd(pp, lr2));
+        else
+            m = _mm_or_pd(_mm_cmpge_pd(p[t], zero), _mm_cmplt_pd(pp, lr2));
+        above[t] = _mm_movemask_pd(_mm_and_pd(m, _mm_cmpgt_pd(len2[t], zero)));
+        any |= above[t];
+    }
+    if (!(any & kept))
+        return kept;
+    /* as axis_gap: the first axis above the limit gives the gap, and prunes the
+     * pair when that gap, divided out, is above the limit */
+    for (int lane = 0; lane < 2; lane++) {
+        if (!(kept & any & (1 << lane)))
+            continue;
+        for (int t = 0; t < 6; t++) {
+            if (!(above[t] & (1 << lane)))
+                continue;
+            double pv[2], lv[2];
+            _mm_storeu_pd(pv, p[t]);
+            _mm_storeu_pd(lv, len2[t]);
+            if (pv[lane] / sqrt(lv[lane]) > limit)
+                kept &= ~(1 << lane);
+            break;
+        }
+    }
+    return kept;
+}
+#endif
+
+/* Maps both children of an OBB-tree node into side `side`'s cache, and into *o,
+ * at once when neither is there and they take different slots; false
+ * otherwise (nbox_cached then maps them one by one). */
+#if defined(MQ_ISA_SIMD)
+static bool nbox_cache_pair(dw_walk *w, int side, const mq_dw_handle kids[2], dw_nbox2 *o)
+{
+    uint32_t s0 = (kids[0].ref * 2654435761u) >> (32 - DW_NCACHE_BITS);
+    uint32_t s1 = (kids[1].ref * 2654435761u) >> (32 - DW_NCACHE_BITS);
+    bool *valid = w->nvalid[side];
+    dw_nslot *c = w->ncache[side];
+    if (s0 == s1 || (valid[s0] && c[s0].ref == kids[0].ref) || (valid[s1] && c[s1].ref == kids[1].ref))
+        return false;
+    valid[s0] = valid[s1] = true;
+    c[s0].ref = kids[0].ref;
+    c[s1].ref = kids[1].ref;
+    nbox_of_obb2(side ? w->sb : w->sa, kids[0].ref, kids[1].ref, &c[s0].box, &c[s1].box, o);
+    return true;
+}
+#endif
+
 /* Starts loading the nodes that splitting OBB-tree node h will read (its two
  * children): a kept pair is often split soon after, and over large trees
  * those loads miss the cache. Other hierarchies: nothing. */
@@ -628,6 +868,23 @@ static inline void prefetch_split(const mq_dist_side *s, const mq_dw_handle *h)
         mq_prefetch(n + 1);
         mq_prefetch(&s->obbtree->nodes[n->data]);
     }
+}
+
+/* Adds the pair of child `kid` (of side a when split_a, else b) and the other
+ * node of e, of bound l, to the n pairs in ke (nearest mode: sorted farthest
+ * first, so the nearest is popped next). */
+static inline void keep_kid(const dw_walk *w, const dw_entry *e, bool split_a, const mq_dw_handle *kid, double l,
+                            dw_entry *ke, int *n)
+{
+    prefetch_split(split_a ? w->sa : w->sb, kid);
+    dw_entry x = split_a ? (dw_entry){*kid, e->b, l} : (dw_entry){e->a, *kid, l};
+    int j = (*n)++;
+    if (w->nearest)
+        while (j > 0 && ke[j - 1].lb < l) {
+            ke[j] = ke[j - 1];
+            j--;
+        }
+    ke[j] = x;
 }
 
 /* The children pairs of node pair e that may hold a pair within the limit, in
@@ -662,21 +919,26 @@ static int expand(dw_walk *w, const dw_entry *e, dw_entry ke[MQ_BVH_WIDTH])
      * within d); once a nearest pair is known they seldom prune more, except
      * against a leaf's fitted box, whose normal often separates the pair */
     bool axes = !(w->nearest && w->found) || other != (split_a ? nb : na);
+#if defined(MQ_ISA_SIMD)
+    dw_nbox2 kp, op;
+    if (w->pair_map && (split_a ? w->sa : w->sb)->obbtree && nbox_cache_pair(w, split_a ? 0 : 1, kids, &kp)) {
+        /* both children mapped at once: their bounds at once too */
+        double lv[2];
+        nbox_bcast(other, &op);
+        int kept = split_a ? lower_bound2(&kp, &op, limit, axes, w->nearest, lv)
+                           : lower_bound2(&op, &kp, limit, axes, w->nearest, lv);
+        for (int i = 0; i < 2; i++)
+            if (kept & (1 << i))
+                keep_kid(w, e, split_a, &kids[i], lv[i], ke, &n);
+        return n;
+    }
+#endif
     for (int i = 0; i < nk; i++) {
         const mq_dw_nbox *kb = nbox_cached(w, split_a ? 0 : 1, &kids[i]);
         double l =
             split_a ? lower_bound(kb, other, limit, axes, w->nearest) : lower_bound(other, kb, limit, axes, w->nearest);
-        if (l > limit)
-            continue;
-        prefetch_split(split_a ? w->sa : w->sb, &kids[i]);
-        dw_entry x = split_a ? (dw_entry){kids[i], e->b, l} : (dw_entry){e->a, kids[i], l};
-        int j = n++;
-        if (w->nearest) /* farthest first on the stack, so the nearest is popped next */
-            while (j > 0 && ke[j - 1].lb < l) {
-                ke[j] = ke[j - 1];
-                j--;
-            }
-        ke[j] = x;
+        if (!(l > limit))
+            keep_kid(w, e, split_a, &kids[i], l, ke, &n);
     }
     return n;
 }
@@ -765,6 +1027,9 @@ static void best_first(dw_walk *w, dw_entry root, dw_entry *stack)
 
 static void walk(dw_walk *w)
 {
+#if defined(MQ_ISA_SIMD)
+    w->pair_map = mq_isa_active() >= MQ_ISA_SSE2;
+#endif
     dw_entry stack[DW_STACK];
     mq_dw_nbox ra, rb;
     mq_dw_handle ha = mq_dw_root(w->sa), hb = mq_dw_root(w->sb);
