@@ -143,10 +143,20 @@ bool mq_instance_rec_init(mq_instance_rec *rec, const mq_instance_def *def, uint
     double det = mq_mat3d_det(a);
     if (!mq_mat3d_inverse(a, det, inv))
         return false;
-    double smax = sigma_max_bound(a), smax_inv = sigma_max_bound(inv);
-    double smin = (1.0 / smax_inv) * (1.0 - 1e-9);
-    if (!(smax > 0.0) || !(smin >= 1e-12 * smax))
-        return false;
+    bool rigid = is_rigid(a, det);
+    double smax, smin;
+    if (rigid) {
+        /* |A^T A - I| <= 1e-12 entrywise puts A^T A's eigenvalues within 3e-12
+         * of 1 (Gershgorin), so the singular values within 2e-12: no eigen
+         * solve for the common rigid instance. */
+        smax = 1.0 + 1e-9;
+        smin = 1.0 - 1e-9;
+    } else {
+        smax = sigma_max_bound(a);
+        smin = (1.0 / sigma_max_bound(inv)) * (1.0 - 1e-9);
+        if (!(smax > 0.0) || !(smin >= 1e-12 * smax))
+            return false;
+    }
 
     memset(rec, 0, sizeof *rec);
     rec->bvh = def->bvh;
@@ -165,7 +175,7 @@ bool mq_instance_rec_init(mq_instance_rec *rec, const mq_instance_def *def, uint
     rec->sigma_min = smin;
     rec->sigma_max = smax;
     rec->mirrored = det < 0.0;
-    rec->rigid = is_rigid(a, det);
+    rec->rigid = rigid;
     local_root_box(def, &rec->local_box);
     mq_instance_world_box(rec);
     ray_data(rec);
