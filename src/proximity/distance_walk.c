@@ -25,12 +25,19 @@
  * AABB is not). Two leaves test every pair whose triangle boxes are close
  * enough.
  *
+ * In the nearest-pair search a pair of two inner OBB-tree nodes is split on
+ * both sides at once (expand_both): the descent to a leaf pair takes half the
+ * steps for about as many bounds, and the four children pairs share their
+ * mapped boxes.
+ *
  * Splitting an OBB-tree node maps its two children and bounds them against
- * the other node at once, two lanes of SSE2 doubles (when the build has the
- * x86-64 SIMD code and the ISA switch, core/isa.h, is at SSE2 or above; chosen
- * once per walk). Each lane computes every value by the same operations in
- * the same order as the scalar code, which the build keeps free of fused
- * multiply-adds, so the walk and its answers are the same bits at every level.
+ * the other node at once, two lanes of SSE2 doubles; a double split maps the
+ * four children and bounds the four pairs in the four lanes of AVX2
+ * (distance_walk_avx2.c). The level is the ISA switch's (core/isa.h), read
+ * once per walk; scalar builds and MQ_ISA=scalar run the scalar code. Each
+ * lane computes every value by the same operations in the same order as the
+ * scalar code, which the build keeps free of fused multiply-adds, so the walk
+ * and its answers are the same bits at every level.
  */
 #include <float.h>
 #include <math.h>
@@ -42,6 +49,7 @@
 #include "kdoptree/kdoptree_internal.h"
 #include "primitives/triangle_distance.h"
 #include "proximity/distance_walk.h"
+#include "proximity/distance_walk_avx2.h"
 #include "proximity/distance_walk_internal.h"
 #include "query/bvh_walk.h"
 #include "spheretree/spheretree_internal.h"
@@ -60,7 +68,8 @@ static inline double dmax(double a, double b)
 }
 
 /* Stack: each split leaves at most 7 (BVH) or 1 (OBB tree) siblings per level of
- * either hierarchy, and both depths are bounded (bvh_layout.h, obbtree_internal.h). */
+ * either hierarchy (3 for a double split of two OBB-tree nodes, which goes down
+ * a level of both), and both depths are bounded (bvh_layout.h, obbtree_internal.h). */
 #define DW_STACK (2 * MQ_TRAVERSAL_STACK)
 
 typedef struct dw_entry {
@@ -115,6 +124,7 @@ typedef struct dw_walk {
     size_t calls;
     bool stop;
     bool pair_map; /* map two OBB-tree children at once (SSE2: the ISA switch allows it) */
+    bool quad_map; /* the double split in AVX2 (the ISA switch is at AVX2 or above) */
     dw_leaf leaf[2][DW_LCACHE];
     dw_nslot ncache[2][DW_NCACHE];
 } dw_walk;
@@ -748,6 +758,21 @@ static void nbox_bcast(const mq_dw_nbox *b, dw_nbox2 *o)
     }
 }
 
+/* Lane `lane` of *p in both lanes of *o. */
+static void nbox2_lane(const dw_nbox2 *p, int lane, dw_nbox2 *o)
+{
+#define MQ_DW_LANE(x) (lane ? _mm_unpackhi_pd((x), (x)) : _mm_unpacklo_pd((x), (x)))
+    for (int r = 0; r < 3; r++) {
+        o->c[r] = MQ_DW_LANE(p->c[r]);
+        o->ext[r] = MQ_DW_LANE(p->ext[r]);
+        o->len2[r] = MQ_DW_LANE(p->len2[r]);
+        o->self[r] = MQ_DW_LANE(p->self[r]);
+        for (int i = 0; i < 3; i++)
+            o->e[i][r] = MQ_DW_LANE(p->e[i][r]);
+    }
+#undef MQ_DW_LANE
+}
+
 /* lower_bound for two pairs of boxes at once (lane i: a's lane i against b's
  * lane i), by the same operations in the same order, so each lane makes the
  * same decision and a kept pair gets the same value. Returns the lanes whose
@@ -887,6 +912,86 @@ static inline void keep_kid(const dw_walk *w, const dw_entry *e, bool split_a, c
     ke[j] = x;
 }
 
+/* Adds the pair (ha, hb) of bound l to the n pairs in ke, as keep_kid. */
+static inline void keep_both(const dw_walk *w, const mq_dw_handle *ha, const mq_dw_handle *hb, double l, dw_entry *ke,
+                             int *n)
+{
+    prefetch_split(w->sa, ha);
+    prefetch_split(w->sb, hb);
+    dw_entry x = {*ha, *hb, l};
+    int j = (*n)++;
+    if (w->nearest)
+        while (j > 0 && ke[j - 1].lb < l) {
+            ke[j] = ke[j - 1];
+            j--;
+        }
+    ke[j] = x;
+}
+
+/* Nearest pair, both nodes inner OBB-tree nodes: both are split, and the four
+ * children pairs bounded in the order (a0, b0), (a0, b1), (a1, b0), (a1, b1).
+ * Half the splits of splitting one side at a time for about as many bounds
+ * (the descent to a leaf pair goes down both trees at once), and the four
+ * bounds share two mapped pairs of children. Pairs within d (depth first)
+ * keep splitting one side, so their order of pairs stays as documented. */
+static int expand_both(dw_walk *w, const dw_entry *e, dw_entry ke[MQ_BVH_WIDTH])
+{
+    mq_dw_handle ka[MQ_BVH_WIDTH], kb[MQ_BVH_WIDTH];
+    mq_dw_children(w->sa, &e->a, ka);
+    mq_dw_children(w->sb, &e->b, kb);
+    double limit = dw_limit(w);
+    bool axes = !w->found;
+    int n = 0;
+#if defined(MQ_ISA_SIMD)
+    if (w->quad_map) {
+        uint32_t ia[2], ib[2], sl[4];
+        for (int i = 0; i < 2; i++) {
+            ia[i] = ka[i].ref;
+            ib[i] = kb[i].ref;
+            sl[i] = (ia[i] * 2654435761u) >> (32 - DW_NCACHE_BITS);
+            sl[2 + i] = (ib[i] * 2654435761u) >> (32 - DW_NCACHE_BITS);
+        }
+        if (sl[0] != sl[1] && sl[2] != sl[3]) {
+            mq_dw_nbox *out[4];
+            for (int k = 0; k < 4; k++) {
+                int side = k >> 1;
+                w->nvalid[side][sl[k]] = true;
+                w->ncache[side][sl[k]].ref = side ? ib[k & 1] : ia[k & 1];
+                out[k] = &w->ncache[side][sl[k]].box;
+            }
+            double lv[4];
+            int kept = mq_dw_split_both_avx2(w->sa, w->sb, ia, ib, out, limit, axes, lv);
+            for (int q = 0; q < 4; q++)
+                if (kept & (1 << q))
+                    keep_both(w, &ka[q >> 1], &kb[q & 1], lv[q], ke, &n);
+            return n;
+        }
+    }
+    dw_nbox2 pa, pb, ai;
+    if (w->pair_map && nbox_cache_pair(w, 0, ka, &pa) && nbox_cache_pair(w, 1, kb, &pb)) {
+        for (int i = 0; i < 2; i++) {
+            double lv[2];
+            nbox2_lane(&pa, i, &ai);
+            int kept = lower_bound2(&ai, &pb, limit, axes, true, lv);
+            for (int j = 0; j < 2; j++)
+                if (kept & (1 << j))
+                    keep_both(w, &ka[i], &kb[j], lv[j], ke, &n);
+        }
+        return n;
+    }
+#endif
+    mq_dw_nbox ba[2]; /* copies: the children's slots may be the same */
+    for (int i = 0; i < 2; i++)
+        ba[i] = *nbox_cached(w, 0, &ka[i]);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            double l = lower_bound(&ba[i], nbox_cached(w, 1, &kb[j]), limit, axes, true);
+            if (!(l > limit))
+                keep_both(w, &ka[i], &kb[j], l, ke, &n);
+        }
+    return n;
+}
+
 /* The children pairs of node pair e that may hold a pair within the limit, in
  * ke (nearest mode: sorted farthest first); a leaf pair is measured at once.
  * Returns their number. */
@@ -897,6 +1002,8 @@ static int expand(dw_walk *w, const dw_entry *e, dw_entry ke[MQ_BVH_WIDTH])
         leaf_pair(w, &e->a, &e->b);
         return 0;
     }
+    if (w->nearest && !la && !lb && w->sa->obbtree && w->sb->obbtree)
+        return expand_both(w, e, ke);
     const mq_dw_nbox *na = nbox_cached(w, 0, &e->a), *nb = nbox_cached(w, 1, &e->b);
     /* split the node whose enclosing common-frame AABB is larger: a box rotated
      * into the common frame bounds loosely, so its side goes down first */
@@ -1029,6 +1136,7 @@ static void walk(dw_walk *w)
 {
 #if defined(MQ_ISA_SIMD)
     w->pair_map = mq_isa_active() >= MQ_ISA_SSE2;
+    w->quad_map = mq_isa_active() >= MQ_ISA_AVX2;
 #endif
     dw_entry stack[DW_STACK];
     mq_dw_nbox ra, rb;

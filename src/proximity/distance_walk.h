@@ -25,7 +25,8 @@
  * while the limit is the caller's d (clash, pairs within d) a pair is also
  * pruned by its gap along one of the six box axes (separating axes); two
  * triangles are also bounded by their gap along the line of their centroids.
- * The node whose enclosing common-frame AABB is larger is split. The nearest-pair search takes the waiting pair of
+ * The node whose enclosing common-frame AABB is larger is split (the
+ * nearest-pair search splits two inner OBB-tree nodes both at once). The nearest-pair search takes the waiting pair of
  * smallest bound and descends from it greedily to a leaf pair (nearest
  * children; the siblings wait in a fixed heap, depth first beyond it): an
  * upper bound, or an intersection, comes early, and only pairs whose bound is
