@@ -132,15 +132,19 @@ static void store4(const nbox4 *b, mq_dw_nbox *const out[4])
     }
 }
 
-/* The lower bound of distance_walk.c (relative order values) for the four lane
- * pairs of a and b; the kept lanes as bits, their values in out. */
-static int lower_bound4(const nbox4 *a, const nbox4 *b, double limit, bool axes, double out[4])
+/* The lower bound of distance_walk.c (relative order values) for the four
+ * pairs of mapped children kids = [a0, a1, b0, b1]: lane l bounds a's lane
+ * A(l) = [0, 0, 1, 1][l] against b's lane [2, 3, 2, 3][l], picked as each field
+ * is used. The kept lanes as bits, their values in out. */
+#define A_(f) _mm256_permute4x64_pd(kids->v[(f)], 0x50) /* [a0, a0, a1, a1] */
+#define B_(f) _mm256_permute4x64_pd(kids->v[(f)], 0xEE) /* [b0, b1, b0, b1] */
+static int lower_bound4(const nbox4 *kids, double limit, bool axes, double out[4])
 {
     const __m256d zero = _mm256_setzero_pd(), lim = _mm256_set1_pd(limit);
     __m256d d[3], g2 = zero;
     for (int k = 0; k < 3; k++) {
-        d[k] = _mm256_sub_pd(C(b, k), C(a, k));
-        __m256d g = _mm256_sub_pd(_mm256_sub_pd(abs4(d[k]), EXT(a, k)), EXT(b, k));
+        d[k] = _mm256_sub_pd(B_(k), A_(k));
+        __m256d g = _mm256_sub_pd(_mm256_sub_pd(abs4(d[k]), A_(12 + k)), B_(12 + k));
         g = _mm256_and_pd(gt4(g, zero), g); /* adding +0 for g <= 0 keeps the sum's bits */
         g2 = _mm256_add_pd(g2, _mm256_mul_pd(g, g));
     }
@@ -150,7 +154,8 @@ static int lower_bound4(const nbox4 *a, const nbox4 *b, double limit, bool axes,
         return 0;
     __m256d da[3], db[3];
     for (int i = 0; i < 3; i++) {
-        __m256d ea[3] = {E(a, i, 0), E(a, i, 1), E(a, i, 2)}, eb[3] = {E(b, i, 0), E(b, i, 1), E(b, i, 2)};
+        __m256d ea[3] = {A_(3 + 3 * i), A_(4 + 3 * i), A_(5 + 3 * i)},
+                eb[3] = {B_(3 + 3 * i), B_(4 + 3 * i), B_(5 + 3 * i)};
         da[i] = dot4(d, ea);
         db[i] = dot4(d, eb);
     }
@@ -173,7 +178,8 @@ static int lower_bound4(const nbox4 *a, const nbox4 *b, double limit, bool axes,
     __m256d x[3][3];
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
-            __m256d ea[3] = {E(a, i, 0), E(a, i, 1), E(a, i, 2)}, eb[3] = {E(b, j, 0), E(b, j, 1), E(b, j, 2)};
+            __m256d ea[3] = {A_(3 + 3 * i), A_(4 + 3 * i), A_(5 + 3 * i)},
+                    eb[3] = {B_(3 + 3 * j), B_(4 + 3 * j), B_(5 + 3 * j)};
             x[i][j] = abs4(dot4(ea, eb));
         }
     __m256d p[6], len2[6];
@@ -182,13 +188,13 @@ static int lower_bound4(const nbox4 *a, const nbox4 *b, double limit, bool axes,
     for (int t = 0; t < 6; t++) {
         int i = t % 3;
         if (t < 3) {
-            p[t] = _mm256_sub_pd(_mm256_sub_pd(abs4(da[i]), SELF(a, i)),
+            p[t] = _mm256_sub_pd(_mm256_sub_pd(abs4(da[i]), A_(19 + i)),
                                  _mm256_add_pd(_mm256_add_pd(x[i][0], x[i][1]), x[i][2]));
-            len2[t] = LEN2(a, i);
+            len2[t] = A_(16 + i);
         } else {
-            p[t] = _mm256_sub_pd(_mm256_sub_pd(abs4(db[i]), SELF(b, i)),
+            p[t] = _mm256_sub_pd(_mm256_sub_pd(abs4(db[i]), B_(19 + i)),
                                  _mm256_add_pd(_mm256_add_pd(x[0][i], x[1][i]), x[2][i]));
-            len2[t] = LEN2(b, i);
+            len2[t] = B_(16 + i);
         }
         __m256d pp = _mm256_mul_pd(p[t], p[t]), lr2 = _mm256_mul_pd(ll, len2[t]), m;
         if (limit >= 0.0)
@@ -219,18 +225,17 @@ static int lower_bound4(const nbox4 *a, const nbox4 *b, double limit, bool axes,
     return kept;
 }
 
+#undef A_
+#undef B_
+
 int mq_dw_split_both_avx2(const mq_dist_side *sa, const mq_dist_side *sb, const uint32_t ka[2], const uint32_t kb[2],
                           mq_dw_nbox *const out[4], double limit, bool axes, double lv[4])
 {
     const mq_obbtree_node *n[4] = {&sa->obbtree->nodes[ka[0]], &sa->obbtree->nodes[ka[1]], &sb->obbtree->nodes[kb[0]],
                                    &sb->obbtree->nodes[kb[1]]};
-    nbox4 k, a, b;
+    nbox4 k;
     map4(n, sa, sb, &k);
     store4(&k, out);
-    for (int f = 0; f < 22; f++) {
-        a.v[f] = _mm256_permute4x64_pd(k.v[f], 0x50); /* [a0, a0, a1, a1] */
-        b.v[f] = _mm256_permute4x64_pd(k.v[f], 0xEE); /* [b0, b1, b0, b1] */
-    }
-    return lower_bound4(&a, &b, limit, axes, lv);
+    return lower_bound4(&k, limit, axes, lv);
 }
 #endif
