@@ -185,6 +185,11 @@ typedef struct box_faces {
     double corner[8][3];
     double igram[3][3];
     bool gram_ok[3];
+    /* the sum of the half extents; how far (per unit of distance) a point
+     * nearest to a box edge or corner may lie behind the plane of one of its
+     * faces: twice the largest cosine between two faces' normals, INFINITY
+     * (no such pruning) when they are far from orthogonal */
+    double hsum, kappa;
 } box_faces;
 
 static void box_faces_of(const mq_dist_shape *s, box_faces *bf)
@@ -235,6 +240,16 @@ static void box_faces_of(const mq_dist_shape *s, box_faces *bf)
             bf->igram[i][2] = gjj / det;
         }
     }
+    double cmax = 0.0;
+    for (int i = 0; i < 3; i++) {
+        int j = (i + 1) % 3;
+        double d = bf->n[i][0] * bf->n[j][0] + bf->n[i][1] * bf->n[j][1] + bf->n[i][2] * bf->n[j][2];
+        d = fabs(d) * bf->inv_len[i] * bf->inv_len[j];
+        cmax = d > cmax ? d : cmax;
+    }
+    bf->kappa = cmax < 0.1 && bf->inv_len[0] > 0.0 && bf->inv_len[1] > 0.0 && bf->inv_len[2] > 0.0 ? 2.0 * cmax + 1e-9
+                                                                                                   : INFINITY;
+    bf->hsum = s->half[0] + s->half[1] + s->half[2];
     for (int k = 0; k < 8; k++)
         for (int r = 0; r < 3; r++)
             bf->corner[k][r] = s->c[r] + ((k & 1) ? bf->e[0][r] : -bf->e[0][r]) +
@@ -254,15 +269,66 @@ static double box_gap2(const double p[3], const double q[3], const mq_dw_tri *t)
     return g2;
 }
 
+/* Keeps the part of [*lo, *hi] (a parameter along a segment) where a height
+ * going linearly from a to b is at least -s; false when nothing is left. */
+static inline bool clip_height(double a, double b, double s, double *lo, double *hi)
+{
+    a += s;
+    b += s;
+    if (a >= 0.0 && b >= 0.0)
+        return true;
+    if (!(a >= 0.0) && !(b >= 0.0))
+        return false;
+    double x = a / (a - b);
+    if (a < 0.0)
+        *lo = x > *lo ? x : *lo;
+    else
+        *hi = x < *hi ? x : *hi;
+    return *lo <= *hi + 1e-9;
+}
+
 /* Distance from a solid box to a triangle apart from it, given which faces
- * have a triangle corner on their outer side (front[i][side], side 1: +i):
- * the least of the distances of the triangle's corners to those faces (where
+ * have a triangle corner on their outer side (front[i][side], side 1: +i)
+ * and every corner's height over every face's plane (h[i][side][v]): the
+ * least of the distances of the triangle's corners to those faces (where
  * they project inside), of the faces' corners to the triangle, and of the
  * faces' edges to the triangle's edges (each box corner and edge once). The
- * closest points go to ps (box) and pt (triangle). */
-static double box_triangle_apart(const box_faces *bf, const mq_dw_tri *t, bool front[3][2], double ps[3], double pt[3])
+ * closest points go to ps (box) and pt (triangle).
+ *
+ * A closest pair (x on the box, y on the triangle) has y - x in the box's
+ * normal cone at x: for x on a box edge or corner, y lies in front of each
+ * face there, up to kappa |y - x| (the faces' normals are orthogonal only to
+ * within the OBB tolerance). So once a pair at distance d is known (first
+ * the triangle's corners moved into the box, a cheap upper bound), an edge
+ * is kept only against the triangle edges with a part in front of both its
+ * faces by -kappa d, and a corner only when each of its faces has a triangle
+ * corner in front of it by -kappa d. */
+static double box_triangle_apart(const box_faces *bf, const mq_dw_tri *t, bool front[3][2], double (*h)[2][3],
+                                 double (*l2)[3], double ps[3], double pt[3])
 {
-    double best = INFINITY, x[3], y[3];
+    double best = INFINITY, x[3], y[3], mag = bf->hsum;
+    /* an upper bound: each triangle corner against its point clamped into the box */
+    for (int v = 0; v < 3; v++) {
+        double q[3], d2 = 0.0;
+        d3_copy(q, bf->c);
+        for (int i = 0; i < 3; i++) {
+            double u = bf->off[i] > 0.0 ? l2[i][v] / bf->off[i] : 0.0;
+            u = u < -1.0 ? -1.0 : u > 1.0 ? 1.0 : u;
+            for (int k = 0; k < 3; k++)
+                q[k] += u * bf->e[i][k];
+        }
+        for (int k = 0; k < 3; k++) {
+            double dk = t->d.v[v][k] - q[k];
+            d2 += dk * dk;
+            double m = fabs(t->d.v[v][k] - bf->c[k]);
+            mag = m > mag ? m : mag;
+        }
+        if (d2 < best) {
+            best = d2;
+            d3_copy(ps, q);
+            d3_copy(pt, t->d.v[v]);
+        }
+    }
     /* the triangle's corners over the faces */
     for (int i = 0; i < 3; i++) {
         if (!bf->gram_ok[i] || !(bf->inv_len[i] > 0.0))
@@ -285,48 +351,90 @@ static double box_triangle_apart(const box_faces *bf, const mq_dw_tri *t, bool f
                 double be = bf->igram[i][1] * wj + bf->igram[i][2] * wl;
                 if (!(fabs(al) <= 1.0 && fabs(be) <= 1.0))
                     continue;
-                double h = wn * bf->inv_len[i], d2 = h * h;
+                double hh = wn * bf->inv_len[i], d2 = hh * hh;
                 if (d2 < best) {
                     best = d2;
                     for (int k = 0; k < 3; k++) {
-                        ps[k] = t->d.v[v][k] - h * bf->n[i][k] * bf->inv_len[i];
+                        ps[k] = t->d.v[v][k] - hh * bf->n[i][k] * bf->inv_len[i];
                         pt[k] = t->d.v[v][k];
                     }
                 }
             }
         }
     }
+    /* the triangle's edges' outward normals in its plane (m[e], e from corner
+     * e to e + 1) and how far below 0 a box point's height over one may go to
+     * rounding (mtol[e]): a closest pair on a triangle edge's inside has the
+     * box point on that edge's outer side; none for a flat triangle */
+    double m[3][3], mtol[3];
+    bool sides = !t->d.flat && t->d.n2 > 0.0;
+    for (int e = 0; sides && e < 3; e++) {
+        const double *q0 = t->d.v[e], *q1 = t->d.v[(e + 1) % 3], *q2 = t->d.v[(e + 2) % 3], *n = t->d.n;
+        double u[3] = {q1[0] - q0[0], q1[1] - q0[1], q1[2] - q0[2]};
+        m[e][0] = u[1] * n[2] - u[2] * n[1];
+        m[e][1] = u[2] * n[0] - u[0] * n[2];
+        m[e][2] = u[0] * n[1] - u[1] * n[0];
+        double o = m[e][0] * (q2[0] - q0[0]) + m[e][1] * (q2[1] - q0[1]) + m[e][2] * (q2[2] - q0[2]);
+        if (o > 0.0)
+            for (int k = 0; k < 3; k++)
+                m[e][k] = -m[e][k];
+        mtol[e] = 1e-9 * 4.0 * mag * sqrt(m[e][0] * m[e][0] + m[e][1] * m[e][1] + m[e][2] * m[e][2]);
+    }
+    double ch[8][3]; /* each box corner's height over each triangle edge's outer side */
+    for (int k = 0; sides && k < 8; k++)
+        for (int e = 0; e < 3; e++) {
+            const double *q0 = t->d.v[e];
+            ch[k][e] = m[e][0] * (bf->corner[k][0] - q0[0]) + m[e][1] * (bf->corner[k][1] - q0[1]) +
+                       m[e][2] * (bf->corner[k][2] - q0[2]) + mtol[e];
+        }
+    /* how far behind a face's plane the triangle may reach and still be nearer than best */
+    double s = bf->kappa * sqrt(best) * (1.0 + 0x1p-20) + 1e-9 * mag;
     /* the box's corners and edges on those faces */
     for (int k = 0; k < 8; k++) {
-        bool on = false;
-        for (int i = 0; i < 3 && !on; i++)
-            on = front[i][(k >> i) & 1];
+        bool on = false, cone = true;
+        for (int i = 0; i < 3; i++) {
+            int side = (k >> i) & 1;
+            on = on || front[i][side];
+            cone = cone && (h[i][side][0] >= -s || h[i][side][1] >= -s || h[i][side][2] >= -s);
+        }
         if (!on)
             continue;
         double d2;
-        if (!(box_gap2(bf->corner[k], bf->corner[k], t) * (1.0 - 0x1p-40) >= best)) {
+        if (cone && !(box_gap2(bf->corner[k], bf->corner[k], t) * (1.0 - 0x1p-40) >= best)) {
             d2 = mq_td_point_triangle2(bf->corner[k], &t->d, y);
             if (d2 < best) {
                 best = d2;
                 d3_copy(ps, bf->corner[k]);
                 d3_copy(pt, y);
+                s = bf->kappa * sqrt(best) * (1.0 + 0x1p-20) + 1e-9 * mag;
             }
         }
         for (int a = 0; a < 3; a++) {
             if ((k >> a) & 1)
                 continue; /* each edge once: from its corner with bit a clear */
-            int b = (a + 1) % 3, c = (a + 2) % 3;
-            if (!front[b][(k >> b) & 1] && !front[c][(k >> c) & 1])
+            int b = (a + 1) % 3, c = (a + 2) % 3, sb = (k >> b) & 1, sc = (k >> c) & 1;
+            if (!front[b][sb] && !front[c][sc])
                 continue;
             const double *p0 = bf->corner[k], *p1 = bf->corner[k | (1 << a)];
-            if (box_gap2(p0, p1, t) * (1.0 - 0x1p-40) >= best)
-                continue; /* no nearer than the triangle's box: cannot do better */
+            int gap = 0; /* the edge's box against the triangle's: 0 not yet, 1 near, -1 too far */
             for (int e = 0; e < 3; e++) {
-                d2 = mq_td_segment_segment2(p0, p1, t->d.v[e], t->d.v[(e + 1) % 3], x, y);
+                int f = (e + 1) % 3;
+                double lo = 0.0, hi = 1.0;
+                if (sides && ch[k][e] < 0.0 && ch[k | (1 << a)][e] < 0.0)
+                    continue; /* the box edge wholly inside this triangle edge's side */
+                if (!clip_height(h[b][sb][e], h[b][sb][f], s, &lo, &hi) ||
+                    !clip_height(h[c][sc][e], h[c][sc][f], s, &lo, &hi))
+                    continue; /* no part of this triangle edge in front of both faces */
+                if (gap == 0)
+                    gap = box_gap2(p0, p1, t) * (1.0 - 0x1p-40) >= best ? -1 : 1;
+                if (gap < 0)
+                    break; /* no nearer than the triangle's box: cannot do better */
+                d2 = mq_td_segment_segment2(p0, p1, t->d.v[e], t->d.v[f], x, y);
                 if (d2 < best) {
                     best = d2;
                     d3_copy(ps, x);
                     d3_copy(pt, y);
+                    s = bf->kappa * sqrt(best) * (1.0 + 0x1p-20) + 1e-9 * mag;
                 }
             }
         }
@@ -348,19 +456,20 @@ static double box_triangle(const mq_dist_shape *s, const box_faces *bf, const mq
                 return 0.0;
             }
     bool front[3][2], any = false, skipped = false;
+    double l2[3][3], h[3][2][3];
     for (int i = 0; i < 3; i++) {
-        double l2[3];
         for (int v = 0; v < 3; v++) {
-            l2[v] = 0.0;
+            l2[i][v] = 0.0;
             for (int k = 0; k < 3; k++)
-                l2[v] += (t->d.v[v][k] - s->c[k]) * bf->n[i][k];
+                l2[i][v] += (t->d.v[v][k] - s->c[k]) * bf->n[i][k];
         }
         for (int side = 0; side < 2; side++) {
             double sign = side ? 1.0 : -1.0;
             double gap = INFINITY; /* least height of a corner over the face's plane */
             bool f = overlap;      /* overlapping: every face may hold the crossing */
             for (int v = 0; v < 3; v++) {
-                double hgt = sign * l2[v] - bf->off[i];
+                double hgt = sign * l2[i][v] - bf->off[i];
+                h[i][side][v] = hgt * bf->inv_len[i];
                 f = f || hgt > 0.0;
                 gap = hgt < gap ? hgt : gap;
             }
@@ -374,7 +483,7 @@ static double box_triangle(const mq_dist_shape *s, const box_faces *bf, const mq
     }
     if (!overlap) {
         if (any)
-            return box_triangle_apart(bf, t, front, ps, pt);
+            return box_triangle_apart(bf, t, front, h, l2, ps, pt);
         if (skipped)
             return INFINITY;
         /* no face in front of any corner: rounding; the box centre's view */
@@ -388,8 +497,8 @@ static double box_triangle(const mq_dist_shape *s, const box_faces *bf, const mq
     double best = INFINITY;
     for (int i = 0; i < 3; i++)
         for (int side = 0; side < 2; side++)
-            for (int h = 0; h < 2; h++) {
-                const mq_td_tri *f = &bf->half[i][side][h];
+            for (int hf = 0; hf < 2; hf++) {
+                const mq_td_tri *f = &bf->half[i][side][hf];
                 double a[3], b[3];
                 mq_td_triangle_witness(f, &t->d, a, b);
                 double dd[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
@@ -420,6 +529,31 @@ static double convex_planes_lower_bound(const mq_convex *cv, uint32_t np, const 
         lb = h > lb ? h : lb;
     }
     return lb;
+}
+
+/* The gap between the hull and node box b along the line from the box's
+ * centre to the hull's centre, -INFINITY when they coincide. */
+static double convex_box_centre_gap(const mq_convex *cv, const mq_dw_nbox *b)
+{
+    double u[3], l2 = 0.0, mag = cv->scale;
+    for (int k = 0; k < 3; k++) {
+        u[k] = cv->center[k] - b->c[k];
+        l2 += u[k] * u[k];
+        mag = fabs(b->c[k]) + b->ext[k] > mag ? fabs(b->c[k]) + b->ext[k] : mag;
+    }
+    if (!(l2 > 0.0))
+        return -INFINITY;
+    double inv = 1.0 / sqrt(l2), lo = INFINITY, r = 0.0;
+    for (int k = 0; k < 3; k++)
+        u[k] *= inv;
+    for (int i = 0; i < 3; i++)
+        r += fabs(u[0] * b->e[i][0] + u[1] * b->e[i][1] + u[2] * b->e[i][2]);
+    for (uint32_t i = 0; i < cv->nv; i++) {
+        const double *v = cv->v + 3 * (size_t)i;
+        double x = u[0] * (v[0] - b->c[0]) + u[1] * (v[1] - b->c[1]) + u[2] * (v[2] - b->c[2]);
+        lo = x < lo ? x : lo;
+    }
+    return (lo - r) * (1.0 - 0x1p-40) - 0x1p-40 * mag;
 }
 
 /* The triangle's least height over one of the hull's first `np` face planes. */
@@ -619,40 +753,141 @@ static double box_triangle_lower_bound(const mq_dist_shape *s, const box_faces *
     return lb;
 }
 
+/* The triangle's gap to the hull along the triangle's normal (the hull's
+ * vertices against the triangle's plane), -INFINITY when it has none. */
+static double convex_triangle_normal_gap(const mq_convex *cv, const mq_dw_tri *t)
+{
+    const double *n = t->d.n;
+    if (!(t->d.n2 > 0.0))
+        return -INFINITY;
+    double p = n[0] * t->d.v[0][0] + n[1] * t->d.v[0][1] + n[2] * t->d.v[0][2], lo = INFINITY, hi = -INFINITY;
+    for (uint32_t i = 0; i < cv->nv; i++) {
+        const double *v = cv->v + 3 * (size_t)i;
+        double x = n[0] * v[0] + n[1] * v[1] + n[2] * v[2];
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+    }
+    double g = p - hi > lo - p ? p - hi : lo - p, mag = cv->scale;
+    for (int k = 0; k < 3; k++) {
+        mag = fabs(t->lo[k]) > mag ? fabs(t->lo[k]) : mag;
+        mag = fabs(t->hi[k]) > mag ? fabs(t->hi[k]) : mag;
+    }
+    return g / sqrt(t->d.n2) * (1.0 - 0x1p-40) - 0x1p-40 * mag;
+}
+
+/* The gap between the hull and the triangle along the direction from the
+ * triangle's point nearest the hull's centre to that centre (the triangle
+ * reaches no further than that point along it), -INFINITY when they meet. */
+static double convex_triangle_centre_gap(const mq_convex *cv, const mq_dw_tri *t)
+{
+    double q[3], d2 = mq_td_point_triangle2(cv->center, &t->d, q);
+    if (!(d2 > 0.0))
+        return -INFINITY;
+    double inv = 1.0 / sqrt(d2), u[3], lo = INFINITY, mag = cv->scale;
+    for (int k = 0; k < 3; k++) {
+        u[k] = (cv->center[k] - q[k]) * inv;
+        mag = fabs(q[k]) > mag ? fabs(q[k]) : mag;
+    }
+    for (uint32_t i = 0; i < cv->nv; i++) {
+        const double *v = cv->v + 3 * (size_t)i;
+        double x = u[0] * (v[0] - q[0]) + u[1] * (v[1] - q[1]) + u[2] * (v[2] - q[2]);
+        lo = x < lo ? x : lo;
+    }
+    return lo * (1.0 - 0x1p-40) - 0x1p-40 * mag;
+}
+
+/* A lower bound of the distance from the shape to triangle t (-INFINITY:
+ * none beyond the boxes' gap). */
+static double sw_triangle_bound(const sw_walk *w, const mq_dw_tri *t, double limit)
+{
+    double lb = mq_dw_box_gap(w->slo, w->shi, t->lo, t->hi);
+    if (lb > limit)
+        return lb;
+    if (w->box) {
+        double l = box_triangle_lower_bound(w->s, &w->bf, t);
+        lb = l > lb ? l : lb;
+    } else if (w->s->convex) {
+        double l = convex_triangle_lower_bound(w->s->convex, w->s->convex->np, t) * (1.0 - 0x1p-40);
+        lb = l > lb ? l : lb;
+        if (lb <= limit) {
+            l = convex_triangle_normal_gap(w->s->convex, t);
+            lb = l > lb ? l : lb;
+        }
+        if (lb <= limit) {
+            l = convex_triangle_centre_gap(w->s->convex, t);
+            lb = l > lb ? l : lb;
+        }
+    }
+    return lb;
+}
+
+/* Offers the exact distance of the shape to triangle t to the walk. */
+static void sw_exact(sw_walk *w, const mq_dw_tri *t)
+{
+    double ps[3], pt[3];
+    double d = shape_triangle(w->s, &w->bf, t, sw_limit(w), ps, pt);
+    mq_dist_pair p;
+    p.triangle_a = MQ_NO_TRIANGLE;
+    p.triangle_b = t->id;
+    p.distance = d;
+    d3_copy(p.point_a, ps);
+    d3_copy(p.point_b, pt);
+    if (w->nearest) {
+        if (w->found ? !(d < w->bound) : !(d <= w->bound))
+            return;
+        w->found = true;
+        w->bound = d;
+        w->best = p;
+        if (d == 0.0)
+            w->stop = true;
+    } else if (d <= w->bound) {
+        w->calls++;
+        if (!w->fn(&p, w->user))
+            w->stop = true;
+    }
+}
+
+/* The leaf's triangles within the limit by their bounds: their indices in
+ * idx and bounds in lbs (the leaf's order); their count. */
+static int sw_leaf_near(sw_walk *w, const mq_dw_handle *h, mq_dw_tri t[MQ_DW_LEAF_MAX], int idx[MQ_DW_LEAF_MAX],
+                        double lbs[MQ_DW_LEAF_MAX])
+{
+    int n = mq_dw_leaf_triangles(w->b, h, t), m = 0;
+    double limit = sw_limit(w);
+    for (int i = 0; i < n; i++) {
+        double lb = sw_triangle_bound(w, &t[i], limit);
+        if (lb > limit)
+            continue;
+        idx[m] = i;
+        lbs[m++] = lb;
+    }
+    return m;
+}
+
+/* The leaf's triangles, nearest bound first when looking for the nearest
+ * (so that the first exact distance is likely the least and the others fall
+ * to their bounds). */
 static void sw_leaf(sw_walk *w, const mq_dw_handle *h)
 {
     mq_dw_tri t[MQ_DW_LEAF_MAX];
-    int n = mq_dw_leaf_triangles(w->b, h, t);
-    for (int i = 0; i < n && !w->stop; i++) {
-        if (mq_dw_box_gap(w->slo, w->shi, t[i].lo, t[i].hi) > sw_limit(w))
-            continue;
-        if (w->box && box_triangle_lower_bound(w->s, &w->bf, &t[i]) > sw_limit(w))
-            continue;
-        if (w->s->convex &&
-            convex_triangle_lower_bound(w->s->convex, w->s->convex->np, &t[i]) * (1.0 - 0x1p-40) > sw_limit(w))
-            continue;
-        double ps[3], pt[3];
-        double d = shape_triangle(w->s, &w->bf, &t[i], sw_limit(w), ps, pt);
-        mq_dist_pair p;
-        p.triangle_a = MQ_NO_TRIANGLE;
-        p.triangle_b = t[i].id;
-        p.distance = d;
-        d3_copy(p.point_a, ps);
-        d3_copy(p.point_b, pt);
-        if (w->nearest) {
-            if (w->found ? !(d < w->bound) : !(d <= w->bound))
-                continue;
-            w->found = true;
-            w->bound = d;
-            w->best = p;
-            if (d == 0.0)
-                w->stop = true;
-        } else if (d <= w->bound) {
-            w->calls++;
-            if (!w->fn(&p, w->user))
-                w->stop = true;
+    double lbs[MQ_DW_LEAF_MAX];
+    int idx[MQ_DW_LEAF_MAX];
+    int m = sw_leaf_near(w, h, t, idx, lbs);
+    /* within d, and for the round shapes (whose bounds are the boxes' gaps): the mesh's order */
+    if (w->nearest && (w->box || w->s->convex))
+        for (int i = 1; i < m; i++) {
+            double l = lbs[i];
+            int x = idx[i], j = i;
+            for (; j > 0 && lbs[j - 1] > l; j--) {
+                lbs[j] = lbs[j - 1];
+                idx[j] = idx[j - 1];
+            }
+            lbs[j] = l;
+            idx[j] = x;
         }
-    }
+    for (int o = 0; o < m && !w->stop; o++)
+        if (!(lbs[o] > sw_limit(w)))
+            sw_exact(w, &t[idx[o]]);
 }
 
 typedef struct sw_entry {
@@ -781,6 +1016,158 @@ static double sw_tree_bound(const sw_walk *w, const mq_dw_handle *h, const mq_dw
     return lb * (1.0 - 0x1p-40);
 }
 
+/* The children of an inner node within the limit by their bounds, in ke
+ * (looking for the nearest: the farthest first); their count. */
+static int sw_children(sw_walk *w, const sw_entry *e, const mq_dw_nbox *sb, double round, sw_entry ke[MQ_BVH_WIDTH])
+{
+    mq_dw_handle kids[MQ_BVH_WIDTH];
+    int nk = mq_dw_children(w->b, &e->h, kids), n = 0;
+    double limit = sw_limit(w);
+    for (int i = 0; i < nk; i++) {
+        mq_dw_nbox kb;
+        mq_dw_nbox_of(w->b, &kids[i], &kb);
+        double l = mq_dw_lower_bound(sb, &kb, limit + round, true) - round;
+        if (l > limit)
+            continue;
+        if (w->kdop || w->sph) {
+            double lt = sw_tree_bound(w, &kids[i], sb, round);
+            if (lt > limit)
+                continue;
+            l = lt > l ? lt : l;
+        }
+        if (w->s->convex) {
+            /* the hull's largest face planes and its extent toward the node */
+            double lp = convex_planes_lower_bound(w->s->convex, MQ_CONVEX_CULL_PLANES, &kb) * (1.0 - 0x1p-40);
+            if (lp > limit)
+                continue;
+            l = lp > l ? lp : l;
+            lp = convex_box_centre_gap(w->s->convex, &kb);
+            if (lp > limit)
+                continue;
+            l = lp > l ? lp : l;
+        }
+        int j = n++;
+        if (w->nearest)
+            while (j > 0 && ke[j - 1].lb < l) {
+                ke[j] = ke[j - 1];
+                j--;
+            }
+        ke[j] = (sw_entry){kids[i], l};
+    }
+    return n;
+}
+
+/* Depth first from `root` (the children nearest first when looking for the nearest). */
+static void sw_depth_first(sw_walk *w, sw_entry root, const mq_dw_nbox *sb, double round)
+{
+    sw_entry stack[MQ_TRAVERSAL_STACK + MQ_BVH_WIDTH];
+    int top = 0;
+    stack[top++] = root;
+    while (top > 0 && !w->stop) {
+        sw_entry e = stack[--top];
+        if (e.lb > sw_limit(w))
+            continue;
+        if (mq_dw_is_leaf(w->b, &e.h)) {
+            sw_leaf(w, &e.h);
+            continue;
+        }
+        sw_entry ke[MQ_BVH_WIDTH];
+        int n = sw_children(w, &e, sb, round, ke);
+        for (int i = 0; i < n; i++)
+            stack[top++] = ke[i];
+    }
+}
+
+/* The nearest triangle, best first: nodes and triangles in one queue by
+ * their lower bounds, so that exact distances are taken in the order of
+ * their bounds and the walk ends at the first bound beyond the best
+ * distance. Past the queue's or the triangle pool's room, a node is walked
+ * depth first and a triangle measured at once. */
+#define SW_QUEUE 256
+#define SW_POOL 48
+typedef struct sw_qitem {
+    double lb;
+    int slot; /* a triangle in the pool, or -1: the node h */
+    mq_dw_handle h;
+} sw_qitem;
+
+static void sw_push(sw_qitem *q, int *n, sw_qitem it)
+{
+    int i = (*n)++;
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (!(q[p].lb > it.lb))
+            break;
+        q[i] = q[p];
+        i = p;
+    }
+    q[i] = it;
+}
+
+static sw_qitem sw_pop(sw_qitem *q, int *n)
+{
+    sw_qitem top = q[0], last = q[--*n];
+    int i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && q[c + 1].lb < q[c].lb)
+            c++;
+        if (!(last.lb > q[c].lb))
+            break;
+        q[i] = q[c];
+        i = c;
+    }
+    if (*n > 0)
+        q[i] = last;
+    return top;
+}
+
+static void sw_best_first(sw_walk *w, sw_entry root, const mq_dw_nbox *sb, double round)
+{
+    sw_qitem q[SW_QUEUE];
+    mq_dw_tri pool[SW_POOL];
+    int freel[SW_POOL], nfree = SW_POOL, nq = 0;
+    for (int i = 0; i < SW_POOL; i++)
+        freel[i] = SW_POOL - 1 - i;
+    sw_push(q, &nq, (sw_qitem){root.lb, -1, root.h});
+    while (nq > 0 && !w->stop) {
+        sw_qitem it = sw_pop(q, &nq);
+        if (it.lb > sw_limit(w))
+            break; /* every other entry is at least as far */
+        if (it.slot >= 0) {
+            sw_exact(w, &pool[it.slot]);
+            freel[nfree++] = it.slot;
+            continue;
+        }
+        if (mq_dw_is_leaf(w->b, &it.h)) {
+            mq_dw_tri t[MQ_DW_LEAF_MAX];
+            double lbs[MQ_DW_LEAF_MAX];
+            int idx[MQ_DW_LEAF_MAX];
+            int m = sw_leaf_near(w, &it.h, t, idx, lbs);
+            for (int i = 0; i < m && !w->stop; i++) {
+                if (nfree > 0 && nq < SW_QUEUE) {
+                    int slot = freel[--nfree];
+                    pool[slot] = t[idx[i]];
+                    sw_push(q, &nq, (sw_qitem){lbs[i], slot, it.h});
+                } else if (!(lbs[i] > sw_limit(w))) {
+                    sw_exact(w, &t[idx[i]]);
+                }
+            }
+            continue;
+        }
+        sw_entry e = {it.h, it.lb}, ke[MQ_BVH_WIDTH];
+        int n = sw_children(w, &e, sb, round, ke);
+        for (int i = n - 1; i >= 0 && !w->stop; i--) {
+            if (nq < SW_QUEUE)
+                sw_push(q, &nq, (sw_qitem){ke[i].lb, -1, ke[i].h});
+            else
+                sw_depth_first(w, ke[i], sb, round);
+        }
+    }
+}
+
 static void sw_run(sw_walk *w)
 {
     w->box = w->s->kind == MQ_SHAPE_OBB || w->s->kind == MQ_SHAPE_AABB;
@@ -797,51 +1184,11 @@ static void sw_run(sw_walk *w)
     mq_dw_nbox_of(w->b, &root, &rb);
     w->slack = 0x1p-21 * (mq_dw_magnitude(&sb, &rb) + round) + 1e-300;
     sw_tree_prepare(w, &sb, round);
-    sw_entry stack[MQ_TRAVERSAL_STACK + MQ_BVH_WIDTH];
-    int top = 0;
-    stack[top++] = (sw_entry){root, mq_dw_lower_bound(&sb, &rb, INFINITY, false) - round};
-    while (top > 0 && !w->stop) {
-        sw_entry e = stack[--top];
-        if (e.lb > sw_limit(w))
-            continue;
-        if (mq_dw_is_leaf(w->b, &e.h)) {
-            sw_leaf(w, &e.h);
-            continue;
-        }
-        mq_dw_handle kids[MQ_BVH_WIDTH];
-        int nk = mq_dw_children(w->b, &e.h, kids), n = 0;
-        sw_entry ke[MQ_BVH_WIDTH];
-        double limit = sw_limit(w);
-        for (int i = 0; i < nk; i++) {
-            mq_dw_nbox kb;
-            mq_dw_nbox_of(w->b, &kids[i], &kb);
-            double l = mq_dw_lower_bound(&sb, &kb, limit + round, true) - round;
-            if (l > limit)
-                continue;
-            if (w->kdop || w->sph) {
-                double lt = sw_tree_bound(w, &kids[i], &sb, round);
-                if (lt > limit)
-                    continue;
-                l = lt > l ? lt : l;
-            }
-            if (w->s->convex) {
-                /* the hull's face planes against the node's box */
-                double lp = convex_planes_lower_bound(w->s->convex, w->s->convex->np, &kb) * (1.0 - 0x1p-40);
-                if (lp > limit)
-                    continue;
-                l = lp > l ? lp : l;
-            }
-            int j = n++;
-            if (w->nearest)
-                while (j > 0 && ke[j - 1].lb < l) {
-                    ke[j] = ke[j - 1];
-                    j--;
-                }
-            ke[j] = (sw_entry){kids[i], l};
-        }
-        for (int i = 0; i < n; i++)
-            stack[top++] = ke[i];
-    }
+    sw_entry r = {root, mq_dw_lower_bound(&sb, &rb, INFINITY, false) - round};
+    if (w->nearest && w->box) /* measured: best first pays for boxes, not for the others */
+        sw_best_first(w, r, &sb, round);
+    else
+        sw_depth_first(w, r, &sb, round);
 }
 
 static bool tol_ok(double x)
