@@ -9,6 +9,8 @@
  *     placements (some unit cubes exactly touching) against the all-pairs
  *     loop over instances, for d = 0 and d > 0; the same answer, bit for bit,
  *     for 1, 2 and 3 threads; masks and the filter; triangle pairs within d;
+ *   - the same clash lists and instance distances, witnesses included, bit
+ *     for bit at every ISA level the build and the CPU have;
  *   - every allocation failing in turn: MQ_ERR_OUT_OF_MEMORY and no leak.
  * A large scene (MQ_CLASH_LARGE instances, default 2,000) is timed and
  * printed, not asserted on.
@@ -29,6 +31,7 @@
 #define M_PI 3.14159265358979323846
 #endif
 
+#include "core/isa.h"
 #include "oracle.h"
 #include "test_support.h"
 
@@ -362,6 +365,21 @@ static void check_same(const mq_clash_list *l, const ref_pair *ref, size_t n)
     }
 }
 
+/* The same records, witnesses and triangle pairs, bit for bit. */
+static void check_lists_equal(const mq_clash_list *l, const mq_clash_list *l1)
+{
+    size_t n = mq_clash_list_count(l);
+    assert_int_equal(n, mq_clash_list_count(l1));
+    for (size_t i = 0; i < n; i++) {
+        assert_memory_equal(mq_clash_list_get(l, i), mq_clash_list_get(l1, i), sizeof(mq_clash));
+        size_t p0, p1;
+        const mq_clash_tri_pair *a = mq_clash_list_pairs(l, i, &p0), *b = mq_clash_list_pairs(l1, i, &p1);
+        assert_int_equal(p0, p1);
+        if (p0)
+            assert_memory_equal(a, b, p0 * sizeof *a);
+    }
+}
+
 static void check_thread_invariant(const mq_scene *s, const mq_clash_options *o0, const mq_clash_list *l1)
 {
     for (uint32_t t = 2; t <= 3; t++) {
@@ -369,18 +387,63 @@ static void check_thread_invariant(const mq_scene *s, const mq_clash_options *o0
         o.threads = t;
         mq_clash_list *l = NULL;
         assert_int_equal(mq_scene_clash(s, &o, &l, NULL), MQ_OK);
-        size_t n = mq_clash_list_count(l);
-        assert_int_equal(n, mq_clash_list_count(l1));
-        for (size_t i = 0; i < n; i++) {
-            assert_memory_equal(mq_clash_list_get(l, i), mq_clash_list_get(l1, i), sizeof(mq_clash));
-            size_t p0, p1;
-            const mq_clash_tri_pair *a = mq_clash_list_pairs(l, i, &p0), *b = mq_clash_list_pairs(l1, i, &p1);
-            assert_int_equal(p0, p1);
-            if (p0)
-                assert_memory_equal(a, b, p0 * sizeof *a);
-        }
+        check_lists_equal(l, l1);
         mq_clash_list_destroy(l);
     }
+}
+
+/* Clash lists and instance distances (witnesses included) are the same bit
+ * for bit at every ISA level this build and CPU have (core/isa.h): the
+ * distance walk's SIMD node bounds take the scalar code's operations lane by
+ * lane. */
+static void test_isa_invariant(void **state)
+{
+    fixture *f = *state;
+    mq_test_rng r;
+    mq_test_rng_seed(&r, mq_test_seed(0x15A1));
+    mq_scene *s = random_scene(f, &r, 200, cbrt(200.0) * 1.1, NULL);
+    const double clearances[] = {0.0, 0.05};
+    mq_clash_list *ref[2] = {NULL, NULL};
+    mq_instance_distance dref[40];
+    bool found[40];
+    int levels = 0;
+    for (int kn = MQ_ISA_SCALAR; kn <= MQ_ISA_AVX2; kn++) {
+        if (mq_isa_override((mq_isa)kn) != (mq_isa)kn)
+            continue; /* not in this build or on this CPU */
+        levels++;
+        for (int di = 0; di < 2; di++) {
+            mq_clash_options o = mq_default_clash_options();
+            o.clearance = clearances[di];
+            o.threads = 1;
+            o.max_triangle_pairs = 4;
+            mq_clash_list *l = NULL;
+            assert_int_equal(mq_scene_clash(s, &o, &l, NULL), MQ_OK);
+            if (!ref[di]) {
+                ref[di] = l;
+                continue;
+            }
+            check_lists_equal(l, ref[di]);
+            mq_clash_list_destroy(l);
+        }
+        for (uint32_t i = 0; i < 40; i++) {
+            mq_instance_distance got;
+            memset(&got, 0, sizeof got);
+            bool ok = mq_scene_distance(s, i, 199 - i, INFINITY, &got);
+            if (levels == 1) {
+                found[i] = ok;
+                dref[i] = got;
+                continue;
+            }
+            assert_int_equal(ok, found[i]);
+            assert_memory_equal(&got, &dref[i], sizeof got);
+        }
+    }
+    mq_isa_override_clear();
+    printf("  %d ISA levels, %zu and %zu clashes\n", levels, mq_clash_list_count(ref[0]), mq_clash_list_count(ref[1]));
+    assert_true(levels >= 1 && mq_clash_list_count(ref[0]) > 20);
+    mq_clash_list_destroy(ref[0]);
+    mq_clash_list_destroy(ref[1]);
+    mq_scene_destroy(s);
 }
 
 static void test_scenes(void **state)
@@ -602,8 +665,9 @@ static void test_large(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_args),           cmocka_unit_test(test_distance_brute), cmocka_unit_test(test_scenes),
-        cmocka_unit_test(test_alloc_failures), cmocka_unit_test(test_large),
+        cmocka_unit_test(test_args),   cmocka_unit_test(test_distance_brute),
+        cmocka_unit_test(test_scenes), cmocka_unit_test(test_alloc_failures),
+        cmocka_unit_test(test_large),  cmocka_unit_test(test_isa_invariant),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
