@@ -1078,16 +1078,13 @@ static void sw_depth_first(sw_walk *w, sw_entry root, const mq_dw_nbox *sb, doub
     }
 }
 
-/* The nearest triangle, best first: nodes and triangles in one queue by
- * their lower bounds, so that exact distances are taken in the order of
- * their bounds and the walk ends at the first bound beyond the best
- * distance. Past the queue's or the triangle pool's room, a node is walked
- * depth first and a triangle measured at once. */
+/* The nearest triangle, best first: the nodes in a queue by their lower
+ * bounds, a leaf's triangles measured when it comes out (nearest bound
+ * first), the walk ending at the first bound beyond the best distance. Past
+ * the queue's room, a node is walked depth first. */
 #define SW_QUEUE 256
-#define SW_POOL 48
 typedef struct sw_qitem {
     double lb;
-    int slot; /* a triangle in the pool, or -1: the node h */
     mq_dw_handle h;
 } sw_qitem;
 
@@ -1127,41 +1124,21 @@ static sw_qitem sw_pop(sw_qitem *q, int *n)
 static void sw_best_first(sw_walk *w, sw_entry root, const mq_dw_nbox *sb, double round)
 {
     sw_qitem q[SW_QUEUE];
-    mq_dw_tri pool[SW_POOL];
-    int freel[SW_POOL], nfree = SW_POOL, nq = 0;
-    for (int i = 0; i < SW_POOL; i++)
-        freel[i] = SW_POOL - 1 - i;
-    sw_push(q, &nq, (sw_qitem){root.lb, -1, root.h});
+    int nq = 0;
+    sw_push(q, &nq, (sw_qitem){root.lb, root.h});
     while (nq > 0 && !w->stop) {
         sw_qitem it = sw_pop(q, &nq);
         if (it.lb > sw_limit(w))
-            break; /* every other entry is at least as far */
-        if (it.slot >= 0) {
-            sw_exact(w, &pool[it.slot]);
-            freel[nfree++] = it.slot;
-            continue;
-        }
+            break; /* every other node is at least as far */
         if (mq_dw_is_leaf(w->b, &it.h)) {
-            mq_dw_tri t[MQ_DW_LEAF_MAX];
-            double lbs[MQ_DW_LEAF_MAX];
-            int idx[MQ_DW_LEAF_MAX];
-            int m = sw_leaf_near(w, &it.h, t, idx, lbs);
-            for (int i = 0; i < m && !w->stop; i++) {
-                if (nfree > 0 && nq < SW_QUEUE) {
-                    int slot = freel[--nfree];
-                    pool[slot] = t[idx[i]];
-                    sw_push(q, &nq, (sw_qitem){lbs[i], slot, it.h});
-                } else if (!(lbs[i] > sw_limit(w))) {
-                    sw_exact(w, &t[idx[i]]);
-                }
-            }
+            sw_leaf(w, &it.h);
             continue;
         }
         sw_entry e = {it.h, it.lb}, ke[MQ_BVH_WIDTH];
         int n = sw_children(w, &e, sb, round, ke);
         for (int i = n - 1; i >= 0 && !w->stop; i--) {
             if (nq < SW_QUEUE)
-                sw_push(q, &nq, (sw_qitem){ke[i].lb, -1, ke[i].h});
+                sw_push(q, &nq, (sw_qitem){ke[i].lb, ke[i].h});
             else
                 sw_depth_first(w, ke[i], sb, round);
         }
@@ -1185,7 +1162,7 @@ static void sw_run(sw_walk *w)
     w->slack = 0x1p-21 * (mq_dw_magnitude(&sb, &rb) + round) + 1e-300;
     sw_tree_prepare(w, &sb, round);
     sw_entry r = {root, mq_dw_lower_bound(&sb, &rb, INFINITY, false) - round};
-    if (w->nearest && w->box) /* measured: best first pays for boxes, not for the others */
+    if (w->nearest && (w->box || w->s->convex)) /* measured: best first pays for these, not for round shapes */
         sw_best_first(w, r, &sb, round);
     else
         sw_depth_first(w, r, &sb, round);
