@@ -807,7 +807,7 @@ static double sw_triangle_bound(const sw_walk *w, const mq_dw_tri *t, double lim
         double l = box_triangle_lower_bound(w->s, &w->bf, t);
         lb = l > lb ? l : lb;
     } else if (w->s->convex) {
-        double l = convex_triangle_lower_bound(w->s->convex, w->s->convex->np, t) * (1.0 - 0x1p-40);
+        double l = convex_triangle_lower_bound(w->s->convex, MQ_CONVEX_CULL_PLANES, t) * (1.0 - 0x1p-40);
         lb = l > lb ? l : lb;
         if (lb <= limit) {
             l = convex_triangle_normal_gap(w->s->convex, t);
