@@ -74,7 +74,7 @@ static float cast_triangle(const cast_q *q, const mq_triangle *tri, float limit)
 }
 
 static inline bool box_entry(const cast_q *q, const float lo[3], const float hi[3], float limit, float *t_in);
-static inline float limit_of(const cast_q *q, float tmax);
+static float walk_limit(const void *q);
 
 static inline void consider(cast_q *q, uint32_t id, const mq_triangle *tri)
 {
@@ -84,7 +84,7 @@ static inline void consider(cast_q *q, uint32_t id, const mq_triangle *tri)
         lo[k] = mq_fminf(mq_fminf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
         hi[k] = mq_fmaxf(mq_fmaxf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
     }
-    if (!box_entry(q, lo, hi, q->moving ? limit_of(q, q->tmax) : 0.0f, &te))
+    if (!box_entry(q, lo, hi, walk_limit(q), &te))
         return;
     float t = cast_triangle(q, tri, q->t < q->tmax ? q->t : q->tmax);
     if (t < q->t || (t == q->t && t < INFINITY && id < q->id)) {
