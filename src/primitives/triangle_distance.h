@@ -63,4 +63,30 @@ double mq_td_triangle_features(const mq_td_tri *a, const mq_td_tri *b, double pa
  * feature pair's midpoint). */
 void mq_td_triangle_witness(const mq_td_tri *a, const mq_td_tri *b, double pa[3], double pb[3]);
 
+/* A box of centre c, unit axes ax (rows) and half extents h, for distances
+ * worked in its frame (box_triangle_distance.c). */
+typedef struct mq_td_box {
+    double c[3];
+    double ax[3][3];
+    double h[3];
+} mq_td_box;
+
+/* How far from orthonormal (|a_i . a_j - [i == j]|) the axes of an mq_td_box
+ * may be: the box of the frame then differs from the solid its corners span
+ * by float rounding. */
+#define MQ_TD_BOX_ORTHO 1e-6
+
+/* Fills o; false when the axes are further from orthonormal than MQ_TD_BOX_ORTHO. */
+bool mq_td_box_from(const double c[3], const double axes[3][3], const double half[3], mq_td_box *o);
+
+/* Distance between the solid box and triangle t when they are apart (touching
+ * or crossing gives a distance within rounding of 0), with the closest points
+ * pb on the box and pt on the triangle. */
+double mq_td_box_triangle(const mq_td_box *b, const mq_td_tri *t, double pb[3], double pt[3]);
+
+/* A common point p of a box and a triangle that meet (a triangle edge inside
+ * the box, else a box edge through the face, else, touching to rounding, the
+ * triangle's point nearest to the box). */
+void mq_td_box_triangle_witness(const mq_td_box *b, const mq_td_tri *t, double p[3]);
+
 #endif

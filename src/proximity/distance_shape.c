@@ -190,10 +190,14 @@ typedef struct box_faces {
      * faces: twice the largest cosine between two faces' normals, INFINITY
      * (no such pruning) when they are far from orthogonal */
     double hsum, kappa;
+    /* the box as a frame (fast: its axes orthonormal to rounding), for mq_td_box_triangle */
+    mq_td_box frame;
+    bool fast;
 } box_faces;
 
 static void box_faces_of(const mq_dist_shape *s, box_faces *bf)
 {
+    bf->fast = mq_td_box_from(s->c, s->axes, s->half, &bf->frame);
     d3_copy(bf->c, s->c);
     for (int i = 0; i < 3; i++)
         for (int k = 0; k < 3; k++)
@@ -455,6 +459,13 @@ static double box_triangle(const mq_dist_shape *s, const box_faces *bf, const mq
                 d3_copy(pt, t->d.v[v]);
                 return 0.0;
             }
+    if (bf->fast) {
+        if (!overlap)
+            return mq_td_box_triangle(&bf->frame, &t->d, ps, pt);
+        mq_td_box_triangle_witness(&bf->frame, &t->d, pt);
+        d3_copy(ps, pt);
+        return 0.0;
+    }
     bool front[3][2], any = false, skipped = false;
     double l2[3][3], h[3][2][3];
     for (int i = 0; i < 3; i++) {
