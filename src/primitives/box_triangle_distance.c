@@ -76,11 +76,12 @@ static inline double slope(const double h[3], const double a[3], const double d[
     return s;
 }
 
-/* The parameter in [0, 1] of the point of segment a + t d nearest to the box
- * [-h, h]. The squared distance is convex and piecewise quadratic in t, with
- * breaks where the point crosses a face's plane, and has a continuous slope:
- * the minimum lies in the first piece whose end has a slope >= 0, where the
- * faces the point is outside of are fixed and it is one quadratic's vertex. */
+/* The parameter in (0, 1) of the point of segment a + t d nearest to the box
+ * [-h, h], given that the squared distance falls at 0 and rises at 1 (else an
+ * end is nearest). It is convex and piecewise quadratic in t, with breaks
+ * where the point crosses a face's plane, and has a continuous slope: the
+ * minimum lies in the first piece whose end has a slope >= 0, where the faces
+ * the point is outside of are fixed and it is one quadratic's vertex. */
 static double segment_box_t(const double h[3], const double a[3], const double d[3])
 {
     double br[7];
@@ -88,8 +89,9 @@ static double segment_box_t(const double h[3], const double a[3], const double d
     for (int k = 0; k < 3; k++) {
         if (d[k] == 0.0)
             continue;
+        double inv = 1.0 / d[k];
         for (int side = -1; side <= 1; side += 2) {
-            double t = (side * h[k] - a[k]) / d[k];
+            double t = (side * h[k] - a[k]) * inv;
             if (t > 0.0 && t < 1.0) {
                 int j = n++;
                 for (; j > 0 && br[j - 1] > t; j--)
@@ -100,8 +102,6 @@ static double segment_box_t(const double h[3], const double a[3], const double d
     }
     br[n++] = 1.0;
     double lo = 0.0;
-    if (slope(h, a, d, 0.0) >= 0.0)
-        return 0.0;
     int i = 0;
     while (i < n - 1 && slope(h, a, d, br[i]) < 0.0)
         lo = br[i++];
@@ -187,6 +187,8 @@ double mq_td_box_triangle(const mq_td_box *b, const mq_td_tri *t, double pb[3], 
     for (int e = 0; e < 3; e++) {
         const double *p = v[e], *q = v[(e + 1) % 3];
         double d[3] = {q[0] - p[0], q[1] - p[1], q[2] - p[2]}, u[3];
+        if (slope(b->h, p, d, 0.0) >= 0.0 || slope(b->h, p, d, 1.0) <= 0.0)
+            continue; /* nearest at an end: a corner, offered above */
         double s = segment_box_t(b->h, p, d);
         for (int k = 0; k < 3; k++)
             u[k] = p[k] + s * d[k];
