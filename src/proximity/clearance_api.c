@@ -54,7 +54,8 @@ static size_t pairs(const mq_bvh *ba, const mq_obbtree *oa, const mq_bvh *bb, co
 {
     if (!fn || !(ba || oa) || !(bb || ob))
         return 0;
-    mq_dist_side a = {ba, oa, {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}}, NULL, NULL}, b = {bb, ob, {{0}}, NULL, NULL};
+    mq_dist_side a = {ba, oa, {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}}, NULL, NULL, false},
+                 b = {bb, ob, {{0}}, NULL, NULL, false};
     if (!mq_dist_rigid_matrix(b_to_a, b.m))
         return 0;
     user_fn u = {fn, user};
@@ -65,7 +66,7 @@ static size_t pairs(const mq_bvh *ba, const mq_obbtree *oa, const mq_bvh *bb, co
 static mq_dist_side own_frame(const mq_bvh *bvh, const mq_obbtree *obb, const mq_kdoptree *kdop,
                               const mq_spheretree *sph)
 {
-    mq_dist_side b = {bvh, obb, {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}}, kdop, sph};
+    mq_dist_side b = {bvh, obb, {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}}, kdop, sph, false};
     return b;
 }
 

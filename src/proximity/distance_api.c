@@ -133,27 +133,27 @@ static bool shape_distance(mq_dist_side *b, const mq_shape *shape, const mq_dist
 bool mq_obbtree_shape_distance(const mq_obbtree *tree, const mq_shape *shape, const mq_distance_options *opts,
                                mq_shape_distance_result *out)
 {
-    mq_dist_side b = {NULL, tree, {{0}}, NULL, NULL};
+    mq_dist_side b = {NULL, tree, {{0}}, NULL, NULL, false};
     return shape_distance(&b, shape, opts, out);
 }
 
 bool mq_bvh_shape_distance(const mq_bvh *bvh, const mq_shape *shape, const mq_distance_options *opts,
                            mq_shape_distance_result *out)
 {
-    mq_dist_side b = {bvh, NULL, {{0}}, NULL, NULL};
+    mq_dist_side b = {bvh, NULL, {{0}}, NULL, NULL, false};
     return shape_distance(&b, shape, opts, out);
 }
 
 bool mq_kdoptree_shape_distance(const mq_kdoptree *tree, const mq_shape *shape, const mq_distance_options *opts,
                                 mq_shape_distance_result *out)
 {
-    mq_dist_side b = {NULL, NULL, {{0}}, tree, NULL};
+    mq_dist_side b = {NULL, NULL, {{0}}, tree, NULL, false};
     return shape_distance(&b, shape, opts, out);
 }
 
 bool mq_spheretree_shape_distance(const mq_spheretree *tree, const mq_shape *shape, const mq_distance_options *opts,
                                   mq_shape_distance_result *out)
 {
-    mq_dist_side b = {NULL, NULL, {{0}}, NULL, tree};
+    mq_dist_side b = {NULL, NULL, {{0}}, NULL, tree, false};
     return shape_distance(&b, shape, opts, out);
 }

@@ -1132,21 +1132,34 @@ static sw_qitem sw_pop(sw_qitem *q, int *n)
     return top;
 }
 
+/* The nearest child goes on without the queue when no queued node is nearer
+ * (it would come out next anyway): most steps then skip a push and a pop. */
 static void sw_best_first(sw_walk *w, sw_entry root, const mq_dw_nbox *sb, double round)
 {
     sw_qitem q[SW_QUEUE];
     int nq = 0;
-    sw_push(q, &nq, (sw_qitem){root.lb, root.h});
-    while (nq > 0 && !w->stop) {
-        sw_qitem it = sw_pop(q, &nq);
-        if (it.lb > sw_limit(w))
+    sw_entry e = root;
+    bool next = true; /* e is the next node */
+    while (!w->stop) {
+        if (!next) {
+            if (nq == 0)
+                break;
+            sw_qitem it = sw_pop(q, &nq);
+            e = (sw_entry){it.h, it.lb};
+        }
+        next = false;
+        if (e.lb > sw_limit(w))
             break; /* every other node is at least as far */
-        if (mq_dw_is_leaf(w->b, &it.h)) {
-            sw_leaf(w, &it.h);
+        if (mq_dw_is_leaf(w->b, &e.h)) {
+            sw_leaf(w, &e.h);
             continue;
         }
-        sw_entry e = {it.h, it.lb}, ke[MQ_BVH_WIDTH];
+        sw_entry ke[MQ_BVH_WIDTH];
         int n = sw_children(w, &e, sb, round, ke);
+        if (n > 0 && (nq == 0 || !(ke[n - 1].lb > q[0].lb))) {
+            e = ke[--n];
+            next = true;
+        }
         for (int i = n - 1; i >= 0 && !w->stop; i--) {
             if (nq < SW_QUEUE)
                 sw_push(q, &nq, (sw_qitem){ke[i].lb, ke[i].h});
@@ -1189,9 +1202,10 @@ bool mq_dist_walk_shape_nearest(const mq_dist_shape *s, const mq_dist_side *b, d
 {
     if (!s || !mq_dw_side_ok(b) || !(max_distance >= 0.0) || !tol_ok(abs_tol) || !tol_ok(rel_tol))
         return false;
+    mq_dist_side side = mq_dw_side_ready(b);
     sw_walk w = {0};
     w.s = s;
-    w.b = b;
+    w.b = &side;
     w.nearest = true;
     w.bound = max_distance;
     w.abs_tol = abs_tol;
@@ -1207,9 +1221,10 @@ size_t mq_dist_walk_shape_within(const mq_dist_shape *s, const mq_dist_side *b, 
 {
     if (!s || !fn || !mq_dw_side_ok(b) || !(d >= 0.0))
         return 0;
+    mq_dist_side side = mq_dw_side_ready(b);
     sw_walk w = {0};
     w.s = s;
-    w.b = b;
+    w.b = &side;
     w.bound = d;
     w.fn = fn;
     w.user = user;

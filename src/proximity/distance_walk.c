@@ -167,6 +167,16 @@ bool mq_dw_side_ok(const mq_dist_side *s)
     return s->obbtree->node_count > 0;
 }
 
+mq_dist_side mq_dw_side_ready(const mq_dist_side *s)
+{
+    mq_dist_side o = *s;
+    o.identity = true;
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 4; c++)
+            o.identity = o.identity && s->m[r][c] == (r == c ? 1.0 : 0.0);
+    return o;
+}
+
 mq_dw_handle mq_dw_root(const mq_dist_side *s)
 {
     mq_dw_handle h;
@@ -208,7 +218,14 @@ static void bvt_box(const mq_dist_side *s, uint32_t node, double cl[3], double h
 void mq_dw_nbox_of(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_nbox *o)
 {
     const double(*m)[4] = s->m;
-    if (s->bvh || side_bvt(s)) {
+    if (s->identity && s->obbtree) {
+        const mq_obbtree_node *n = &s->obbtree->nodes[h->ref];
+        for (int i = 0; i < 3; i++) {
+            o->c[i] = n->center[i];
+            for (int r = 0; r < 3; r++)
+                o->e[i][r] = (double)n->axes[i][r] * (double)n->half[i];
+        }
+    } else if (s->bvh || side_bvt(s)) {
         double cl[3], hl[3];
         if (s->bvh) {
             for (int k = 0; k < 3; k++) {
@@ -219,9 +236,9 @@ void mq_dw_nbox_of(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_nbox *o)
             bvt_box(s, h->ref, cl, hl);
         }
         for (int r = 0; r < 3; r++) {
-            o->c[r] = m[r][0] * cl[0] + m[r][1] * cl[1] + m[r][2] * cl[2] + m[r][3];
+            o->c[r] = s->identity ? cl[r] : m[r][0] * cl[0] + m[r][1] * cl[1] + m[r][2] * cl[2] + m[r][3];
             for (int i = 0; i < 3; i++)
-                o->e[i][r] = m[r][i] * hl[i];
+                o->e[i][r] = s->identity ? (i == r ? hl[i] : 0.0) : m[r][i] * hl[i];
         }
     } else {
         const mq_obbtree_node *n = &s->obbtree->nodes[h->ref];
@@ -371,11 +388,13 @@ int mq_dw_children(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_handle ou
 
 /* Maps one local triangle into the common frame; false when a mapped corner is
  * not finite in double or in float. */
-static bool map_triangle(const double m[3][4], const mq_triangle *t, uint32_t id, mq_dw_tri *o)
+static bool map_triangle(const mq_dist_side *s, const mq_triangle *t, uint32_t id, mq_dw_tri *o)
 {
+    const double(*m)[4] = s->m;
     for (int v = 0; v < 3; v++)
         for (int r = 0; r < 3; r++) {
-            double x = m[r][0] * t->v[v][0] + m[r][1] * t->v[v][1] + m[r][2] * t->v[v][2] + m[r][3];
+            double x = s->identity ? (double)t->v[v][r]
+                                   : m[r][0] * t->v[v][0] + m[r][1] * t->v[v][1] + m[r][2] * t->v[v][2] + m[r][3];
             float f = (float)x;
             if (!isfinite(f))
                 return false;
@@ -401,21 +420,20 @@ int mq_dw_leaf_triangles(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_tri
         for (uint32_t b = 0; b < nb; b++)
             for (int lane = 0; lane < MQ_TRI_BLOCK; lane++) {
                 mq_triangle t;
-                if (mq_walk_block_triangle(s->bvh, &blk[b], lane, &t) &&
-                    map_triangle(s->m, &t, blk[b].id[lane], &out[n]))
+                if (mq_walk_block_triangle(s->bvh, &blk[b], lane, &t) && map_triangle(s, &t, blk[b].id[lane], &out[n]))
                     n++;
             }
     } else if (side_bvt(s)) {
         const mq_bvt *t = side_bvt(s);
         uint32_t d = t->data[h->ref], first = mq_bvt_first(d), end = first + mq_bvt_count(d);
         for (uint32_t k = first; k < end; k++)
-            if (map_triangle(s->m, &t->tris[k], t->ids[k], &out[n]))
+            if (map_triangle(s, &t->tris[k], t->ids[k], &out[n]))
                 n++;
     } else {
         const mq_obbtree_node *node = &s->obbtree->nodes[h->ref];
         uint32_t first = mq_obbtree_leaf_first(node), end = first + mq_obbtree_leaf_count(node);
         for (uint32_t k = first; k < end; k++)
-            if (map_triangle(s->m, &s->obbtree->tris[k], s->obbtree->ids[k], &out[n]))
+            if (map_triangle(s, &s->obbtree->tris[k], s->obbtree->ids[k], &out[n]))
                 n++;
     }
     return n;
@@ -1165,10 +1183,11 @@ bool mq_dist_walk_nearest(const mq_dist_side *a, const mq_dist_side *b, double m
 {
     if (!mq_dw_side_ok(a) || !mq_dw_side_ok(b) || !(max_distance >= 0.0) || !tol_ok(abs_tol) || !tol_ok(rel_tol))
         return false;
+    mq_dist_side ra = mq_dw_side_ready(a), rb = mq_dw_side_ready(b);
     dw_walk w;
     dw_start(&w);
-    w.sa = a;
-    w.sb = b;
+    w.sa = &ra;
+    w.sb = &rb;
     w.nearest = true;
     w.bound = max_distance;
     w.abs_tol = abs_tol;
@@ -1183,10 +1202,11 @@ size_t mq_dist_walk_within(const mq_dist_side *a, const mq_dist_side *b, double 
 {
     if (!fn || !mq_dw_side_ok(a) || !mq_dw_side_ok(b) || !(d >= 0.0))
         return 0;
+    mq_dist_side ra = mq_dw_side_ready(a), rb = mq_dw_side_ready(b);
     dw_walk w;
     dw_start(&w);
-    w.sa = a;
-    w.sb = b;
+    w.sa = &ra;
+    w.sb = &rb;
     w.nearest = false;
     w.bound = d;
     w.fn = fn;

@@ -61,6 +61,10 @@ typedef struct mq_dist_side {
     double m[3][4];
     const mq_kdoptree *kdoptree;
     const mq_spheretree *spheretree;
+    /* m is the identity: set by the walks on their own copy of a side
+     * (whatever a caller leaves here is ignored), so that nodes and
+     * triangles skip the map */
+    bool identity;
 } mq_dist_side;
 
 /* A triangle pair and its distance, points in the common frame. */

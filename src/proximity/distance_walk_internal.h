@@ -45,6 +45,8 @@ typedef struct mq_dw_tri {
 
 /* A side with exactly one non-empty hierarchy and a finite map. */
 bool mq_dw_side_ok(const mq_dist_side *s);
+/* A copy of side s with `identity` set from its map (what the walks work on). */
+mq_dist_side mq_dw_side_ready(const mq_dist_side *s);
 mq_dw_handle mq_dw_root(const mq_dist_side *s);
 void mq_dw_nbox_of(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_nbox *out);
 /* Fills ext, size, len2 and self of a box whose c and e are set. */

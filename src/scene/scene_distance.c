@@ -19,6 +19,7 @@ void mq_inst_dist_sides(const mq_instance_rec *a, const mq_instance_rec *b, mq_d
         side[i]->obbtree = rec[i]->obbtree;
         side[i]->kdoptree = NULL;
         side[i]->spheretree = NULL;
+        side[i]->identity = false;
         for (int r = 0; r < 3; r++) {
             for (int k = 0; k < 3; k++)
                 side[i]->m[r][k] = rec[i]->to_world.m[r][k];

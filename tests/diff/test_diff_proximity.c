@@ -747,7 +747,7 @@ static void internal_walk_affine_maps(void **state)
             ta[k] = mq_test_rng_range(&rng, -0.1, 0.1) * D;
             tb[k] = ta[k] + u[k] * len;
         }
-        mq_dist_side sa = {NULL, NULL, {{0}}, NULL, NULL}, sb = {NULL, NULL, {{0}}, NULL, NULL};
+        mq_dist_side sa = {NULL, NULL, {{0}}, NULL, NULL, false}, sb = {NULL, NULL, {{0}}, NULL, NULL, false};
         random_affine(&rng, ta, sa.m);
         random_affine(&rng, tb, sb.m);
         placed pa, pb;
