@@ -23,6 +23,7 @@ typedef struct bin_node {
     uint32_t left;   /* inner: left child; leaf: the instance id */
     uint32_t right;  /* inner: right child; leaf: BIN_LEAF */
     uint32_t leaves; /* instances below */
+    uint32_t plan;   /* inner: its collapse plan (collapse_plan, one per inner node) */
 } bin_node;
 
 float mq_tlas_round_lo(double x)
@@ -39,10 +40,26 @@ float mq_tlas_round_hi(double x)
     return mq_float_ceil_of(x);
 }
 
+/* A reference to one instance during the build: its box centroid (computed
+ * once) and the bin of the current split. The partition moves these 32-byte
+ * references, not the boxes. */
+typedef struct build_ref {
+    double c[3];   /* the centroid of the instance's box */
+    uint32_t prim; /* index into build_ctx.prims */
+    uint32_t bin;  /* the bin of the split being made */
+} build_ref;
+
+/* The bounds of a range's centroids. */
+typedef struct cbox {
+    double lo[3], hi[3];
+} cbox;
+
 typedef struct build_ctx {
     bin_node *nodes;
-    mq_tlas_prim *prims; /* the instances' boxes, partitioned in place */
-    uint32_t count;
+    const mq_tlas_prim *prims; /* the instances' boxes */
+    build_ref *refs;           /* partitioned in place */
+    uint32_t count;            /* binary nodes made */
+    uint32_t plans;            /* inner nodes made (each gets a collapse plan) */
 } build_ctx;
 
 static bool world_box_empty(const mq_daabb *b)
@@ -66,6 +83,14 @@ static void box_grow(double lo[3], double hi[3], const double blo[3], const doub
     }
 }
 
+static void point_grow(cbox *b, const double x[3])
+{
+    for (int k = 0; k < 3; k++) {
+        b->lo[k] = x[k] < b->lo[k] ? x[k] : b->lo[k];
+        b->hi[k] = x[k] > b->hi[k] ? x[k] : b->hi[k];
+    }
+}
+
 static double half_area(const double lo[3], const double hi[3])
 {
     double d[3];
@@ -74,29 +99,31 @@ static double half_area(const double lo[3], const double hi[3])
     return d[0] * d[1] + d[1] * d[2] + d[2] * d[0];
 }
 
-static double centroid(const mq_tlas_prim *p, int axis)
-{
-    return 0.5 * (p->lo[axis] + p->hi[axis]);
-}
-
 /*
- * The split position of prims[begin, end): SAH over BINS bins of the widest
+ * The split position of refs[begin, end): SAH over BINS bins of the widest
  * centroid axis; begin + half when the centroids coincide, the depth is too
- * large, or no bin boundary separates them.
+ * large, or no bin boundary separates them. `cb`: the range's centroid
+ * bounds, or NULL (then computed here). When the range was partitioned,
+ * *have is set and *lb, *rb hold the two sides' centroid bounds (gathered by
+ * the partition, which reads every centroid anyway): a child then needs no
+ * pass of its own for them.
  */
-static uint32_t split(build_ctx *c, uint32_t begin, uint32_t end, uint32_t depth)
+static uint32_t split(build_ctx *c, uint32_t begin, uint32_t end, uint32_t depth, const cbox *cb, cbox *lb, cbox *rb,
+                      bool *have)
 {
     uint32_t mid = begin + (end - begin) / 2;
+    *have = false;
     if (depth >= MQ_TLAS_SAH_DEPTH)
         return mid;
-    double clo[3] = {INFINITY, INFINITY, INFINITY}, chi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (uint32_t i = begin; i < end; i++) {
-        for (int k = 0; k < 3; k++) {
-            double x = centroid(&c->prims[i], k);
-            clo[k] = x < clo[k] ? x : clo[k];
-            chi[k] = x > chi[k] ? x : chi[k];
-        }
+    build_ref *refs = c->refs;
+    cbox own;
+    if (!cb) {
+        box_clear(own.lo, own.hi);
+        for (uint32_t i = begin; i < end; i++)
+            point_grow(&own, refs[i].c);
+        cb = &own;
     }
+    const double *clo = cb->lo, *chi = cb->hi;
     int axis = 0;
     for (int k = 1; k < 3; k++)
         if (chi[k] - clo[k] > chi[axis] - clo[axis])
@@ -107,37 +134,68 @@ static uint32_t split(build_ctx *c, uint32_t begin, uint32_t end, uint32_t depth
     double scale = BINS / extent;
     if (!isfinite(scale)) /* a subnormal extent: the bins cannot tell the centres apart */
         return mid;
+    if (end - begin == 2) {
+        /* Two centroids apart along the axis fall into the first and the
+         * last bin, and every boundary between them costs the same: the SAH
+         * below would put the smaller centroid on the left. */
+        if (refs[begin].c[axis] > refs[begin + 1].c[axis]) {
+            build_ref t = refs[begin];
+            refs[begin] = refs[begin + 1];
+            refs[begin + 1] = t;
+        }
+        return begin + 1;
+    }
 
+    /* A bin's box is set by its first instance: the sweeps below read only
+     * the boxes of non-empty bins (every range has some, and a small range
+     * mostly empty ones). */
     uint32_t count[BINS] = {0};
     double blo[BINS][3], bhi[BINS][3];
-    for (int b = 0; b < BINS; b++)
-        box_clear(blo[b], bhi[b]);
+    const double origin = clo[axis];
     for (uint32_t i = begin; i < end; i++) {
-        const mq_tlas_prim *r = &c->prims[i];
-        int b = (int)((centroid(r, axis) - clo[axis]) * scale);
+        build_ref *r = &refs[i];
+        int b = (int)((r->c[axis] - origin) * scale);
         b = b < 0 ? 0 : (b >= BINS ? BINS - 1 : b);
-        count[b]++;
-        box_grow(blo[b], bhi[b], r->lo, r->hi);
+        r->bin = (uint32_t)b;
+        const mq_tlas_prim *p = &c->prims[r->prim];
+        if (count[b]++ == 0) {
+            for (int k = 0; k < 3; k++) {
+                blo[b][k] = p->lo[k];
+                bhi[b][k] = p->hi[k];
+            }
+        } else {
+            box_grow(blo[b], bhi[b], p->lo, p->hi);
+        }
     }
-    /* Sweep from the right for the right-hand costs, then from the left. */
-    double right_cost[BINS];
+    /* Sweep from the right for the right-hand costs, then from the left. An
+     * empty bin changes neither side's box nor count: its boundary costs
+     * what the one after (right-hand) or before (left-hand) costs, and a
+     * later boundary of equal cost is never taken. */
+    double right_cost[BINS + 1];
     double lo[3], hi[3];
     box_clear(lo, hi);
     uint32_t n = 0;
+    right_cost[BINS] = 0.0;
     for (int b = BINS - 1; b > 0; b--) {
+        if (count[b] == 0) {
+            right_cost[b] = right_cost[b + 1];
+            continue;
+        }
         box_grow(lo, hi, blo[b], bhi[b]);
         n += count[b];
-        right_cost[b] = n ? half_area(lo, hi) * n : 0.0;
+        right_cost[b] = half_area(lo, hi) * n;
     }
     box_clear(lo, hi);
     n = 0;
     int best = -1;
     double best_cost = INFINITY;
     for (int b = 1; b < BINS; b++) {
+        if (count[b - 1] == 0)
+            continue;
         box_grow(lo, hi, blo[b - 1], bhi[b - 1]);
         n += count[b - 1];
-        if (n == 0 || n == end - begin)
-            continue;
+        if (n == end - begin)
+            break;
         double cost = half_area(lo, hi) * n + right_cost[b];
         if (cost < best_cost) {
             best_cost = cost;
@@ -147,28 +205,33 @@ static uint32_t split(build_ctx *c, uint32_t begin, uint32_t end, uint32_t depth
     if (best < 0)
         return mid;
     /* Partition: bins below `best` to the left. */
+    box_clear(lb->lo, lb->hi);
+    box_clear(rb->lo, rb->hi);
     uint32_t i = begin, j = end;
     while (i < j) {
-        const mq_tlas_prim *r = &c->prims[i];
-        int b = (int)((centroid(r, axis) - clo[axis]) * scale);
-        b = b < 0 ? 0 : (b >= BINS ? BINS - 1 : b);
-        if (b < best) {
+        build_ref *r = &refs[i];
+        if (r->bin < (uint32_t)best) {
+            point_grow(lb, r->c);
             i++;
         } else {
-            mq_tlas_prim t = c->prims[i];
-            c->prims[i] = c->prims[--j];
-            c->prims[j] = t;
+            point_grow(rb, r->c);
+            build_ref t = *r;
+            *r = refs[--j];
+            refs[j] = t;
         }
     }
-    return (i == begin || i == end) ? mid : i;
+    if (i == begin || i == end)
+        return mid;
+    *have = true;
+    return i;
 }
 
-static uint32_t build(build_ctx *c, uint32_t begin, uint32_t end, uint32_t depth)
+static uint32_t build(build_ctx *c, uint32_t begin, uint32_t end, uint32_t depth, const cbox *cb)
 {
     uint32_t index = c->count++;
     bin_node *node = &c->nodes[index];
     if (end - begin == 1) {
-        const mq_tlas_prim *r = &c->prims[begin];
+        const mq_tlas_prim *r = &c->prims[c->refs[begin].prim];
         for (int k = 0; k < 3; k++) {
             node->lo[k] = r->lo[k];
             node->hi[k] = r->hi[k];
@@ -179,9 +242,12 @@ static uint32_t build(build_ctx *c, uint32_t begin, uint32_t end, uint32_t depth
         node->leaves = 1;
         return index;
     }
-    uint32_t m = split(c, begin, end, depth);
-    uint32_t l = build(c, begin, m, depth + 1);
-    uint32_t r = build(c, m, end, depth + 1);
+    node->plan = c->plans++;
+    cbox lb, rb;
+    bool have;
+    uint32_t m = split(c, begin, end, depth, cb, &lb, &rb, &have);
+    uint32_t l = build(c, begin, m, depth + 1, have ? &lb : NULL);
+    uint32_t r = build(c, m, end, depth + 1, have ? &rb : NULL);
     node = &c->nodes[index];
     node->left = l;
     node->right = r;
@@ -243,50 +309,52 @@ typedef struct collapse_plan {
     uint8_t wide_left;                 /* as a wide node: slots of its left child */
 } collapse_plan;
 
+/* The costs of a leaf: 0 in any number of slots. */
+static const float leaf_cost[MQ_TLAS_WIDTH];
+
+static const float *plan_cost(const bin_node *bin, const collapse_plan *plan, uint32_t b)
+{
+    return bin[b].right == BIN_LEAF ? leaf_cost : plan[bin[b].plan].cost;
+}
+
+/* The plan of inner node b (its children's plans made). Leaves have none. */
 static void plan_node(const bin_node *bin, collapse_plan *plan, uint32_t b)
 {
     const bin_node *n = &bin[b];
-    collapse_plan *p = &plan[b];
-    if (n->right == BIN_LEAF) {
-        for (int k = 0; k < MQ_TLAS_WIDTH; k++) {
-            p->cost[k] = 0.0f;
-            p->left_slots[k] = 0;
-        }
-        p->wide_left = 0;
-        return;
-    }
-    const collapse_plan *l = &plan[n->left], *r = &plan[n->right];
+    collapse_plan *p = &plan[n->plan];
+    const float *lcost = plan_cost(bin, plan, n->left), *rcost = plan_cost(bin, plan, n->right);
     /* A subtree of m instances costs 0 in m slots or more (each instance in
      * its own slot): a child never needs more slots than its instances, which
      * keeps the plan of the many small subtrees short. */
     const int nl = (int)bin[n->left].leaves, nr = (int)bin[n->right].leaves;
     float spread[MQ_TLAS_WIDTH + 1]; /* best spread of the children over j slots */
     uint8_t split[MQ_TLAS_WIDTH + 1];
-    for (int j = 2; j <= MQ_TLAS_WIDTH; j++) {
-        spread[j] = INFINITY;
-        split[j] = 1;
+    /* From nl + nr slots on every instance has its own slot: more slots
+     * change nothing, so the DP stops there. */
+    const int top = nl + nr < MQ_TLAS_WIDTH ? nl + nr : MQ_TLAS_WIDTH;
+    for (int j = 2; j <= top; j++) {
+        float best = INFINITY;
+        uint8_t at = 1;
         int i_lo = j - nr > 1 ? j - nr : 1, i_hi = nl < j - 1 ? nl : j - 1;
-        if (i_lo > i_hi) { /* j > nl + nr: every instance had its own slot at j - 1 already */
-            spread[j] = spread[j - 1];
-            split[j] = split[j - 1];
-            continue;
-        }
         for (int i = i_lo; i <= i_hi; i++) {
-            float c = l->cost[i - 1] + r->cost[j - i - 1];
-            if (c < spread[j]) {
-                spread[j] = c;
-                split[j] = (uint8_t)i;
+            float c = lcost[i - 1] + rcost[j - i - 1];
+            if (c < best) {
+                best = c;
+                at = (uint8_t)i;
             }
         }
+        spread[j] = best;
+        split[j] = at;
     }
-    float one = (float)half_area(n->lo, n->hi) + spread[MQ_TLAS_WIDTH];
-    p->wide_left = split[MQ_TLAS_WIDTH];
+    float one = (float)half_area(n->lo, n->hi) + spread[top];
+    p->wide_left = split[top];
     p->cost[0] = one;
     p->left_slots[0] = 0;
     for (int k = 2; k <= MQ_TLAS_WIDTH; k++) {
-        bool spread_wins = spread[k] < one;
-        p->cost[k - 1] = spread_wins ? spread[k] : one;
-        p->left_slots[k - 1] = spread_wins ? split[k] : 0;
+        int j = k < top ? k : top;
+        bool spread_wins = spread[j] < one;
+        p->cost[k - 1] = spread_wins ? spread[j] : one;
+        p->left_slots[k - 1] = spread_wins ? split[j] : 0;
     }
 }
 
@@ -300,7 +368,7 @@ typedef struct collapse_ctx {
 /* Appends the slots of subtree b placed into at most k slots, as planned. */
 static void plan_slots(const collapse_ctx *c, uint32_t b, int k, uint32_t *kids, int *n)
 {
-    int left = c->plan[b].left_slots[k - 1];
+    int left = c->bin[b].right == BIN_LEAF ? 0 : c->plan[c->bin[b].plan].left_slots[k - 1];
     if (left == 0) {
         kids[(*n)++] = b;
         return;
@@ -321,7 +389,7 @@ static uint32_t collapse(collapse_ctx *c, uint32_t b, uint32_t *need)
     if (bn->right == BIN_LEAF) {
         kids[n++] = b;
     } else {
-        int left = c->plan[b].wide_left;
+        int left = c->plan[bn->plan].wide_left;
         plan_slots(c, bn->left, left, kids, &n);
         plan_slots(c, bn->right, MQ_TLAS_WIDTH - left, kids, &n);
     }
@@ -347,41 +415,80 @@ static uint32_t collapse(collapse_ctx *c, uint32_t b, uint32_t *need)
     return mq_tlas_node_ref(first, blocks);
 }
 
+/* The scratch's parts: the prims, their references, the binary tree (at
+ * most 2 * slots - 1 nodes) and the plans of its inner nodes (fewer than
+ * slots), each 64-byte aligned. */
+typedef struct scratch_parts {
+    mq_tlas_prim *prims;
+    build_ref *refs;
+    bin_node *bin;
+    collapse_plan *plan;
+} scratch_parts;
+
+static size_t round64(size_t bytes)
+{
+    return (bytes + 63) & ~(size_t)63;
+}
+
+/* The scratch's size for `slots` instances; its parts' places in `base` when given. */
+static size_t scratch_layout(uint32_t slots, char *base, scratch_parts *out)
+{
+    size_t n = slots;
+    size_t refs = round64(n * sizeof(mq_tlas_prim));
+    size_t bin = refs + round64(n * sizeof(build_ref));
+    size_t plan = bin + round64(2 * n * sizeof(bin_node));
+    if (base) {
+        out->prims = (mq_tlas_prim *)(void *)base;
+        out->refs = (build_ref *)(void *)(base + refs);
+        out->bin = (bin_node *)(void *)(base + bin);
+        out->plan = (collapse_plan *)(void *)(base + plan);
+    }
+    return plan + round64(n * sizeof(collapse_plan));
+}
+
 size_t mq_tlas_scratch_bytes(uint32_t slots)
 {
-    /* The prims, then the binary tree (at most 2*slots - 1 nodes) and its collapse plan. */
-    size_t prims = ((size_t)slots * sizeof(mq_tlas_prim) + 63) & ~(size_t)63;
-    return prims + 2 * (size_t)slots * (sizeof(bin_node) + sizeof(collapse_plan));
+    scratch_parts parts;
+    return scratch_layout(slots, NULL, &parts);
 }
 
 uint32_t mq_tlas_build(const mq_instance_rec *recs, uint32_t slots, mq_tlas_block *nodes, void *scratch, uint32_t *root,
                        uint32_t *walk_stack)
 {
-    mq_tlas_prim *prims = scratch;
-    bin_node *bin = (bin_node *)(void *)((char *)scratch + (((size_t)slots * sizeof *prims + 63) & ~(size_t)63));
-    collapse_plan *plan = (collapse_plan *)(void *)(bin + 2 * (size_t)slots);
-    build_ctx c = {bin, prims, 0};
+    scratch_parts sp = {NULL, NULL, NULL, NULL};
+    scratch_layout(slots, scratch, &sp);
+    mq_tlas_prim *prims = sp.prims;
+    build_ref *refs = sp.refs;
+    bin_node *bin = sp.bin;
+    collapse_plan *plan = sp.plan;
     uint32_t n = 0;
     /* Free ids and empty hierarchies can never be reached: leave them out. */
     for (uint32_t i = 0; i < slots; i++)
         if (mq_instance_rec_live(&recs[i]) && !world_box_empty(&recs[i].world_box)) {
-            /* Compact copies: the build's passes then stream 56 bytes per
+            /* Compact copies: the build's passes then read 56 bytes per
              * instance instead of touching 576-byte records. */
-            mq_tlas_prim *p = &prims[n++];
+            mq_tlas_prim *p = &prims[n];
+            build_ref *r = &refs[n];
             for (int k = 0; k < 3; k++) {
                 p->lo[k] = recs[i].world_box.min[k];
                 p->hi[k] = recs[i].world_box.max[k];
+                r->c[k] = 0.5 * (p->lo[k] + p->hi[k]);
             }
             p->id = recs[i].id;
             p->mask = recs[i].mask;
+            r->prim = n;
+            r->bin = 0;
+            n++;
         }
     *root = 0;
     *walk_stack = 0;
     if (n == 0)
         return 0;
-    build(&c, 0, n, 0);
+    build_ctx c = {bin, prims, refs, 0, 0};
+    build(&c, 0, n, 0, NULL);
     for (uint32_t b = c.count; b-- > 0;) /* preorder: children after their parent */
-        plan_node(bin, plan, b);
+        if (bin[b].right != BIN_LEAF)
+            plan_node(bin, plan, b);
     /* Every wide node but a one-instance root has at least 2 slots, so at most
      * n / 2 of them per block on average: n blocks always do. */
     collapse_ctx cc = {bin, plan, nodes, 0};
