@@ -17,20 +17,11 @@
 #include "bvh/bvh_internal.h"
 #include "obbtree/obbtree_internal.h"
 #include "bvh/top_boxes.h"
+#include "core/isa.h"
+#include "scene/instance_bounds.h"
 #include "scene/scene_internal.h"
 
-/* Relative widening: far above the few-ulp error of the double arithmetic below. */
-#define MQ_BOX_WIDEN 1e-12
-
-/* A transform's rows and their magnitudes, read once per instance (the
- * boxes are many, and through pointers every box would reload them). */
-typedef struct xform_rows {
-    double m[3][4];        /* local -> world */
-    double axis_mag[3][3]; /* |m[k][i]|: the magnitudes of the local axes along the world's */
-    double t_mag[3];       /* |m[k][3]| */
-} xform_rows;
-
-static void xform_rows_init(const mq_xform *xf, xform_rows *x)
+static void mq_xform_rows_init(const mq_xform *xf, mq_xform_rows *x)
 {
     for (int k = 0; k < 3; k++) {
         for (int j = 0; j < 4; j++)
@@ -44,7 +35,7 @@ static void xform_rows_init(const mq_xform *xf, xform_rows *x)
 /* The world box of a local box { center + sum_i s_i E_i : |s_i| <= half_i },
  * whose world edge directions E_i have magnitudes edge_mag[3 k + i] along
  * world axis k, grown into [lo, hi], widened for the rounding. */
-static void grow(const xform_rows *x, const double center[3], const double half[3], const double *edge_mag,
+static void grow(const mq_xform_rows *x, const double center[3], const double half[3], const double *edge_mag,
                  double lo[3], double hi[3])
 {
     for (int k = 0; k < 3; k++) {
@@ -63,112 +54,166 @@ static void grow(const xform_rows *x, const double center[3], const double half[
     }
 }
 
+/*
+ * The top boxes' world bounds along the three world axes, without their
+ * rounding pads: per box b and axis k, its centre c_b and half extent h_b
+ * there (as grow() computes them), the lowest c_b - h_b into lo[k], the
+ * highest c_b + h_b into hi[k], the largest h_b into big_h[k], and the
+ * largest |local centre coordinate j| into big_c[j] (the caller pads once
+ * for all boxes: top_pads). Each path does each box's operations in
+ * the same order, and min/max do not depend on the order of the boxes, so
+ * every path gives the same bits. A NaN bound never replaces one.
+ */
 #if defined(MQ_BOUNDS_SSE2)
-/* World axis k of a transform (xform_rows), each term in both lanes. */
-typedef struct axis2 {
-    __m128d m[3], t, axis_mag[3], t_mag;
-} axis2;
-
-static axis2 axis2_of(const xform_rows *x, int k)
-{
-    axis2 r;
-    for (int j = 0; j < 3; j++) {
-        r.m[j] = _mm_set1_pd(x->m[k][j]);
-        r.axis_mag[j] = _mm_set1_pd(x->axis_mag[k][j]);
-    }
-    r.t = _mm_set1_pd(x->m[k][3]);
-    r.t_mag = _mm_set1_pd(x->t_mag[k]);
-    return r;
-}
-
 static inline __m128d abs2(__m128d v)
 {
     return _mm_and_pd(v, _mm_castsi128_pd(_mm_set1_epi64x(0x7FFFFFFFFFFFFFFFll)));
 }
 
-/* Boxes b and b + 1 of `a` along world axis x, their edges' magnitudes along
- * it em[i], as grow() computes them (lane by lane the same operations in the
- * same order, so the same bits), merged into the lanes of *lo and *hi
- * (minpd(l, lo) is `l < lo ? l : lo`). */
-static inline void grow_two(const axis2 *x, const mq_top_boxes *a, uint32_t b, const __m128d em[3], __m128d *lo,
-                            __m128d *hi)
+/* Both lanes' largest into *big (the first operand of max the new one). */
+static void merge_max(__m128d v2, double *big)
 {
-    __m128d p0 = _mm_mul_pd(x->m[0], _mm_loadu_pd(&a->center[0][b]));
-    __m128d p1 = _mm_mul_pd(x->m[1], _mm_loadu_pd(&a->center[1][b]));
-    __m128d p2 = _mm_mul_pd(x->m[2], _mm_loadu_pd(&a->center[2][b]));
-    __m128d c = _mm_add_pd(_mm_add_pd(_mm_add_pd(x->t, p0), p1), p2);
-    __m128d mag = _mm_add_pd(_mm_add_pd(_mm_add_pd(x->t_mag, abs2(p0)), abs2(p1)), abs2(p2));
-    __m128d h = _mm_add_pd(_mm_setzero_pd(), _mm_mul_pd(em[0], _mm_loadu_pd(&a->half[0][b])));
-    h = _mm_add_pd(h, _mm_mul_pd(em[1], _mm_loadu_pd(&a->half[1][b])));
-    h = _mm_add_pd(h, _mm_mul_pd(em[2], _mm_loadu_pd(&a->half[2][b])));
-    __m128d pad =
-        _mm_add_pd(_mm_mul_pd(_mm_set1_pd(MQ_BOX_WIDEN), _mm_add_pd(mag, _mm_add_pd(h, h))), _mm_set1_pd(DBL_MIN));
-    *lo = _mm_min_pd(_mm_sub_pd(_mm_sub_pd(c, h), pad), *lo);
-    *hi = _mm_max_pd(_mm_add_pd(_mm_add_pd(c, h), pad), *hi);
+    double v[2];
+    _mm_storeu_pd(v, v2);
+    for (int i = 0; i < 2; i++)
+        *big = v[i] > *big ? v[i] : *big;
 }
 
-/* The magnitudes along world axis x of the edges of OBB-tree boxes b, b + 1
- * (grow_boxes', lane by lane). */
-static inline void edge_mags_two(const axis2 *x, const mq_top_boxes *o, uint32_t b, __m128d em[3])
+/* Both lanes' extremes into *lo, *hi, *big (the first operand of min/max the new one). */
+static void merge_lanes(__m128d lo2, __m128d hi2, __m128d h2, double *lo, double *hi, double *big)
 {
-    for (int i = 0; i < 3; i++) {
-        __m128d e = _mm_add_pd(_mm_mul_pd(x->m[0], _mm_loadu_pd(&o->edge[0][i][b])),
-                               _mm_mul_pd(x->m[1], _mm_loadu_pd(&o->edge[1][i][b])));
-        em[i] = abs2(_mm_add_pd(e, _mm_mul_pd(x->m[2], _mm_loadu_pd(&o->edge[2][i][b]))));
-    }
-}
-
-/* Both lanes' bounds into lo, hi. */
-static void merge_lanes(__m128d lo2, __m128d hi2, double *lo, double *hi)
-{
-    double l[2], u[2];
+    double l[2], u[2], h[2];
     _mm_storeu_pd(l, lo2);
     _mm_storeu_pd(u, hi2);
-    *lo = l[1] < l[0] ? l[1] : l[0];
-    *hi = u[1] > u[0] ? u[1] : u[0];
+    _mm_storeu_pd(h, h2);
+    for (int i = 0; i < 2; i++) {
+        *lo = l[i] < *lo ? l[i] : *lo;
+        *hi = u[i] > *hi ? u[i] : *hi;
+        *big = h[i] > *big ? h[i] : *big;
+    }
+}
+
+/* Boxes [first, end) of t (end - first even), two at a time. */
+static inline __attribute__((always_inline)) void extents_two(const mq_xform_rows *x, const mq_top_boxes *t,
+                                                              const bool oriented, uint32_t first, uint32_t end,
+                                                              double lo[3], double hi[3], double big_h[3],
+                                                              double big_c[3])
+{
+    for (int j = 0; j < 3; j++) {
+        __m128d c2 = _mm_setzero_pd();
+        for (uint32_t b = first; b < end; b += 2)
+            c2 = _mm_max_pd(abs2(_mm_loadu_pd(&t->center[j][b])), c2);
+        merge_max(c2, &big_c[j]);
+    }
+    for (int k = 0; k < 3; k++) {
+        __m128d m[3], amag[3];
+        for (int j = 0; j < 3; j++) {
+            m[j] = _mm_set1_pd(x->m[k][j]);
+            amag[j] = _mm_set1_pd(x->axis_mag[k][j]);
+        }
+        const __m128d tr = _mm_set1_pd(x->m[k][3]);
+        __m128d lo2 = _mm_set1_pd(INFINITY), hi2 = _mm_set1_pd(-INFINITY), h2 = _mm_setzero_pd();
+        for (uint32_t b = first; b < end; b += 2) {
+            __m128d em[3] = {amag[0], amag[1], amag[2]};
+            if (oriented)
+                for (int i = 0; i < 3; i++) {
+                    __m128d e = _mm_add_pd(_mm_mul_pd(m[0], _mm_loadu_pd(&t->edge[0][i][b])),
+                                           _mm_mul_pd(m[1], _mm_loadu_pd(&t->edge[1][i][b])));
+                    em[i] = abs2(_mm_add_pd(e, _mm_mul_pd(m[2], _mm_loadu_pd(&t->edge[2][i][b]))));
+                }
+            __m128d c = _mm_add_pd(tr, _mm_mul_pd(m[0], _mm_loadu_pd(&t->center[0][b])));
+            c = _mm_add_pd(c, _mm_mul_pd(m[1], _mm_loadu_pd(&t->center[1][b])));
+            c = _mm_add_pd(c, _mm_mul_pd(m[2], _mm_loadu_pd(&t->center[2][b])));
+            __m128d h = _mm_add_pd(_mm_setzero_pd(), _mm_mul_pd(em[0], _mm_loadu_pd(&t->half[0][b])));
+            h = _mm_add_pd(h, _mm_mul_pd(em[1], _mm_loadu_pd(&t->half[1][b])));
+            h = _mm_add_pd(h, _mm_mul_pd(em[2], _mm_loadu_pd(&t->half[2][b])));
+            lo2 = _mm_min_pd(_mm_sub_pd(c, h), lo2);
+            hi2 = _mm_max_pd(_mm_add_pd(c, h), hi2);
+            h2 = _mm_max_pd(h, h2);
+        }
+        merge_lanes(lo2, hi2, h2, &lo[k], &hi[k], &big_h[k]);
+    }
 }
 #endif
 
-/* grow() of every box of t: their world box merged into [lo, hi]. An OBB
- * tree's boxes have their edges mapped to the world first; a BVH's edges are
- * the local axes. The boxes are many and the same for every instance of the
- * hierarchy, so this is most of an instance's set-up: two boxes at a time
- * with SSE2. `oriented`: t is an OBB tree's (a constant in each call, so each
- * kind gets its own loop). */
-static inline __attribute__((always_inline)) void grow_boxes(const xform_rows *x, const mq_top_boxes *t,
-                                                             const bool oriented, double lo[3], double hi[3])
+static inline __attribute__((always_inline)) void top_extents(const mq_xform_rows *x, const mq_top_boxes *t,
+                                                              const bool oriented, double lo[3], double hi[3],
+                                                              double big_h[3], double big_c[3])
 {
     uint32_t b = 0;
+#if defined(MQ_ISA_SIMD)
+    if (mq_isa_active() >= MQ_ISA_AVX2)
+        b = mq_top_extents_avx2(x, t, oriented, lo, hi, big_h, big_c);
+#endif
 #if defined(MQ_BOUNDS_SSE2)
     const uint32_t pairs = t->n & ~1u;
-    for (int k = 0; k < 3; k++) {
-        const axis2 xk = axis2_of(x, k);
-        __m128d lo2 = _mm_set1_pd(lo[k]), hi2 = _mm_set1_pd(hi[k]);
-        for (uint32_t p = 0; p < pairs; p += 2) {
-            __m128d em[3] = {xk.axis_mag[0], xk.axis_mag[1], xk.axis_mag[2]};
-            if (oriented)
-                edge_mags_two(&xk, t, p, em);
-            grow_two(&xk, t, p, em, &lo2, &hi2);
-        }
-        merge_lanes(lo2, hi2, &lo[k], &hi[k]);
-    }
-    b = pairs;
+    if (b < pairs)
+        extents_two(x, t, oriented, b, pairs, lo, hi, big_h, big_c);
+    b = b > pairs ? b : pairs;
 #endif
     for (; b < t->n; b++) {
-        double c[3] = {t->center[0][b], t->center[1][b], t->center[2][b]};
-        double h[3] = {t->half[0][b], t->half[1][b], t->half[2][b]};
-        double em[3][3];
-        for (int k = 0; k < 3; k++)
-            for (int i = 0; i < 3; i++)
-                em[k][i] = oriented ? fabs(x->m[k][0] * t->edge[0][i][b] + x->m[k][1] * t->edge[1][i][b] +
-                                           x->m[k][2] * t->edge[2][i][b])
-                                    : x->axis_mag[k][i];
-        grow(x, c, h, &em[0][0], lo, hi);
+        for (int j = 0; j < 3; j++) {
+            double a = fabs(t->center[j][b]);
+            big_c[j] = a > big_c[j] ? a : big_c[j];
+        }
+        for (int k = 0; k < 3; k++) {
+            double c = x->m[k][3], h = 0.0;
+            for (int j = 0; j < 3; j++)
+                c += x->m[k][j] * t->center[j][b];
+            for (int i = 0; i < 3; i++) {
+                double em = oriented ? fabs(x->m[k][0] * t->edge[0][i][b] + x->m[k][1] * t->edge[1][i][b] +
+                                            x->m[k][2] * t->edge[2][i][b])
+                                     : x->axis_mag[k][i];
+                h += em * t->half[i][b];
+            }
+            double l = c - h, u = c + h;
+            lo[k] = l < lo[k] ? l : lo[k];
+            hi[k] = u > hi[k] ? u : hi[k];
+            big_h[k] = h > big_h[k] ? h : big_h[k];
+        }
+    }
+}
+
+/*
+ * The pad of every box's bounds along world axis k: a box's rounding error
+ * there is a few ulps of |its centre's terms| + 2 h_b (grow()'s `mag + 2 h`),
+ * and its centre's terms are at most |t_k| + sum_j |m_kj| max_b |c_jb|. One
+ * pad from those maxima is at least each box's own, so the bounds stay
+ * conservative, and the boxes' loop has no pad to compute.
+ */
+static void top_pads(const mq_xform_rows *x, const double big_c[3], const double big_h[3], double pad[3])
+{
+    for (int k = 0; k < 3; k++) {
+        double mag = x->t_mag[k];
+        for (int j = 0; j < 3; j++)
+            mag += x->axis_mag[k][j] * big_c[j];
+        pad[k] = MQ_BOX_WIDEN * (mag + 2.0 * big_h[k]) + DBL_MIN;
+    }
+}
+
+/* The world box of every box of t merged into [lo, hi]. An OBB tree's boxes
+ * have their edges mapped to the world first; a BVH's edges are the local
+ * axes. The boxes are many and the same for every instance of the
+ * hierarchy, so this is most of an instance's set-up: four boxes at a time
+ * with AVX2 (instance_bounds_avx2.c) when the ISA level has it, two at a time
+ * with SSE2, the rest one by one. `oriented`: t is an OBB tree's (a constant
+ * in each call, so each kind gets its own loop). */
+static inline __attribute__((always_inline)) void grow_boxes(const mq_xform_rows *x, const mq_top_boxes *t,
+                                                             const bool oriented, double lo[3], double hi[3])
+{
+    double l[3] = {INFINITY, INFINITY, INFINITY}, u[3] = {-INFINITY, -INFINITY, -INFINITY};
+    double big_h[3] = {0, 0, 0}, big_c[3] = {0, 0, 0}, pad[3];
+    top_extents(x, t, oriented, l, u, big_h, big_c);
+    top_pads(x, big_c, big_h, pad);
+    for (int k = 0; k < 3; k++) {
+        double a = l[k] - pad[k], b = u[k] + pad[k];
+        lo[k] = a < lo[k] ? a : lo[k];
+        hi[k] = b > hi[k] ? b : hi[k];
     }
 }
 
 /* The world box of the local root box (the box of its 8 mapped corners). */
-static void root_box(const mq_instance_rec *rec, const xform_rows *x, double lo[3], double hi[3])
+static void root_box(const mq_instance_rec *rec, const mq_xform_rows *x, double lo[3], double hi[3])
 {
     double c[3], h[3];
     for (int k = 0; k < 3; k++) {
@@ -182,8 +227,8 @@ static void root_box(const mq_instance_rec *rec, const xform_rows *x, double lo[
 void mq_instance_world_box(mq_instance_rec *rec)
 {
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    xform_rows x;
-    xform_rows_init(&rec->to_world, &x);
+    mq_xform_rows x;
+    mq_xform_rows_init(&rec->to_world, &x);
     const mq_top_boxes *top = rec->bvh ? &rec->bvh->top : &rec->obbtree->top;
     bool ok = top->ok;
     if (rec->bvh)
