@@ -1,11 +1,14 @@
 /*
- * The nearest-first walks of the shape casts, on the BVH and on the OBB tree:
+ * The nearest-first walks of the shape casts, on the BVH, the OBB tree and the
+ * binary skeleton of the k-DOP and sphere trees:
  * a moving shape's pruning path against the node boxes (grown by the shape),
  * the nearest entry first, every node entered after the caller's limit (its
  * best time so far, ties still entered, or tmax) dropped when popped. One walk
  * for the per-mesh casts (query/shape_cast.c) and the scene's per-instance
  * casts (scene/scene_cast.c), which differ in their path (mesh frame or an
- * instance's), their limit and what they do with a triangle.
+ * instance's), their limit and what they do with a triangle. The skeleton's
+ * walk serves both the k-DOP and the sphere tree: their node tests differ,
+ * their order of descent does not.
  *
  * Templates: the caller passes its entry test, limit and triangle visitor as
  * named functions; the walk is always inlined, so they become direct calls
@@ -17,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kdoptree/bvt.h"
 #include "obbtree/obbtree_internal.h"
 #include "query/bvh_walk.h"
 
@@ -25,6 +29,9 @@
 typedef bool (*mq_cw_box_entry)(const void *path, const float lo[3], const float hi[3], float limit, float *t_in);
 /* The same for an OBB-tree node. */
 typedef bool (*mq_cw_node_entry)(const void *path, const mq_obbtree_node *n, float limit, float *t_in);
+/* The same for node `node` of a k-DOP or sphere tree's skeleton (the path
+ * knows which tree). */
+typedef bool (*mq_cw_bvt_entry)(const void *path, uint32_t node, float limit, float *t_in);
 /* The walk's current limit. */
 typedef float (*mq_cw_limit)(const void *walker);
 /* A triangle the walk reached (mesh frame, mesh id). */
@@ -119,6 +126,49 @@ static inline __attribute__((always_inline)) void mq_cast_walk_obbtree(const mq_
         uint32_t l = en.node + 1, r = n->data;
         float tl = 0.0f, tr = 0.0f;
         bool hl = entry(path, &tree->nodes[l], limit, &tl), hr = entry(path, &tree->nodes[r], limit, &tr);
+        if (hl && hr) {
+            bool left_first = tl <= tr;
+            stack[top++] = left_first ? (entry_t){r, tr} : (entry_t){l, tl};
+            stack[top++] = left_first ? (entry_t){l, tl} : (entry_t){r, tr};
+        } else if (hl) {
+            stack[top++] = (entry_t){l, tl};
+        } else if (hr) {
+            stack[top++] = (entry_t){r, tr};
+        }
+    }
+}
+
+static inline __attribute__((always_inline)) void mq_cast_walk_bvt(const mq_bvt *tree, const void *path, void *walker,
+                                                                   mq_cw_bvt_entry entry, mq_cw_limit limit_of,
+                                                                   mq_cw_visit visit)
+{
+    if (tree->node_count == 0)
+        return;
+    typedef struct entry {
+        uint32_t node;
+        float t;
+    } entry_t;
+    entry_t stack[MQ_BVT_STACK];
+    int top = 0;
+    float t;
+    if (!entry(path, 0, limit_of(walker), &t))
+        return;
+    stack[top++] = (entry_t){0, t};
+    while (top > 0) {
+        entry_t en = stack[--top];
+        float limit = limit_of(walker);
+        if (en.t > limit)
+            continue;
+        uint32_t d = tree->data[en.node];
+        if (mq_bvt_is_leaf(d)) {
+            uint32_t first = mq_bvt_first(d), end = first + mq_bvt_count(d);
+            for (uint32_t k = first; k < end; k++)
+                visit(walker, tree->ids[k], &tree->tris[k]);
+            continue;
+        }
+        uint32_t l = en.node + 1, r = d;
+        float tl = 0.0f, tr = 0.0f;
+        bool hl = entry(path, l, limit, &tl), hr = entry(path, r, limit, &tr);
         if (hl && hr) {
             bool left_first = tl <= tr;
             stack[top++] = left_first ? (entry_t){r, tr} : (entry_t){l, tl};

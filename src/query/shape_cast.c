@@ -8,8 +8,8 @@
  * One query struct serves every shape (a sphere is a capsule with a == b, but
  * spheres take the cheaper 2 + 3 test path; a convex is pruned as its
  * bounding box, or its bounding ball on the OBB tree); the leaf test is a direct call,
- * the walks are written out per hierarchy (no per-node dispatch), fixed
- * stacks, no allocation.
+ * the walks are query/cast_walk.h's templates, one instance per hierarchy
+ * (no per-node dispatch), fixed stacks, no allocation.
  */
 #include <float.h>
 
@@ -49,7 +49,7 @@ typedef struct cast_q {
 /* ---- one triangle ---------------------------------------------------------- */
 
 /* First t in [0, limit] at which the shape touches `tri`; INFINITY when none. */
-static float cast_triangle(const cast_q *q, const mq_triangle *tri, float limit)
+static inline float cast_triangle(const cast_q *q, const mq_triangle *tri, float limit)
 {
     if (q->convex) {
         /* Always up to tmax, not the best time so far: the advancement's
@@ -374,53 +374,39 @@ static inline bool ball_entry(const cast_q *q, const mq_spheretree *tree, uint32
     return true;
 }
 
-/* Exactly one of kdop / sph set. */
-static inline bool bvt_entry(const cast_q *q, const mq_kdoptree *kdop, const mq_spheretree *sph, uint32_t node,
-                             float limit, float *t_in)
+/* The k-DOP and sphere walks' paths: the query and the tree its node test reads. */
+typedef struct kdop_path {
+    const cast_q *q;
+    const mq_kdoptree *tree;
+} kdop_path;
+
+typedef struct ball_path {
+    const cast_q *q;
+    const mq_spheretree *tree;
+} ball_path;
+
+static bool kdoptree_entry(const void *path, uint32_t node, float limit, float *t_in)
 {
-    return kdop ? kdop_entry(q, kdop, node, limit, t_in) : ball_entry(q, sph, node, limit, t_in);
+    const kdop_path *p = path;
+    return kdop_entry(p->q, p->tree, node, limit, t_in);
 }
 
-static void walk_bvt(const mq_kdoptree *kdop, const mq_spheretree *sph, cast_q *q)
+static bool spheretree_entry(const void *path, uint32_t node, float limit, float *t_in)
 {
-    const mq_bvt *tree = kdop ? &kdop->bvt : &sph->bvt;
-    if (tree->node_count == 0)
-        return;
-    typedef struct entry {
-        uint32_t node;
-        float t;
-    } entry;
-    entry stack[MQ_BVT_STACK];
-    int top = 0;
-    float t;
-    if (!bvt_entry(q, kdop, sph, 0, walk_limit(q), &t))
-        return;
-    stack[top++] = (entry){0, t};
-    while (top > 0) {
-        entry en = stack[--top];
-        float limit = walk_limit(q);
-        if (en.t > limit)
-            continue;
-        uint32_t d = tree->data[en.node];
-        if (mq_bvt_is_leaf(d)) {
-            uint32_t first = mq_bvt_first(d), end = first + mq_bvt_count(d);
-            for (uint32_t k = first; k < end; k++)
-                consider(q, tree->ids[k], &tree->tris[k]);
-            continue;
-        }
-        uint32_t l = en.node + 1, r = d;
-        float tl = 0.0f, tr = 0.0f;
-        bool hl = bvt_entry(q, kdop, sph, l, limit, &tl), hr = bvt_entry(q, kdop, sph, r, limit, &tr);
-        if (hl && hr) {
-            bool left_first = tl <= tr;
-            stack[top++] = left_first ? (entry){r, tr} : (entry){l, tl};
-            stack[top++] = left_first ? (entry){l, tl} : (entry){r, tr};
-        } else if (hl) {
-            stack[top++] = (entry){l, tl};
-        } else if (hr) {
-            stack[top++] = (entry){r, tr};
-        }
-    }
+    const ball_path *p = path;
+    return ball_entry(p->q, p->tree, node, limit, t_in);
+}
+
+static void walk_kdoptree(const mq_kdoptree *tree, cast_q *q)
+{
+    kdop_path p = {q, tree};
+    mq_cast_walk_bvt(&tree->bvt, &p, q, kdoptree_entry, walk_limit, visit);
+}
+
+static void walk_spheretree(const mq_spheretree *tree, cast_q *q)
+{
+    ball_path p = {q, tree};
+    mq_cast_walk_bvt(&tree->bvt, &p, q, spheretree_entry, walk_limit, visit);
 }
 
 /* ---- public ---------------------------------------------------------------------- */
@@ -492,7 +478,7 @@ bool mq_kdoptree_sphere_cast(const mq_kdoptree *tree, const mq_sphere *s, const 
     cast_q q;
     if (!tree || !s || !mq_sphere_ok(s) || !prepare(&q, s->center, s->center, s->radius, true, dir, tmax))
         return miss(out);
-    walk_bvt(tree, NULL, &q);
+    walk_kdoptree(tree, &q);
     return finish(&q, tmax, out);
 }
 
@@ -502,7 +488,7 @@ bool mq_kdoptree_capsule_cast(const mq_kdoptree *tree, const mq_capsule *c, cons
     cast_q q;
     if (!tree || !c || !mq_capsule_ok(c) || !prepare(&q, c->a, c->b, c->radius, false, dir, tmax))
         return miss(out);
-    walk_bvt(tree, NULL, &q);
+    walk_kdoptree(tree, &q);
     return finish(&q, tmax, out);
 }
 
@@ -512,7 +498,7 @@ bool mq_kdoptree_convex_cast(const mq_kdoptree *tree, const mq_convex *convex, c
     cast_q q;
     if (!tree || !prepare_convex(&q, convex, dir, tmax))
         return miss(out);
-    walk_bvt(tree, NULL, &q);
+    walk_kdoptree(tree, &q);
     return finish(&q, tmax, out);
 }
 
@@ -522,7 +508,7 @@ bool mq_spheretree_sphere_cast(const mq_spheretree *tree, const mq_sphere *s, co
     cast_q q;
     if (!tree || !s || !mq_sphere_ok(s) || !prepare(&q, s->center, s->center, s->radius, true, dir, tmax))
         return miss(out);
-    walk_bvt(NULL, tree, &q);
+    walk_spheretree(tree, &q);
     return finish(&q, tmax, out);
 }
 
@@ -532,7 +518,7 @@ bool mq_spheretree_capsule_cast(const mq_spheretree *tree, const mq_capsule *c, 
     cast_q q;
     if (!tree || !c || !mq_capsule_ok(c) || !prepare(&q, c->a, c->b, c->radius, false, dir, tmax))
         return miss(out);
-    walk_bvt(NULL, tree, &q);
+    walk_spheretree(tree, &q);
     return finish(&q, tmax, out);
 }
 
@@ -542,6 +528,6 @@ bool mq_spheretree_convex_cast(const mq_spheretree *tree, const mq_convex *conve
     cast_q q;
     if (!tree || !prepare_convex(&q, convex, dir, tmax))
         return miss(out);
-    walk_bvt(NULL, tree, &q);
+    walk_spheretree(tree, &q);
     return finish(&q, tmax, out);
 }
