@@ -1,9 +1,15 @@
 /*
  * The scene container (meshquery/scene.h): staged edits, and the committed
  * state queries read. Edits only touch `staged`; commit builds the new
- * committed arrays completely before swapping them in, so a failed
- * allocation leaves the previous committed state (and the staged edits) as
- * they were.
+ * committed state completely before swapping it in, so a failed allocation
+ * leaves the previous committed state (and the staged edits) as they were.
+ *
+ * A commit does not copy the records: the staged array becomes the
+ * committed one as it is, and the staging goes on in a spare array (the
+ * previous committed one, or a new one nothing has touched yet), marked
+ * stale: the first edit after the commit copies the committed records into
+ * it. A scene built once and then only queried never copies its records,
+ * nor touches the spare's pages.
  */
 #include <math.h>
 #include <string.h>
@@ -14,6 +20,10 @@
 
 /* Ids are < 2^24 (scene.h: MQ_ERR_LIMIT beyond). */
 #define MQ_SCENE_MAX_INSTANCES (1u << 24)
+
+_Static_assert(sizeof(mq_staged_slot) == sizeof(mq_instance_rec) &&
+                   _Alignof(mq_staged_slot) == _Alignof(mq_instance_rec),
+               "a staged array is handed to the queries as it is");
 
 mq_instance_def mq_default_instance_def(void)
 {
@@ -58,10 +68,24 @@ void mq_scene_destroy(mq_scene *s)
     mq_free(ap, s, sizeof *s);
 }
 
+/* Makes the staged array hold the staged records (after a commit, they
+ * are the committed ones). Allocates nothing: every edit calls it first. */
+static void staged_fresh(mq_scene *s)
+{
+    if (!s->staged_stale)
+        return;
+    if (s->staged_slots > 0)
+        memcpy(s->staged, s->recs, s->staged_slots * sizeof *s->staged);
+    s->staged_stale = false;
+}
+
 /* The staged slot of a live id, or NULL. */
 static mq_staged_slot *staged_live(mq_scene *s, uint32_t id)
 {
-    return s && id < s->staged_slots && s->staged[id].live ? &s->staged[id] : NULL;
+    if (!s)
+        return NULL;
+    staged_fresh(s);
+    return id < s->staged_slots && mq_instance_rec_live(&s->staged[id].rec) ? &s->staged[id] : NULL;
 }
 
 /* Makes room for slot `id`; false (nothing changed) when the allocation fails. */
@@ -88,9 +112,10 @@ mq_status mq_scene_add(mq_scene *s, const mq_instance_def *def, uint32_t *id, mq
         return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0, "mq_scene_add: NULL argument");
     if (s->staged_live >= MQ_SCENE_MAX_INSTANCES)
         return mq_diag_set(diag, MQ_ERR_LIMIT, NULL, 0, 0, "more than 2^24 instances");
+    staged_fresh(s);
     /* The smallest free id: none below first_free. */
     uint32_t k = s->first_free;
-    while (k < s->staged_slots && s->staged[k].live)
+    while (k < s->staged_slots && mq_instance_rec_live(&s->staged[k].rec))
         k++;
     mq_instance_rec rec;
     if (!mq_instance_rec_init(&rec, def, k))
@@ -99,7 +124,6 @@ mq_status mq_scene_add(mq_scene *s, const mq_instance_def *def, uint32_t *id, mq
     if (!reserve_slot(s, k))
         return mq_diag_set(diag, MQ_ERR_OUT_OF_MEMORY, NULL, 0, 0, "out of memory adding an instance");
     s->staged[k].rec = rec;
-    s->staged[k].live = true;
     if (k >= s->staged_slots)
         s->staged_slots = k + 1;
     s->staged_live++;
@@ -114,11 +138,12 @@ mq_status mq_scene_remove(mq_scene *s, uint32_t id)
     mq_staged_slot *slot = staged_live(s, id);
     if (!slot)
         return MQ_ERR_INVALID_ARG;
-    slot->live = false;
+    memset(&slot->rec, 0, sizeof slot->rec); /* a free id: no hierarchy */
+    slot->rec.id = id;
     s->staged_live--;
     if (id < s->first_free)
         s->first_free = id;
-    while (s->staged_slots > 0 && !s->staged[s->staged_slots - 1].live)
+    while (s->staged_slots > 0 && !mq_instance_rec_live(&s->staged[s->staged_slots - 1].rec))
         s->staged_slots--; /* trailing free ids need no committed slot */
     s->need_rebuild = true;
     return MQ_OK;
@@ -150,42 +175,48 @@ mq_status mq_scene_set_mask(mq_scene *s, uint32_t id, uint32_t mask)
     return MQ_OK;
 }
 
-/* Copies the staged records into `recs` (free ids get an empty record). */
-static void copy_staged(const mq_scene *s, mq_instance_rec *recs)
+/* The staged array becomes the committed one; `spare` (cap slots, its
+ * contents unused) the staged one, stale until the next edit. */
+static void hand_over(mq_scene *s, mq_instance_rec *spare, size_t cap)
 {
-    for (uint32_t i = 0; i < s->staged_slots; i++) {
-        if (s->staged[i].live) {
-            recs[i] = s->staged[i].rec;
-        } else {
-            memset(&recs[i], 0, sizeof recs[i]);
-            recs[i].id = i;
-        }
-    }
+    s->recs = (mq_instance_rec *)(void *)s->staged;
+    s->rec_slots = s->staged_slots;
+    s->rec_cap = s->staged_cap;
+    s->staged = (mq_staged_slot *)(void *)spare;
+    s->staged_cap = cap;
+    s->staged_stale = true;
 }
 
-/* Transforms or masks changed only: same ids, same tree topology, no allocation. */
+/* Transforms or masks changed only: same ids, same tree topology, no
+ * allocation (the previous committed array is the spare: it has room for
+ * every id, which have not changed since). */
 static void commit_refit(mq_scene *s)
 {
-    copy_staged(s, s->recs);
+    hand_over(s, s->recs, s->rec_cap);
     mq_tlas_refit(s->recs, s->nodes, s->node_count);
 }
 
-/* Instances added or removed: new arrays, a new tree, then the swap. */
+/* Instances added or removed: a new tree over the staged records, then the swap. */
 static mq_status commit_rebuild(mq_scene *s, mq_diag *diag)
 {
     const mq_allocator *a = mq_scene_allocator(s);
     uint32_t n = s->staged_slots;
-    size_t rec_cap = n, node_cap = n, scratch_bytes = n ? mq_tlas_scratch_bytes(n) : 0;
-    mq_instance_rec *recs = n ? mq_alloc(a, rec_cap * sizeof *recs, MQ_CACHE_LINE) : NULL;
+    /* The spare: the previous committed array when it has room for every id. */
+    bool reuse = s->recs && s->rec_cap >= s->staged_cap;
+    size_t spare_cap = reuse ? s->rec_cap : s->staged_cap;
+    mq_instance_rec *spare =
+        reuse ? s->recs : (spare_cap ? mq_alloc(a, spare_cap * sizeof *spare, MQ_CACHE_LINE) : NULL);
+    size_t node_cap = n, scratch_bytes = n ? mq_tlas_scratch_bytes(n) : 0;
     mq_tlas_block *nodes = n ? mq_alloc(a, node_cap * sizeof *nodes, MQ_CACHE_LINE) : NULL;
     void *scratch = n ? mq_alloc(a, scratch_bytes, MQ_CACHE_LINE) : NULL;
-    if (n && (!recs || !nodes || !scratch)) {
-        mq_free(a, recs, rec_cap * sizeof *recs);
+    if ((spare_cap && !spare) || (n && (!nodes || !scratch))) {
+        if (!reuse)
+            mq_free(a, spare, spare_cap * sizeof *spare);
         mq_free(a, nodes, node_cap * sizeof *nodes);
         mq_free(a, scratch, scratch_bytes);
         return mq_diag_set(diag, MQ_ERR_OUT_OF_MEMORY, NULL, 0, 0, "out of memory committing a scene");
     }
-    copy_staged(s, recs);
+    const mq_instance_rec *recs = (const mq_instance_rec *)(const void *)s->staged;
     uint32_t root = 0, walk_stack = 0;
     uint32_t count = n ? mq_tlas_build(recs, n, nodes, scratch, &root, &walk_stack) : 0;
     mq_free(a, scratch, scratch_bytes);
@@ -193,7 +224,8 @@ static mq_status commit_rebuild(mq_scene *s, mq_diag *diag)
     if (count > 0 && count < node_cap) {
         mq_tlas_block *fit = mq_alloc(a, count * sizeof *fit, MQ_CACHE_LINE);
         if (!fit) {
-            mq_free(a, recs, rec_cap * sizeof *recs);
+            if (!reuse)
+                mq_free(a, spare, spare_cap * sizeof *spare);
             mq_free(a, nodes, node_cap * sizeof *nodes);
             return mq_diag_set(diag, MQ_ERR_OUT_OF_MEMORY, NULL, 0, 0, "out of memory committing a scene");
         }
@@ -203,11 +235,10 @@ static mq_status commit_rebuild(mq_scene *s, mq_diag *diag)
         node_cap = count;
     }
 
-    mq_free(a, s->recs, s->rec_cap * sizeof *s->recs);
+    if (!reuse)
+        mq_free(a, s->recs, s->rec_cap * sizeof *s->recs);
     mq_free(a, s->nodes, s->node_cap * sizeof *s->nodes);
-    s->recs = recs;
-    s->rec_slots = n;
-    s->rec_cap = rec_cap;
+    hand_over(s, spare, spare_cap);
     s->nodes = nodes;
     s->node_count = count;
     s->node_cap = node_cap;

@@ -156,10 +156,11 @@ static inline uint32_t mq_tlas_slot_child(const mq_tlas_block *n, int i)
 float mq_tlas_round_lo(double x);
 float mq_tlas_round_hi(double x);
 
-/* A staged instance: its record (validated and precomputed when staged) and whether the id is in use. */
+/* A staged instance: its record (validated and precomputed when staged); a
+ * free id's record has neither hierarchy set. The layout of mq_instance_rec,
+ * so a commit hands the staged array to the queries as it is (scene.c). */
 typedef struct mq_staged_slot {
     mq_instance_rec rec;
-    bool live;
 } mq_staged_slot;
 
 struct mq_scene {
@@ -174,6 +175,8 @@ struct mq_scene {
     uint32_t first_free;    /* no free id below this one */
     bool need_rebuild;      /* instances added or removed since the last commit */
     bool need_refit;        /* transforms or masks changed since the last commit */
+    bool staged_stale;      /* `staged` holds no records yet: they are the committed ones
+                               (recs), copied over by the next edit */
 
     /* Committed state: read by queries, written only by commit. */
     mq_instance_rec *recs; /* indexed by id; a free id has neither hierarchy set */
