@@ -20,10 +20,11 @@
 typedef struct bin_node {
     double lo[3], hi[3];
     uint32_t mask;
-    uint32_t left;   /* inner: left child; leaf: the instance id */
-    uint32_t right;  /* inner: right child; leaf: BIN_LEAF */
-    uint32_t leaves; /* instances below */
-    uint32_t plan;   /* inner: its collapse plan (collapse_plan, one per inner node) */
+    uint32_t left;     /* inner: left child; leaf: the instance id */
+    uint32_t right;    /* inner: right child; leaf: BIN_LEAF */
+    uint32_t leaves;   /* instances below */
+    uint32_t plan;     /* inner: where its collapse plan starts in the plan pools */
+    uint8_t wide_left; /* inner: as a wide node, the slots of its left child */
 } bin_node;
 
 float mq_tlas_round_lo(double x)
@@ -59,7 +60,6 @@ typedef struct build_ctx {
     const mq_tlas_prim *prims; /* the instances' boxes */
     build_ref *refs;           /* partitioned in place */
     uint32_t count;            /* binary nodes made */
-    uint32_t plans;            /* inner nodes made (each gets a collapse plan) */
 } build_ctx;
 
 static bool world_box_empty(const mq_daabb *b)
@@ -242,7 +242,6 @@ static uint32_t build(build_ctx *c, uint32_t begin, uint32_t end, uint32_t depth
         node->leaves = 1;
         return index;
     }
-    node->plan = c->plans++;
     cbox lb, rb;
     bool have;
     uint32_t m = split(c, begin, end, depth, cb, &lb, &rb, &have);
@@ -301,28 +300,40 @@ static void slot_set(mq_tlas_block *n, int i, const double lo[3], const double h
  * cost[k-1] is the least cost of placing the subtree into at most k slots of
  * its parent: one slot (a leaf costs 0, an inner node its area plus the best
  * spread of its children over a node's MQ_TLAS_WIDTH slots), or, for an inner
- * node and k >= 2, its two children spread over the k slots.
+ * node and k >= 2, its two children spread over the k slots. From k = m on
+ * (m: the subtree's instances) every instance has a slot of its own and
+ * nothing changes: an inner node's plan keeps plan_len = min(m,
+ * MQ_TLAS_WIDTH) entries, packed one after the other in one pool, so the
+ * plans of the many small subtrees take few bytes (and few fresh pages).
  */
+typedef struct plan_entry {
+    float cost;
+    uint8_t left_slots; /* slots given to the left child (0: one slot) */
+} plan_entry;
+
 typedef struct collapse_plan {
-    float cost[MQ_TLAS_WIDTH];
-    uint8_t left_slots[MQ_TLAS_WIDTH]; /* per k: slots given to the left child (0: one slot) */
-    uint8_t wide_left;                 /* as a wide node: slots of its left child */
+    plan_entry *entry; /* inner node b, k slots: entry[bin[b].plan + k - 1] */
+    uint32_t used;     /* entries handed out */
 } collapse_plan;
 
-/* The costs of a leaf: 0 in any number of slots. */
-static const float leaf_cost[MQ_TLAS_WIDTH];
-
-static const float *plan_cost(const bin_node *bin, const collapse_plan *plan, uint32_t b)
+static int plan_len(const bin_node *n)
 {
-    return bin[b].right == BIN_LEAF ? leaf_cost : plan[bin[b].plan].cost;
+    return n->leaves < MQ_TLAS_WIDTH ? (int)n->leaves : MQ_TLAS_WIDTH;
+}
+
+/* The plan of a leaf: 0 in any number of slots. */
+static const plan_entry leaf_plan[MQ_TLAS_WIDTH];
+
+static const plan_entry *plan_of(const bin_node *bin, const collapse_plan *plan, uint32_t b)
+{
+    return bin[b].right == BIN_LEAF ? leaf_plan : plan->entry + bin[b].plan;
 }
 
 /* The plan of inner node b (its children's plans made). Leaves have none. */
-static void plan_node(const bin_node *bin, collapse_plan *plan, uint32_t b)
+static void plan_node(bin_node *bin, collapse_plan *plan, uint32_t b)
 {
-    const bin_node *n = &bin[b];
-    collapse_plan *p = &plan[n->plan];
-    const float *lcost = plan_cost(bin, plan, n->left), *rcost = plan_cost(bin, plan, n->right);
+    bin_node *n = &bin[b];
+    const plan_entry *lp = plan_of(bin, plan, n->left), *rp = plan_of(bin, plan, n->right);
     /* A subtree of m instances costs 0 in m slots or more (each instance in
      * its own slot): a child never needs more slots than its instances, which
      * keeps the plan of the many small subtrees short. */
@@ -337,7 +348,7 @@ static void plan_node(const bin_node *bin, collapse_plan *plan, uint32_t b)
         uint8_t at = 1;
         int i_lo = j - nr > 1 ? j - nr : 1, i_hi = nl < j - 1 ? nl : j - 1;
         for (int i = i_lo; i <= i_hi; i++) {
-            float c = lcost[i - 1] + rcost[j - i - 1];
+            float c = lp[i - 1].cost + rp[j - i - 1].cost;
             if (c < best) {
                 best = c;
                 at = (uint8_t)i;
@@ -347,14 +358,14 @@ static void plan_node(const bin_node *bin, collapse_plan *plan, uint32_t b)
         split[j] = at;
     }
     float one = (float)half_area(n->lo, n->hi) + spread[top];
-    p->wide_left = split[top];
-    p->cost[0] = one;
-    p->left_slots[0] = 0;
-    for (int k = 2; k <= MQ_TLAS_WIDTH; k++) {
-        int j = k < top ? k : top;
-        bool spread_wins = spread[j] < one;
-        p->cost[k - 1] = spread_wins ? spread[j] : one;
-        p->left_slots[k - 1] = spread_wins ? split[j] : 0;
+    n->wide_left = split[top];
+    n->plan = plan->used; /* top == plan_len(n) */
+    plan->used += (uint32_t)top;
+    plan_entry *p = plan->entry + n->plan;
+    p[0] = (plan_entry){one, 0};
+    for (int k = 2; k <= top; k++) {
+        bool spread_wins = spread[k] < one;
+        p[k - 1] = (plan_entry){spread_wins ? spread[k] : one, spread_wins ? split[k] : 0};
     }
 }
 
@@ -366,15 +377,17 @@ typedef struct collapse_ctx {
 } collapse_ctx;
 
 /* Appends the slots of subtree b placed into at most k slots, as planned. */
-static void plan_slots(const collapse_ctx *c, uint32_t b, int k, uint32_t *kids, int *n)
+static void plan_slots(const collapse_ctx *c, uint32_t b, int k, uint32_t *kids, int *n_kids)
 {
-    int left = c->bin[b].right == BIN_LEAF ? 0 : c->plan[c->bin[b].plan].left_slots[k - 1];
+    const bin_node *n = &c->bin[b];
+    int len = plan_len(n);
+    int left = n->right == BIN_LEAF ? 0 : c->plan->entry[n->plan + (k < len ? k : len) - 1].left_slots;
     if (left == 0) {
-        kids[(*n)++] = b;
+        kids[(*n_kids)++] = b;
         return;
     }
-    plan_slots(c, c->bin[b].left, left, kids, n);
-    plan_slots(c, c->bin[b].right, k - left, kids, n);
+    plan_slots(c, n->left, left, kids, n_kids);
+    plan_slots(c, n->right, k - left, kids, n_kids);
 }
 
 /* Makes a wide node out of binary node b (inner, or a leaf only for a
@@ -389,7 +402,7 @@ static uint32_t collapse(collapse_ctx *c, uint32_t b, uint32_t *need)
     if (bn->right == BIN_LEAF) {
         kids[n++] = b;
     } else {
-        int left = c->plan[bn->plan].wide_left;
+        int left = bn->wide_left;
         plan_slots(c, bn->left, left, kids, &n);
         plan_slots(c, bn->right, MQ_TLAS_WIDTH - left, kids, &n);
     }
@@ -415,14 +428,16 @@ static uint32_t collapse(collapse_ctx *c, uint32_t b, uint32_t *need)
     return mq_tlas_node_ref(first, blocks);
 }
 
-/* The scratch's parts: the prims, their references, the binary tree (at
- * most 2 * slots - 1 nodes) and the plans of its inner nodes (fewer than
- * slots), each 64-byte aligned. */
+/* The scratch's parts: the prims and their references, then the binary
+ * tree (at most 2 * slots - 1 nodes). The plans (at most MQ_TLAS_WIDTH
+ * entries for each of fewer than `slots` inner nodes) are made after the
+ * binary build, when the prims and references are no longer read: their
+ * pool starts where those were, on pages already touched. */
 typedef struct scratch_parts {
     mq_tlas_prim *prims;
     build_ref *refs;
+    plan_entry *plans;
     bin_node *bin;
-    collapse_plan *plan;
 } scratch_parts;
 
 static size_t round64(size_t bytes)
@@ -435,15 +450,16 @@ static size_t scratch_layout(uint32_t slots, char *base, scratch_parts *out)
 {
     size_t n = slots;
     size_t refs = round64(n * sizeof(mq_tlas_prim));
-    size_t bin = refs + round64(n * sizeof(build_ref));
-    size_t plan = bin + round64(2 * n * sizeof(bin_node));
+    size_t build_end = refs + round64(n * sizeof(build_ref));
+    size_t plans_end = round64(n * MQ_TLAS_WIDTH * sizeof(plan_entry));
+    size_t bin = build_end > plans_end ? build_end : plans_end;
     if (base) {
         out->prims = (mq_tlas_prim *)(void *)base;
         out->refs = (build_ref *)(void *)(base + refs);
+        out->plans = (plan_entry *)(void *)base;
         out->bin = (bin_node *)(void *)(base + bin);
-        out->plan = (collapse_plan *)(void *)(base + plan);
     }
-    return plan + round64(n * sizeof(collapse_plan));
+    return bin + round64(2 * n * sizeof(bin_node));
 }
 
 size_t mq_tlas_scratch_bytes(uint32_t slots)
@@ -460,7 +476,6 @@ uint32_t mq_tlas_build(const mq_instance_rec *recs, uint32_t slots, mq_tlas_bloc
     mq_tlas_prim *prims = sp.prims;
     build_ref *refs = sp.refs;
     bin_node *bin = sp.bin;
-    collapse_plan *plan = sp.plan;
     uint32_t n = 0;
     /* Free ids and empty hierarchies can never be reached: leave them out. */
     for (uint32_t i = 0; i < slots; i++)
@@ -484,14 +499,15 @@ uint32_t mq_tlas_build(const mq_instance_rec *recs, uint32_t slots, mq_tlas_bloc
     *walk_stack = 0;
     if (n == 0)
         return 0;
-    build_ctx c = {bin, prims, refs, 0, 0};
+    build_ctx c = {bin, prims, refs, 0};
     build(&c, 0, n, 0, NULL);
+    collapse_plan plan = {sp.plans, 0};  /* over the prims and references, read no more */
     for (uint32_t b = c.count; b-- > 0;) /* preorder: children after their parent */
         if (bin[b].right != BIN_LEAF)
-            plan_node(bin, plan, b);
+            plan_node(bin, &plan, b);
     /* Every wide node but a one-instance root has at least 2 slots, so at most
      * n / 2 of them per block on average: n blocks always do. */
-    collapse_ctx cc = {bin, plan, nodes, 0};
+    collapse_ctx cc = {bin, &plan, nodes, 0};
     *root = collapse(&cc, 0, walk_stack);
     *walk_stack += 1;
     return cc.count;
