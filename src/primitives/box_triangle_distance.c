@@ -216,6 +216,38 @@ double mq_td_box_triangle(const mq_td_box *b, const mq_td_tri *t, double pb[3], 
     return sqrt(dot3(dd, dd));
 }
 
+double mq_td_box_triangle_lower_bound(const mq_td_box *b, const mq_td_tri *t)
+{
+    /* In the frame the solid is A A^T [-h, h] (A: the axes as rows), within
+     * MQ_TD_BOX_ORTHO * sum h of the box on each coordinate, and lengths
+     * there are within a factor 1 + 3 MQ_TD_BOX_ORTHO of true ones. */
+    double hs = b->h[0] + b->h[1] + b->h[2], g2 = 0.0, u[3][3];
+    for (int c = 0; c < 3; c++)
+        to_local(b, t->v[c], u[c]);
+    for (int k = 0; k < 3; k++) {
+        double lo = u[0][k] < u[1][k] ? u[0][k] : u[1][k], hi = u[0][k] < u[1][k] ? u[1][k] : u[0][k];
+        lo = u[2][k] < lo ? u[2][k] : lo;
+        hi = u[2][k] > hi ? u[2][k] : hi;
+        double g = (lo > -hi ? lo : -hi) - b->h[k];
+        g -= 2.0 * MQ_TD_BOX_ORTHO * hs + 0x1p-40 * (fabs(lo) + fabs(hi));
+        if (g > 0.0)
+            g2 += g * g;
+    }
+    double lb = sqrt(g2) * (1.0 - 4.0 * MQ_TD_BOX_ORTHO);
+    if (t->flat || !(t->n2 > 0.0))
+        return lb; /* a normal of rounding noise: no plane holds the triangle */
+    /* along the normal: the solid reaches sum_i h_i |n.a_i| from its centre */
+    double w[3] = {b->c[0] - t->v[0][0], b->c[1] - t->v[0][1], b->c[2] - t->v[0][2]};
+    double p = fabs(dot3(t->n, w));
+    for (int i = 0; i < 3; i++)
+        p -= b->h[i] * fabs(dot3(t->n, b->ax[i]));
+    if (p > 0.0) {
+        p = p / sqrt(t->n2) * (1.0 - 0x1p-40);
+        lb = p > lb ? p : lb;
+    }
+    return lb;
+}
+
 /* Where segment p + s d, s in [0, 1], runs inside the box [-h, h] (slab clip):
  * true and *mid the parameter of its middle point there. */
 static bool segment_inside(const double h[3], const double p[3], const double d[3], double *mid)

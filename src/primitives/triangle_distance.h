@@ -84,6 +84,12 @@ bool mq_td_box_from(const double c[3], const double axes[3][3], const double hal
  * pb on the box and pt on the triangle. */
 double mq_td_box_triangle(const mq_td_box *b, const mq_td_tri *t, double pb[3], double pt[3]);
 
+/* A lower bound of what mq_td_box_triangle returns (of the distance between
+ * the solid the box's corners span and the triangle): their gap in the
+ * frame, shrunk for axes orthonormal only to MQ_TD_BOX_ORTHO, and their gap
+ * along the triangle's normal. */
+double mq_td_box_triangle_lower_bound(const mq_td_box *b, const mq_td_tri *t);
+
 /* A common point p of a box and a triangle that meet (a triangle edge inside
  * the box, else a box edge through the face, else, touching to rounding, the
  * triangle's point nearest to the box). */

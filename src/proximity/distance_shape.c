@@ -198,6 +198,8 @@ typedef struct box_faces {
 static void box_faces_of(const mq_dist_shape *s, box_faces *bf)
 {
     bf->fast = mq_td_box_from(s->c, s->axes, s->half, &bf->frame);
+    if (bf->fast)
+        return; /* the frame is all the fast path reads */
     d3_copy(bf->c, s->c);
     for (int i = 0; i < 3; i++)
         for (int k = 0; k < 3; k++)
@@ -719,6 +721,8 @@ static inline double sw_limit(const sw_walk *w)
  * triangle's normal (exact for the box's corners c +- e[0] +- e[1] +- e[2]). */
 static double box_triangle_lower_bound(const mq_dist_shape *s, const box_faces *bf, const mq_dw_tri *t)
 {
+    if (bf->fast)
+        return mq_td_box_triangle_lower_bound(&bf->frame, &t->d);
     double grow = 4e-3 * (s->half[0] + s->half[1] + s->half[2]), g2 = 0.0;
     for (int i = 0; i < 3; i++) {
         double lo = INFINITY, hi = -INFINITY;
@@ -749,9 +753,9 @@ static double box_triangle_lower_bound(const mq_dist_shape *s, const box_faces *
             lb = g > lb ? g : lb;
         }
     }
-    /* the triangle's plane */
+    /* the triangle's plane (none for a normal of rounding noise) */
     const double *n = t->d.n;
-    if (!(t->d.n2 > 0.0))
+    if (t->d.flat || !(t->d.n2 > 0.0))
         return lb;
     double p =
         fabs(n[0] * (t->d.v[0][0] - s->c[0]) + n[1] * (t->d.v[0][1] - s->c[1]) + n[2] * (t->d.v[0][2] - s->c[2]));
@@ -769,7 +773,7 @@ static double box_triangle_lower_bound(const mq_dist_shape *s, const box_faces *
 static double convex_triangle_normal_gap(const mq_convex *cv, const mq_dw_tri *t)
 {
     const double *n = t->d.n;
-    if (!(t->d.n2 > 0.0))
+    if (t->d.flat || !(t->d.n2 > 0.0))
         return -INFINITY;
     double p = n[0] * t->d.v[0][0] + n[1] * t->d.v[0][1] + n[2] * t->d.v[0][2], lo = INFINITY, hi = -INFINITY;
     for (uint32_t i = 0; i < cv->nv; i++) {

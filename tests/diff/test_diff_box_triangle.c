@@ -8,11 +8,13 @@
  * rounding, as users give them), half extents from 0 (flat boxes, segments,
  * points) to large. Triangles: general, needles, slivers, collinear, tiny,
  * large, parallel to a face (ties of the support corner), and corners placed
- * just off a box corner or edge. Checked for every pair the oracle's
- * polytope test calls apart: the distance within 1e-7 of the scale, the box
+ * just off a box corner or edge. Half the boxes have axes off orthonormal by
+ * more than float rounding (within what mq_td_box_from accepts); the oracle
+ * measures the solid their corners span. Checked for every pair the oracle's
+ * polytope test calls apart: the lower bound at most the brute distance, the distance within 1e-7 of the scale, the box
  * point in the box and the triangle point on the triangle (to the same
  * tolerance), and the distance equal to the points' distance; for pairs that
- * meet, the witness point in both.
+ * meet, the witness point in both and a lower bound within tolerance of 0.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -54,6 +56,10 @@ static void random_box(mq_test_rng *r, box_case *o)
     }
     mq_obb box;
     mq_obb_from_quat(c, h, q, &box);
+    if (mq_test_rng_unit(r) < 0.5) /* axes off orthonormal by more than float rounding, within MQ_TD_BOX_ORTHO */
+        for (int i = 0; i < 3; i++)
+            for (int k = 0; k < 3; k++)
+                box.axes[i][k] += (float)mq_test_rng_range(r, -1.5e-7, 1.5e-7);
     o->ob = oracle_box_from_obb(&box);
     double cd[3], ax[3][3], hd[3];
     for (int i = 0; i < 3; i++) {
@@ -193,7 +199,12 @@ static void box_triangle_matches_brute_force(void **state)
         mq_td_tri td;
         to_td(&t, &td);
         double tol = 1e-7 * (b.scale + oracle_tri_extent(&t));
+        double lb = mq_td_box_triangle_lower_bound(&b.tb, &td);
         if (oracle_overlap_triangle_box(&t, &b.ob)) {
+            if (!(lb <= tol)) {
+                failures++;
+                fprintf(stderr, "case %d (kind %d): lower bound %g for a meeting pair\n", i, i % 6, lb);
+            }
             double p[3];
             mq_td_box_triangle_witness(&b.tb, &td, p);
             meet++;
@@ -209,6 +220,10 @@ static void box_triangle_matches_brute_force(void **state)
         double pd = sqrt((pb[0] - pt[0]) * (pb[0] - pt[0]) + (pb[1] - pt[1]) * (pb[1] - pt[1]) +
                          (pb[2] - pt[2]) * (pb[2] - pt[2]));
         apart++;
+        if (!(lb <= expect + 1e-12 * b.scale)) {
+            failures++;
+            fprintf(stderr, "case %d (kind %d): lower bound %.17g above the distance %.17g\n", i, i % 6, lb, expect);
+        }
         if (!(fabs(d - expect) <= tol && off_box(pb, &b) <= tol && off_triangle(pt, &t) <= tol &&
               fabs(pd - d) <= tol)) {
             failures++;
