@@ -204,24 +204,28 @@ static uint32_t split(build_ctx *c, uint32_t begin, uint32_t end, uint32_t depth
     }
     if (best < 0)
         return mid;
-    /* Partition: bins below `best` to the left. */
-    box_clear(lb->lo, lb->hi);
-    box_clear(rb->lo, rb->hi);
+    /* Partition: bins below `best` to the left (the sides' bounds kept in
+     * locals, which the stores into refs cannot alias). */
+    cbox l, r;
+    box_clear(l.lo, l.hi);
+    box_clear(r.lo, r.hi);
     uint32_t i = begin, j = end;
     while (i < j) {
-        build_ref *r = &refs[i];
-        if (r->bin < (uint32_t)best) {
-            point_grow(lb, r->c);
+        build_ref *e = &refs[i];
+        if (e->bin < (uint32_t)best) {
+            point_grow(&l, e->c);
             i++;
         } else {
-            point_grow(rb, r->c);
-            build_ref t = *r;
-            *r = refs[--j];
+            point_grow(&r, e->c);
+            build_ref t = *e;
+            *e = refs[--j];
             refs[j] = t;
         }
     }
     if (i == begin || i == end)
         return mid;
+    *lb = l;
+    *rb = r;
     *have = true;
     return i;
 }
