@@ -26,6 +26,8 @@
 
 #include <meshquery/meshquery.h>
 
+#include "fuzz_reader.h"
+
 #define CHECK(cond)                                                                                                    \
     do {                                                                                                               \
         if (!(cond)) {                                                                                                 \
@@ -34,47 +36,24 @@
         }                                                                                                              \
     } while (0)
 
-typedef struct reader {
-    const uint8_t *p;
-    size_t n;
-} reader;
-
-static uint8_t rd(reader *r)
-{
-    if (!r->n)
-        return 0;
-    r->n--;
-    return *r->p++;
-}
-
-static float raw(reader *r)
-{
-    uint32_t bits = 0;
-    for (int i = 0; i < 4; i++)
-        bits = bits << 8 | rd(r);
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
 static double num(reader *r)
 {
-    uint8_t b = rd(r);
-    return b < 200 ? (b - 100) / 8.0 : (double)raw(r);
+    uint8_t b = rd_byte(r);
+    return b < 200 ? (b - 100) / 8.0 : (double)rd_raw(r);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     reader r = {data, size};
-    uint32_t nv = 3 + rd(&r) % 8;
+    uint32_t nv = 3 + rd_byte(&r) % 8;
     float pos[10 * 3];
     for (uint32_t i = 0; i < nv * 3; i++)
         pos[i] = (float)num(&r);
-    uint32_t nt = 1 + rd(&r) % 12;
+    uint32_t nt = 1 + rd_byte(&r) % 12;
     uint32_t idx[12 * 3];
     for (uint32_t i = 0; i < nt * 3; i++)
-        idx[i] = rd(&r) % nv;
+        idx[i] = rd_byte(&r) % nv;
     mq_mesh *mesh = NULL;
     if (mq_mesh_create(pos, nv, idx, nt, NULL, &mesh, NULL) != MQ_OK)
         return 0;
@@ -86,9 +65,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (mq_bvh_build(mesh, &bd, &bvh, NULL) != MQ_OK || mq_obbtree_build(mesh, NULL, &obb, NULL) != MQ_OK ||
         mq_scene_create(NULL, &s, NULL) != MQ_OK)
         goto done;
-    uint32_t ni = 1 + rd(&r) % 8;
+    uint32_t ni = 1 + rd_byte(&r) % 8;
     for (uint32_t i = 0; i < ni; i++) {
-        uint8_t b = rd(&r);
+        uint8_t b = rd_byte(&r);
         mq_instance_def d = mq_default_instance_def();
         if (b & 1)
             d.obbtree = obb;
@@ -100,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int k = 0; k < 3; k++)
             t[k] = num(&r);
         for (int k = 0; k < 4; k++)
-            q[k] = rd(&r) - 128.0;
+            q[k] = rd_byte(&r) - 128.0;
         if (q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 0)
             q[0] = 1;
         for (int k = 0; k < 3; k++) {
@@ -114,8 +93,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (mq_scene_commit(s, NULL) != MQ_OK)
         goto done;
-    uint8_t cb = rd(&r);
-    double clearance = cb == 255 ? (double)raw(&r) : cb / 16.0;
+    uint8_t cb = rd_byte(&r);
+    double clearance = cb == 255 ? (double)rd_raw(&r) : cb / 16.0;
     mq_clash_options o = mq_default_clash_options();
     o.clearance = clearance;
     o.threads = 1;

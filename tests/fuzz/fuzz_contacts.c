@@ -26,6 +26,8 @@
 
 #include <meshquery/meshquery.h>
 
+#include "fuzz_reader.h"
+
 #define CHECK(cond)                                                                                                    \
     do {                                                                                                               \
         if (!(cond)) {                                                                                                 \
@@ -34,29 +36,12 @@
         }                                                                                                              \
     } while (0)
 
-typedef struct reader {
-    const uint8_t *p;
-    size_t n;
-} reader;
-
-static uint8_t rd(reader *r)
-{
-    if (!r->n)
-        return 0;
-    r->n--;
-    return *r->p++;
-}
-
 static float num(reader *r, bool *wild)
 {
-    uint8_t b = rd(r);
+    uint8_t b = rd_byte(r);
     if (b < 200)
         return (float)(b - 100) * 0.25f;
-    uint32_t bits = 0;
-    for (int i = 0; i < 4; i++)
-        bits = bits << 8 | rd(r);
-    float f;
-    memcpy(&f, &bits, sizeof f);
+    float f = rd_raw(r);
     if (!(fabsf(f) <= 1e4f))
         *wild = true;
     return f;
@@ -126,14 +111,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     reader r = {data, size};
     bool wild = false;
-    uint32_t nv = 3 + rd(&r) % 10;
+    uint32_t nv = 3 + rd_byte(&r) % 10;
     float pos[12 * 3];
     for (uint32_t i = 0; i < nv * 3; i++)
         pos[i] = num(&r, &wild);
-    uint32_t nt = 1 + rd(&r) % 16;
+    uint32_t nt = 1 + rd_byte(&r) % 16;
     uint32_t idx[16 * 3];
     for (uint32_t i = 0; i < nt * 3; i++)
-        idx[i] = rd(&r) % nv;
+        idx[i] = rd_byte(&r) % nv;
     mq_mesh *mesh = NULL;
     if (mq_mesh_create(pos, nv, idx, nt, NULL, &mesh, NULL) != MQ_OK)
         return 0;
@@ -146,7 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         mq_mesh_destroy(mesh);
         return 0;
     }
-    int kind = rd(&r) % 4;
+    int kind = rd_byte(&r) % 4;
     float v[10];
     for (int i = 0; i < 10; i++)
         v[i] = num(&r, &wild);
@@ -184,7 +169,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* the mesh against itself, moved */
     mq_rigid xf;
     for (int i = 0; i < 4; i++)
-        xf.rotation[i] = (float)(rd(&r) - 128);
+        xf.rotation[i] = (float)(rd_byte(&r) - 128);
     for (int i = 0; i < 3; i++)
         xf.translation[i] = num(&r, &wild);
     if (xf.rotation[0] == 0 && xf.rotation[1] == 0 && xf.rotation[2] == 0 && xf.rotation[3] == 0)

@@ -26,6 +26,8 @@
 
 #include <meshquery/convex.h>
 
+#include "fuzz_reader.h"
+
 #define CHECK(c, ...)                                                                                                  \
     do {                                                                                                               \
         if (!(c)) {                                                                                                    \
@@ -37,36 +39,18 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-typedef struct reader {
-    const uint8_t *p;
-    size_t n;
-} reader;
-
-static uint8_t byte(reader *r)
-{
-    if (!r->n)
-        return 0;
-    r->n--;
-    return *r->p++;
-}
-
 static float coord(reader *r, float scale)
 {
-    uint8_t tag = byte(r);
+    uint8_t tag = rd_byte(r);
     if (tag < 192)
         return (float)((int)(tag % 16) - 8) * 0.25f * scale;
-    uint32_t u = 0;
-    for (int i = 0; i < 4; i++)
-        u |= (uint32_t)byte(r) << (8 * i);
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
+    return rd_raw_le(r);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     reader r = {data, size};
-    float scale = ldexpf(1.0f, (int)(byte(&r) % 200) - 100);
+    float scale = ldexpf(1.0f, (int)(rd_byte(&r) % 200) - 100);
     float p[3 * 512];
     size_t n = 0;
     while (r.n && n < 512) {

@@ -46,6 +46,8 @@
 #include <meshquery/obbtree.h>
 #include <meshquery/proximity.h>
 
+#include "fuzz_reader.h"
+
 #define CHECK(c, ...)                                                                                                  \
     do {                                                                                                               \
         if (!(c)) {                                                                                                    \
@@ -57,30 +59,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-typedef struct reader {
-    const uint8_t *p;
-    size_t n;
-} reader;
-
-static uint8_t byte(reader *r)
-{
-    if (!r->n)
-        return 0;
-    r->n--;
-    return *r->p++;
-}
-
 static float coord(reader *r)
 {
-    uint8_t tag = byte(r);
+    uint8_t tag = rd_byte(r);
     if (tag < 224)
         return (float)((int)(tag % 32) - 16) * 0.25f;
-    uint32_t u = 0;
-    for (int i = 0; i < 4; i++)
-        u |= (uint32_t)byte(r) << (8 * i);
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
+    return rd_raw_le(r);
 }
 
 static bool clip_meets(const double (*n)[3], const double *d, size_t count, const mq_triangle *t, double shift)
@@ -181,18 +165,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     reader r = {data, size};
     float p[3 * 16], pos[3 * 16];
     uint32_t idx[3 * 24];
-    size_t np = 4 + byte(&r) % 13;
+    size_t np = 4 + rd_byte(&r) % 13;
     for (size_t i = 0; i < 3 * np; i++)
         p[i] = coord(&r);
-    size_t nv = 3 + byte(&r) % 14;
+    size_t nv = 3 + rd_byte(&r) % 14;
     for (size_t i = 0; i < 3 * nv; i++)
         pos[i] = coord(&r);
-    size_t nt = 1 + byte(&r) % 24;
+    size_t nt = 1 + rd_byte(&r) % 24;
     for (size_t i = 0; i < 3 * nt; i++)
-        idx[i] = byte(&r) % nv;
+        idx[i] = rd_byte(&r) % nv;
     vec3 dir = {coord(&r), coord(&r), coord(&r)};
     static const float tmaxes[4] = {1.0f, 0.5f, 4.0f, INFINITY};
-    float tmax = tmaxes[byte(&r) % 4];
+    float tmax = tmaxes[rd_byte(&r) % 4];
     mq_convex *c = NULL;
     if (mq_convex_create(p, np, NULL, &c, NULL) != MQ_OK)
         return 0;

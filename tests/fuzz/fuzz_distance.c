@@ -8,7 +8,7 @@
  *   byte   leaf sizes: BVH (low nibble), OBB tree (high nibble), each 1 + n % 4
  *   mesh A, then mesh B, each:
  *     byte   vertex count (3 + b % 10)
- *     coords 3 per vertex (read_coord: small "nice" values, so touching and
+ *     coords 3 per vertex (coord: small "nice" values, so touching and
  *            coplanar cases are common; tag >= 240 reads 4 raw bytes: NaN, Inf, huge)
  *     byte   triangle count (1 + b % 12), then 3 index bytes per triangle
  *   4 bytes quaternion w, x, y, z ((b - 128) / 64; all 128: the zero quaternion),
@@ -37,6 +37,8 @@
 
 #include <meshquery/meshquery.h>
 
+#include "fuzz_reader.h"
+
 #define FAIL(...)                                                                                                      \
     do {                                                                                                               \
         fprintf(stderr, "fuzz_distance: mismatch (line %d): ", __LINE__);                                              \
@@ -50,27 +52,11 @@
             FAIL("%s", #cond);                                                                                         \
     } while (0)
 
-typedef struct reader {
-    const uint8_t *p;
-    size_t n, i;
-} reader;
-
-static uint8_t rd(reader *r)
+static float coord(reader *r)
 {
-    return r->i < r->n ? r->p[r->i++] : 0;
-}
-
-static float read_coord(reader *r)
-{
-    uint8_t t = rd(r);
-    if (t >= 240) {
-        uint32_t u = 0;
-        for (int k = 0; k < 4; k++)
-            u |= (uint32_t)rd(r) << (8 * k);
-        float f;
-        memcpy(&f, &u, sizeof f);
-        return f;
-    }
+    uint8_t t = rd_byte(r);
+    if (t >= 240)
+        return rd_raw_le(r);
     return ((float)t - 120.0f) * 0.25f;
 }
 
@@ -90,16 +76,16 @@ static bool small(float x)
 
 static bool read_mesh(reader *r, fmesh *m, uint32_t bvh_leaf, uint32_t obb_leaf, bool *comparable)
 {
-    m->nv = 3 + rd(r) % 10;
+    m->nv = 3 + rd_byte(r) % 10;
     for (size_t i = 0; i < m->nv; i++)
         for (int k = 0; k < 3; k++) {
-            m->pos[i][k] = read_coord(r);
+            m->pos[i][k] = coord(r);
             *comparable = *comparable && small(m->pos[i][k]);
         }
-    m->nt = 1 + rd(r) % 12;
+    m->nt = 1 + rd_byte(r) % 12;
     for (size_t t = 0; t < m->nt; t++)
         for (int k = 0; k < 3; k++)
-            m->idx[t][k] = rd(r) % m->nv;
+            m->idx[t][k] = rd_byte(r) % m->nv;
     if (mq_mesh_create(&m->pos[0][0], m->nv, &m->idx[0][0], m->nt, NULL, &m->mesh, NULL) != MQ_OK)
         return false;
     mq_bvh_def bd = mq_default_bvh_def();
@@ -176,8 +162,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    reader r = {data, size, 0};
-    uint8_t leaves = rd(&r);
+    reader r = {data, size};
+    uint8_t leaves = rd_byte(&r);
     uint32_t bl = 1 + (leaves & 15) % 4, ol = 1 + (leaves >> 4) % 4;
     bool comparable = true;
     fmesh a = {0}, b = {0};
@@ -188,9 +174,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     mq_rigid xf;
     for (int k = 0; k < 4; k++)
-        xf.rotation[k] = ((float)rd(&r) - 128.0f) / 64.0f;
+        xf.rotation[k] = ((float)rd_byte(&r) - 128.0f) / 64.0f;
     for (int k = 0; k < 3; k++) {
-        xf.translation[k] = read_coord(&r);
+        xf.translation[k] = coord(&r);
         comparable = comparable && small(xf.translation[k]);
     }
     bool xf_ok = xf.rotation[0] != 0 || xf.rotation[1] != 0 || xf.rotation[2] != 0 || xf.rotation[3] != 0;
@@ -228,7 +214,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             CHECK(ro.triangle_a < a.nt && ro.triangle_b < b.nt);
 
             /* clearance at d */
-            double d = rd(&r) / 16.0;
+            double d = rd_byte(&r) / 16.0;
             size_t lo = 0, hi = 0;
             for (size_t i = 0; i < a.nt; i++) {
                 mq_triangle ta, tb;
@@ -264,10 +250,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     /* a shape against mesh A */
     mq_shape s;
-    uint8_t kind = rd(&r) % 5;
+    uint8_t kind = rd_byte(&r) % 5;
     float f[10];
     for (int k = 0; k < 10; k++) {
-        f[k] = read_coord(&r);
+        f[k] = coord(&r);
         comparable = comparable && small(f[k]);
     }
     switch (kind) {

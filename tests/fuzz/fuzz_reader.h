@@ -1,10 +1,13 @@
 /*
- * The input decoding the query fuzz targets share (fuzz_queries.c,
- * fuzz_kdoptree.c, fuzz_tree_shapes.c): bytes read in order, every read past
- * the end yielding 0, and numbers drawn so that the geometric special cases
- * come often: small integers and quarters (touching, shared edges, coplanar
- * faces), signed and tiny zeros, huge and tiny powers of two, and sometimes
- * any bit pattern (NaN, infinities, denormals).
+ * The input decoding the fuzz targets share: bytes read in order, every read
+ * past the end yielding 0, and raw float and double bit patterns in either
+ * byte order (every target); and, for the query targets (fuzz_queries.c,
+ * fuzz_kdoptree.c, fuzz_tree_shapes.c), numbers drawn so that the geometric
+ * special cases come often: small integers and quarters (touching, shared
+ * edges, coplanar faces), signed and tiny zeros, huge and tiny powers of two,
+ * and sometimes any bit pattern (NaN, infinities, denormals). The other
+ * targets keep their own number decoders (their seeds are written for them)
+ * on top of these readers.
  */
 #ifndef MQ_TESTS_FUZZ_READER_H
 #define MQ_TESTS_FUZZ_READER_H
@@ -38,6 +41,39 @@ static inline float rd_raw(reader *r)
     float f;
     memcpy(&f, &bits, sizeof f);
     return f;
+}
+
+/* Any float: four bytes, little-endian. */
+static inline float rd_raw_le(reader *r)
+{
+    uint32_t bits = 0;
+    for (int i = 0; i < 4; i++)
+        bits |= (uint32_t)rd_byte(r) << (8 * i);
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/* Any double: eight bytes, big-endian. */
+static inline double rd_raw64(reader *r)
+{
+    uint64_t bits = 0;
+    for (int i = 0; i < 8; i++)
+        bits = bits << 8 | rd_byte(r);
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
+/* Any double: eight bytes, little-endian. */
+static inline double rd_raw64_le(reader *r)
+{
+    uint64_t bits = 0;
+    for (int i = 0; i < 8; i++)
+        bits |= (uint64_t)rd_byte(r) << (8 * i);
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
 }
 
 /* A coordinate. */

@@ -50,6 +50,8 @@
 #include <meshquery/mesh.h>
 #include <meshquery/scene.h>
 
+#include "fuzz_reader.h"
+
 #define FAIL(...)                                                                                                      \
     do {                                                                                                               \
         fprintf(stderr, "fuzz_scene: mismatch (line %d): ", __LINE__);                                                 \
@@ -94,31 +96,10 @@ static void dump_context(void)
 
 /* ---- reading the input --------------------------------------------------- */
 
-typedef struct reader {
-    const uint8_t *p;
-    size_t n;
-} reader;
-
-static uint8_t rd_byte(reader *r)
-{
-    if (!r->n)
-        return 0;
-    r->n--;
-    return *r->p++;
-}
-
 /* A raw float (single) or double bit pattern, big-endian. */
-static double rd_raw(reader *r, bool single)
+static double read_raw(reader *r, bool single)
 {
-    uint64_t bits = 0;
-    for (int i = 0; i < (single ? 4 : 8); i++)
-        bits = bits << 8 | rd_byte(r);
-    uint32_t b32 = (uint32_t)bits;
-    float f;
-    double d;
-    memcpy(&f, &b32, sizeof f);
-    memcpy(&d, &bits, sizeof d);
-    return single ? (double)f : d;
+    return single ? (double)rd_raw(r) : rd_raw64(r);
 }
 
 /* A coordinate: small integers and quarters make shared edges, touching and
@@ -138,14 +119,14 @@ static double read_num(reader *r, bool single)
         return (t & 1) ? -0.0 : 1e-3 * (double)(t % 8);
     if (t < 224)
         return ldexp((t & 1) ? -1.0 : 1.0, (t & 2) ? -140 : (t & 4) ? 40 : 200);
-    return rd_raw(r, single);
+    return read_raw(r, single);
 }
 
 /* A radius, half extent or distance: mostly small and >= 0, sometimes raw. */
-static double read_size(reader *r)
+static double read_dsize(reader *r)
 {
     uint8_t t = rd_byte(r);
-    return t < 160 ? (double)(t % 5) * 0.5 : t < 224 ? (double)(t % 9) : rd_raw(r, false);
+    return t < 160 ? (double)(t % 5) * 0.5 : t < 224 ? (double)(t % 9) : read_raw(r, false);
 }
 
 static void read_vec(reader *r, mq_dvec3 v)
@@ -209,7 +190,7 @@ static int read_xform(reader *r, mq_xform *xf)
         uint8_t e = rd_byte(r);
         if (e < 224)
             break;
-        xf->m[e % 12 / 4][e % 4] = rd_raw(r, false);
+        xf->m[e % 12 / 4][e % 4] = read_raw(r, false);
         want = 0;
     }
     for (int i = 0; i < 3; i++)
@@ -227,14 +208,14 @@ static void read_ray(reader *r, mq_dray *ray)
     uint8_t sel = rd_byte(r), k = sel % 8;
     ray->tmin = k == 2   ? read_num(r, false)
                 : k == 3 ? -INFINITY
-                : k == 4 ? -read_size(r)
-                : k == 5 ? read_size(r)
-                : k == 6 ? rd_raw(r, false)
+                : k == 4 ? -read_dsize(r)
+                : k == 5 ? read_dsize(r)
+                : k == 6 ? read_raw(r, false)
                 : k == 7 ? ((sel & 16) ? NAN : 2.0)
                          : 0.0;
-    ray->tmax = k == 1 || k == 4 ? read_size(r)
+    ray->tmax = k == 1 || k == 4 ? read_dsize(r)
                 : k == 2         ? read_num(r, false)
-                : k == 6         ? rd_raw(r, false)
+                : k == 6         ? read_raw(r, false)
                 : k == 7         ? 1.0
                                  : INFINITY;
 }
@@ -424,7 +405,7 @@ static void check_shapes(const world *w, reader *r, const mq_scene_query *q)
     mq_dshape s = {MQ_SHAPE_SPHERE, {.sphere = {{0, 0, 0}, 0}}};
     mq_dsphere *sp = &s.u.sphere;
     read_vec(r, sp->center);
-    sp->radius = read_size(r);
+    sp->radius = read_dsize(r);
     check_shape(w, &s, q, stop, !finite3(sp->center) || !isfinite(sp->radius) || sp->radius < 0.0);
 
     s.kind = MQ_SHAPE_CAPSULE;
@@ -434,14 +415,14 @@ static void check_shapes(const world *w, reader *r, const mq_scene_query *q)
         read_vec(r, c->b);
     else
         memcpy(c->b, c->a, sizeof c->b);
-    c->radius = read_size(r);
+    c->radius = read_dsize(r);
     check_shape(w, &s, q, stop, !finite3(c->a) || !finite3(c->b) || !isfinite(c->radius) || c->radius < 0.0);
 
     s.kind = MQ_SHAPE_OBB;
     mq_dobb *o = &s.u.obb;
     read_vec(r, o->center);
     for (int i = 0; i < 3; i++)
-        o->half[i] = read_size(r);
+        o->half[i] = read_dsize(r);
     rs = rd_byte(r);
     memcpy(o->axes, ROT[rs % 7], sizeof o->axes);
     if (rs & 0x80)
@@ -459,7 +440,7 @@ static void check_closest(const world *w, reader *r, const mq_scene_query *q)
     mq_dvec3 p[1];
     read_vec(r, p[0]);
     uint8_t sel = rd_byte(r);
-    double maxd = sel < 96 ? INFINITY : sel < 208 ? read_size(r) : sel < 216 ? -1.0 : rd_raw(r, false);
+    double maxd = sel < 96 ? INFINITY : sel < 208 ? read_dsize(r) : sel < 216 ? -1.0 : read_raw(r, false);
     mq_scene_point_hit h, b, untouched;
     memset(&untouched, 0xA5, sizeof untouched);
     memset(&h, 0xA5, sizeof h);

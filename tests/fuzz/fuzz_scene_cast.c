@@ -36,6 +36,8 @@
 
 #include <meshquery/meshquery.h>
 
+#include "fuzz_reader.h"
+
 #define FAIL(...)                                                                                                      \
     do {                                                                                                               \
         fprintf(stderr, "fuzz_scene_cast: mismatch (line %d): ", __LINE__);                                            \
@@ -51,19 +53,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-typedef struct reader {
-    const uint8_t *p;
-    size_t n, i;
-} reader;
-
-static uint8_t rd(reader *r)
-{
-    return r->i < r->n ? r->p[r->i++] : 0;
-}
-
 static double num(reader *r)
 {
-    uint8_t b = rd(r);
+    uint8_t b = rd_byte(r);
     switch (b >> 6) {
     case 0:
         return ((double)(b & 63) - 32.0) * 0.25;
@@ -73,22 +65,8 @@ static double num(reader *r)
         static const double far[4] = {1e7, -1e7, 1e7 + 0.5, 3.0e5};
         return far[b & 3] + (double)((b >> 2) & 15) * 0.25;
     }
-    default: {
-        if (b & 1) {
-            uint64_t u = 0;
-            for (int k = 0; k < 8; k++)
-                u |= (uint64_t)rd(r) << (8 * k);
-            double d;
-            memcpy(&d, &u, sizeof d);
-            return d;
-        }
-        uint32_t u = 0;
-        for (int k = 0; k < 4; k++)
-            u |= (uint32_t)rd(r) << (8 * k);
-        float f;
-        memcpy(&f, &u, sizeof f);
-        return f;
-    }
+    default:
+        return (b & 1) ? rd_raw64_le(r) : (double)rd_raw_le(r);
     }
 }
 
@@ -129,17 +107,17 @@ static void check_record(const mq_scene *scene, const mq_mesh *mesh, bool hit, c
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    reader r = {data, size, 0};
-    int nv = 3 + rd(&r) % 10;
+    reader r = {data, size};
+    int nv = 3 + rd_byte(&r) % 10;
     float pos[3 * 12];
     for (int i = 0; i < 3 * nv; i++) {
         double x = num(&r);
         pos[i] = isfinite(x) && fabs(x) < 1e30 ? (float)x : 0.0f;
     }
-    int nt = 1 + rd(&r) % 16;
+    int nt = 1 + rd_byte(&r) % 16;
     uint32_t idx[3 * 16];
     for (int i = 0; i < 3 * nt; i++)
-        idx[i] = rd(&r) % (uint32_t)nv;
+        idx[i] = rd_byte(&r) % (uint32_t)nv;
     mq_mesh *mesh = NULL;
     mq_bvh *bvh = NULL;
     mq_obbtree *obt = NULL;
@@ -150,9 +128,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (mq_bvh_build(mesh, NULL, &bvh, NULL) != MQ_OK || mq_obbtree_build(mesh, NULL, &obt, NULL) != MQ_OK ||
         mq_scene_create(NULL, &scene, NULL) != MQ_OK)
         goto done;
-    int ni = 1 + rd(&r) % 4;
+    int ni = 1 + rd_byte(&r) % 4;
     for (int i = 0; i < ni; i++) {
-        uint8_t b = rd(&r);
+        uint8_t b = rd_byte(&r);
         mq_instance_def d = mq_default_instance_def();
         if (b & 1)
             d.obbtree = obt;
@@ -169,14 +147,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 s[b % 3] = 2.0 + (b >> 5);
             d.transform = mq_xform_from_trs(t, q, s);
         }
-        d.mask = ~(uint32_t)(rd(&r) * 0x01010101u);
+        d.mask = ~(uint32_t)(rd_byte(&r) * 0x01010101u);
         d.user_id = 77u + (uint64_t)i;
         uint32_t id;
         (void)mq_scene_add(scene, &d, &id, NULL); /* rejected transforms are fine */
     }
     if (mq_scene_commit(scene, NULL) != MQ_OK)
         goto done;
-    int kind = rd(&r) % 3;
+    int kind = rd_byte(&r) % 3;
     mq_dshape s;
     if (kind == 0) {
         mq_dsphere sp = {{num(&r), num(&r), num(&r)}, num(&r)};
@@ -185,7 +163,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         mq_dcapsule cp = {{num(&r), num(&r), num(&r)}, {num(&r), num(&r), num(&r)}, num(&r)};
         s = mq_dshape_capsule(cp);
     } else {
-        int np = 4 + rd(&r) % 5;
+        int np = 4 + rd_byte(&r) % 5;
         float pts[3 * 8];
         for (int i = 0; i < 3 * np; i++)
             pts[i] = (float)num(&r);
@@ -195,12 +173,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         s = mq_dshape_convex(c);
     }
     mq_dvec3 dir = {num(&r), num(&r), num(&r)};
-    uint8_t tb = rd(&r);
+    uint8_t tb = rd_byte(&r);
     double tmax = num(&r);
     if (!(tb & 1))
         tmax = fabs(tmax);
     mq_scene_query q = mq_default_scene_query();
-    q.mask = ~(uint32_t)(rd(&r) * 0x01010101u);
+    q.mask = ~(uint32_t)(rd_byte(&r) * 0x01010101u);
 
     mq_scene_cast_hit h, b1, b2;
     bool hit = mq_scene_shape_cast(scene, &s, dir, tmax, &q, &h);
