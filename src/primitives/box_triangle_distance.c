@@ -13,7 +13,11 @@
  *     above, unless all of them fall inside, the support corner among them.
  *     A box the plane cuts has no such pair: the height's least absolute value
  *     on it is 0, and a linear function's local minimum is global.
- * So three clamps, three segment-box distances and one corner. The axes are
+ * So three clamps, three segment-box distances and one corner. Meeting: a
+ * triangle corner or edge in the box gives 0 among those; else the plane cuts
+ * the box in a polygon inside the face, whose corners are where box edges
+ * cross it (box_edge_through, tried only when the plane cuts the box and
+ * nothing gave 0). The axes are
  * taken as a rotation (their transpose as its inverse); mq_td_box_from says
  * when they are close enough to orthonormal for that to be the given box to
  * within rounding. Reported points are rebuilt in the common frame, and the
@@ -140,12 +144,12 @@ static inline void offer_point(const double h[3], const double u[3], int corner,
 
 /* The box corner lowest toward the triangle's plane (normal n, through v0),
  * when the box lies wholly on one side and its foot falls inside the
- * triangle: offered as a candidate. */
-static void offer_support(const double h[3], double v[3][3], const double n[3], cand *best)
+ * triangle: offered as a candidate. True when the plane cuts the box. */
+static bool offer_support(const double h[3], double v[3][3], const double n[3], cand *best)
 {
     double hc = -dot3(n, v[0]), reach = fabs(n[0]) * h[0] + fabs(n[1]) * h[1] + fabs(n[2]) * h[2];
     if (!(fabs(hc) > reach))
-        return; /* the plane cuts the box */
+        return true; /* the plane cuts the box */
     double side = hc > 0.0 ? 1.0 : -1.0, x[3], n2 = dot3(n, n);
     for (int k = 0; k < 3; k++)
         x[k] = n[k] * side > 0.0 ? -h[k] : h[k];
@@ -158,11 +162,12 @@ static void offer_support(const double h[3], double v[3][3], const double n[3], 
         double pq[3] = {q[0] - p[0], q[1] - p[1], q[2] - p[2]}, py[3] = {y[0] - p[0], y[1] - p[1], y[2] - p[2]};
         double c[3] = {pq[1] * py[2] - pq[2] * py[1], pq[2] * py[0] - pq[0] * py[2], pq[0] * py[1] - pq[1] * py[0]};
         if (dot3(c, n) < 0.0)
-            return; /* the foot is outside: an edge holds the pair */
+            return false; /* the foot is outside: an edge holds the pair */
     }
     double d2 = hx * hx / n2;
     if (d2 < best->d2)
         *best = (cand){d2, {x[0], x[1], x[2]}, 0.0, -1, -1};
+    return false;
 }
 
 /* The triangle's corners in the frame and its normal there. */
@@ -175,6 +180,87 @@ static void local_triangle(const mq_td_box *b, const mq_td_tri *t, double v[3][3
     n[0] = ab[1] * ac[2] - ab[2] * ac[1];
     n[1] = ab[2] * ac[0] - ab[0] * ac[2];
     n[2] = ab[0] * ac[1] - ab[1] * ac[0];
+}
+
+/* Where segment p + s d, s in [0, 1], runs inside the box [-h, h] (slab clip):
+ * true and *mid the parameter of its middle point there. */
+static bool segment_inside(const double h[3], const double p[3], const double d[3], double *mid)
+{
+    double lo = 0.0, hi = 1.0;
+    for (int k = 0; k < 3; k++) {
+        if (d[k] == 0.0) {
+            if (p[k] < -h[k] || p[k] > h[k])
+                return false;
+            continue;
+        }
+        double t0 = (-h[k] - p[k]) / d[k], t1 = (h[k] - p[k]) / d[k];
+        if (t0 > t1) {
+            double s = t0;
+            t0 = t1;
+            t1 = s;
+        }
+        lo = t0 > lo ? t0 : lo;
+        hi = t1 < hi ? t1 : hi;
+        if (lo > hi)
+            return false;
+    }
+    *mid = 0.5 * (lo + hi);
+    return true;
+}
+
+/* The point where box edge [x0, x1] (frame) crosses the triangle's plane, in
+ * the common frame and from its data (the frame is a rotation only to
+ * rounding, which would move the point off the plane). */
+static void edge_plane_point(const mq_td_box *b, const mq_td_tri *t, const double x0[3], const double x1[3],
+                             double p[3])
+{
+    double w0[3], w1[3];
+    to_world(b, x0, w0);
+    to_world(b, x1, w1);
+    double a[3] = {w0[0] - t->v[0][0], w0[1] - t->v[0][1], w0[2] - t->v[0][2]};
+    double c[3] = {w1[0] - t->v[0][0], w1[1] - t->v[0][1], w1[2] - t->v[0][2]};
+    double s0 = dot3(a, t->n), s1 = dot3(c, t->n);
+    double s = s0 != s1 ? clampd(s0 / (s0 - s1), 0.0, 1.0) : 0.5;
+    for (int k = 0; k < 3; k++)
+        p[k] = w0[k] + s * (w1[k] - w0[k]);
+}
+
+/* A box edge that crosses the triangle's face (frame corners v, normal n):
+ * true and p (common frame) where it crosses the plane inside the triangle. */
+static bool box_edge_through(const mq_td_box *b, const mq_td_tri *t, double v[3][3], const double n[3], double p[3])
+{
+    if (t->flat)
+        return false; /* its edges stand for it */
+    double h0 = dot3(n, v[0]);
+    for (int k = 0; k < 8; k++)
+        for (int a = 0; a < 3; a++) {
+            if ((k >> a) & 1)
+                continue;
+            double x0[3], x1[3];
+            for (int i = 0; i < 3; i++)
+                x0[i] = x1[i] = ((k >> i) & 1) ? b->h[i] : -b->h[i];
+            x1[a] = b->h[a];
+            double s0 = dot3(n, x0) - h0, s1 = dot3(n, x1) - h0;
+            if ((s0 > 0.0 && s1 > 0.0) || (s0 < 0.0 && s1 < 0.0) || s0 == s1)
+                continue;
+            double s = s0 / (s0 - s1), y[3];
+            for (int i = 0; i < 3; i++)
+                y[i] = x0[i] + s * (x1[i] - x0[i]);
+            bool inside = true;
+            for (int e = 0; e < 3 && inside; e++) {
+                const double *pa = v[e], *pq = v[(e + 1) % 3];
+                double ab[3] = {pq[0] - pa[0], pq[1] - pa[1], pq[2] - pa[2]};
+                double ay[3] = {y[0] - pa[0], y[1] - pa[1], y[2] - pa[2]};
+                double c[3] = {ab[1] * ay[2] - ab[2] * ay[1], ab[2] * ay[0] - ab[0] * ay[2],
+                               ab[0] * ay[1] - ab[1] * ay[0]};
+                inside = dot3(c, n) >= 0.0;
+            }
+            if (inside) {
+                edge_plane_point(b, t, x0, x1, p);
+                return true;
+            }
+        }
+    return false;
 }
 
 double mq_td_box_triangle(const mq_td_box *b, const mq_td_tri *t, double pb[3], double pt[3])
@@ -194,8 +280,11 @@ double mq_td_box_triangle(const mq_td_box *b, const mq_td_tri *t, double pb[3], 
             u[k] = p[k] + s * d[k];
         offer_point(b->h, u, -1, e, s, &best);
     }
-    if (!t->flat)
-        offer_support(b->h, v, n, &best);
+    if (!t->flat && offer_support(b->h, v, n, &best) && best.d2 > 0.0 && box_edge_through(b, t, v, n, pt)) {
+        for (int k = 0; k < 3; k++)
+            pb[k] = pt[k];
+        return 0.0; /* the face crosses the box */
+    }
     /* both points rebuilt in the common frame from its own data: the box's
      * through its axes, the triangle's from its corners (a frame whose axes
      * are orthonormal only to rounding would move it off the triangle) */
@@ -248,49 +337,6 @@ double mq_td_box_triangle_lower_bound(const mq_td_box *b, const mq_td_tri *t)
     return lb;
 }
 
-/* Where segment p + s d, s in [0, 1], runs inside the box [-h, h] (slab clip):
- * true and *mid the parameter of its middle point there. */
-static bool segment_inside(const double h[3], const double p[3], const double d[3], double *mid)
-{
-    double lo = 0.0, hi = 1.0;
-    for (int k = 0; k < 3; k++) {
-        if (d[k] == 0.0) {
-            if (p[k] < -h[k] || p[k] > h[k])
-                return false;
-            continue;
-        }
-        double t0 = (-h[k] - p[k]) / d[k], t1 = (h[k] - p[k]) / d[k];
-        if (t0 > t1) {
-            double s = t0;
-            t0 = t1;
-            t1 = s;
-        }
-        lo = t0 > lo ? t0 : lo;
-        hi = t1 < hi ? t1 : hi;
-        if (lo > hi)
-            return false;
-    }
-    *mid = 0.5 * (lo + hi);
-    return true;
-}
-
-/* The point where box edge [x0, x1] (frame) crosses the triangle's plane, in
- * the common frame and from its data (the frame is a rotation only to
- * rounding, which would move the point off the plane). */
-static void edge_plane_point(const mq_td_box *b, const mq_td_tri *t, const double x0[3], const double x1[3],
-                             double p[3])
-{
-    double w0[3], w1[3];
-    to_world(b, x0, w0);
-    to_world(b, x1, w1);
-    double a[3] = {w0[0] - t->v[0][0], w0[1] - t->v[0][1], w0[2] - t->v[0][2]};
-    double c[3] = {w1[0] - t->v[0][0], w1[1] - t->v[0][1], w1[2] - t->v[0][2]};
-    double s0 = dot3(a, t->n), s1 = dot3(c, t->n);
-    double s = s0 != s1 ? clampd(s0 / (s0 - s1), 0.0, 1.0) : 0.5;
-    for (int k = 0; k < 3; k++)
-        p[k] = w0[k] + s * (w1[k] - w0[k]);
-}
-
 void mq_td_box_triangle_witness(const mq_td_box *b, const mq_td_tri *t, double p[3])
 {
     double v[3][3], n[3], m;
@@ -306,36 +352,8 @@ void mq_td_box_triangle_witness(const mq_td_box *b, const mq_td_tri *t, double p
             return;
         }
     }
-    /* a box edge through the face: where it crosses the plane inside the triangle */
-    double h0 = dot3(n, v[0]);
-    for (int k = 0; k < 8 && !t->flat; k++)
-        for (int a = 0; a < 3; a++) {
-            if ((k >> a) & 1)
-                continue;
-            double x0[3], x1[3];
-            for (int i = 0; i < 3; i++)
-                x0[i] = x1[i] = ((k >> i) & 1) ? b->h[i] : -b->h[i];
-            x1[a] = b->h[a];
-            double s0 = dot3(n, x0) - h0, s1 = dot3(n, x1) - h0;
-            if ((s0 > 0.0 && s1 > 0.0) || (s0 < 0.0 && s1 < 0.0) || s0 == s1)
-                continue;
-            double s = s0 / (s0 - s1), y[3];
-            for (int i = 0; i < 3; i++)
-                y[i] = x0[i] + s * (x1[i] - x0[i]);
-            bool inside = true;
-            for (int e = 0; e < 3 && inside; e++) {
-                const double *pa = v[e], *pq = v[(e + 1) % 3];
-                double ab[3] = {pq[0] - pa[0], pq[1] - pa[1], pq[2] - pa[2]};
-                double ay[3] = {y[0] - pa[0], y[1] - pa[1], y[2] - pa[2]};
-                double c[3] = {ab[1] * ay[2] - ab[2] * ay[1], ab[2] * ay[0] - ab[0] * ay[2],
-                               ab[0] * ay[1] - ab[1] * ay[0]};
-                inside = dot3(c, n) >= 0.0;
-            }
-            if (inside) {
-                edge_plane_point(b, t, x0, x1, p);
-                return;
-            }
-        }
+    if (box_edge_through(b, t, v, n, p))
+        return;
     /* touching to rounding: the triangle's point nearest the box */
     double pb[3];
     mq_td_box_triangle(b, t, pb, p);

@@ -79,9 +79,11 @@ typedef struct mq_td_box {
 /* Fills o; false when the axes are further from orthonormal than MQ_TD_BOX_ORTHO. */
 bool mq_td_box_from(const double c[3], const double axes[3][3], const double half[3], mq_td_box *o);
 
-/* Distance between the solid box and triangle t when they are apart (touching
- * or crossing gives a distance within rounding of 0), with the closest points
- * pb on the box and pt on the triangle. */
+/* Distance between the solid box and triangle t, with the closest points pb
+ * on the box and pt on the triangle. When they meet it is 0 with pb = pt a
+ * common point, or, where the frame's box and the solid its corners span
+ * differ (by the axes' error times the distance from the centre), a distance
+ * within that difference. */
 double mq_td_box_triangle(const mq_td_box *b, const mq_td_tri *t, double pb[3], double pt[3]);
 
 /* A lower bound of what mq_td_box_triangle returns (of the distance between

@@ -462,7 +462,7 @@ static double box_triangle(const mq_dist_shape *s, const box_faces *bf, const mq
                 return 0.0;
             }
     if (bf->fast) {
-        if (!overlap)
+        if (!overlap) /* (again: shape_triangle measured it, rarely comes here) */
             return mq_td_box_triangle(&bf->frame, &t->d, ps, pt);
         mq_td_box_triangle_witness(&bf->frame, &t->d, pt);
         d3_copy(ps, pt);
@@ -613,9 +613,31 @@ static double convex_triangle(const mq_dist_shape *s, const mq_dw_tri *t, double
 }
 
 /* As mq_dist_shape_triangle, with a box's faces prepared and a limit for box_triangle. */
+/* Whether the float overlap primitive could call a box and a triangle whose
+ * distance in double is d apart meet: only when d is within what separates
+ * their two views of the box (the slabs of its axes against the solid its
+ * corners span, MQ_TD_BOX_ORTHO apart) and of the triangle (its float copy). */
+static bool box_may_meet(const mq_dist_shape *s, const mq_dw_tri *t, double d)
+{
+    double reach = s->half[0] + s->half[1] + s->half[2], mag = 0.0;
+    for (int v = 0; v < 3; v++)
+        for (int k = 0; k < 3; k++) {
+            double x = fabs(t->d.v[v][k] - s->c[k]);
+            reach = x > reach ? x : reach;
+            mag = fabs(t->d.v[v][k]) > mag ? fabs(t->d.v[v][k]) : mag;
+        }
+    return !(d > 8.0 * MQ_TD_BOX_ORTHO * reach + 0x1p-21 * (mag + fabs(s->c[0]) + fabs(s->c[1]) + fabs(s->c[2])));
+}
+
 static double shape_triangle(const mq_dist_shape *s, const box_faces *bf, const mq_dw_tri *t, double limit,
                              double ps[3], double pt[3])
 {
+    if ((s->kind == MQ_SHAPE_OBB || s->kind == MQ_SHAPE_AABB) && bf->fast) {
+        /* measured first: the exact overlap test only where it can say 0 */
+        double d = mq_td_box_triangle(&bf->frame, &t->d, ps, pt);
+        if (!box_may_meet(s, t, d))
+            return d;
+    }
     switch (s->kind) {
     case MQ_SHAPE_OBB:
         return box_triangle(s, bf, t, mq_overlap_triangle_obb(&t->f, &s->src.u.obb), limit, ps, pt);

@@ -14,7 +14,9 @@
  * polytope test calls apart: the lower bound at most the brute distance, the distance within 1e-7 of the scale, the box
  * point in the box and the triangle point on the triangle (to the same
  * tolerance), and the distance equal to the points' distance; for pairs that
- * meet, the witness point in both and a lower bound within tolerance of 0.
+ * meet, the witness point in both, a lower bound within tolerance of 0, and
+ * a distance within the frame's error (8 MQ_TD_BOX_ORTHO of the reach) of 0
+ * with its points in both.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -56,7 +58,7 @@ static void random_box(mq_test_rng *r, box_case *o)
     }
     mq_obb box;
     mq_obb_from_quat(c, h, q, &box);
-    if (mq_test_rng_unit(r) < 0.5) /* axes off orthonormal by more than float rounding, within MQ_TD_BOX_ORTHO */
+    if (mq_test_rng_unit(r) < 0.5) /* off orthonormal by more than float rounding, within MQ_TD_BOX_ORTHO */
         for (int i = 0; i < 3; i++)
             for (int k = 0; k < 3; k++)
                 box.axes[i][k] += (float)mq_test_rng_range(r, -1.5e-7, 1.5e-7);
@@ -205,8 +207,17 @@ static void box_triangle_matches_brute_force(void **state)
                 failures++;
                 fprintf(stderr, "case %d (kind %d): lower bound %g for a meeting pair\n", i, i % 6, lb);
             }
-            double p[3];
+            double p[3], pb[3], pt[3];
             mq_td_box_triangle_witness(&b.tb, &td, p);
+            double d = mq_td_box_triangle(&b.tb, &td, pb, pt);
+            /* the frame's box is the solid the corners span only to within
+             * the axes' error times the reach (float axes: about 1e-7) */
+            double gap = 8.0 * MQ_TD_BOX_ORTHO * (b.scale + oracle_tri_extent(&t));
+            if (!(d <= gap && off_box(pb, &b) <= tol && off_triangle(pt, &t) <= tol)) {
+                failures++;
+                fprintf(stderr, "case %d (kind %d): meeting pair at %g, points off by %g / %g\n", i, i % 6, d,
+                        off_box(pb, &b), off_triangle(pt, &t));
+            }
             meet++;
             if (!(off_box(p, &b) <= tol && off_triangle(p, &t) <= tol)) {
                 failures++;
