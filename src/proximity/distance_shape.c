@@ -648,13 +648,29 @@ static double shape_triangle(const mq_dist_shape *s, const box_faces *bf, const 
     }
 }
 
+/* Whether the float overlap primitive of a round shape (core points p, q,
+ * radius r) could call it and a triangle whose core distance in double is
+ * d2 (squared) meet: only when the gap is within its float rounding, 2^-12
+ * of the reach (a wide margin over the primitives' error). */
+static bool round_may_meet(const double p[3], const double q[3], double r, const mq_dw_tri *t, double d2)
+{
+    double reach = r;
+    for (int v = 0; v < 3; v++)
+        for (int k = 0; k < 3; k++) {
+            double a = fabs(t->d.v[v][k] - p[k]), b = fabs(t->d.v[v][k] - q[k]);
+            reach = a > reach ? a : reach;
+            reach = b > reach ? b : reach;
+        }
+    return !(sqrt(d2) - r > 0x1p-12 * (reach + r));
+}
+
 double mq_dist_shape_triangle(const mq_dist_shape *s, const mq_dw_tri *t, double ps[3], double pt[3])
 {
     switch (s->kind) {
     case MQ_SHAPE_SPHERE: {
         double q[3];
         double d2 = mq_td_point_triangle2(s->c, &t->d, q);
-        if (mq_overlap_sphere_triangle(&s->src.u.sphere, &t->f)) {
+        if (round_may_meet(s->c, s->c, s->radius, t, d2) && mq_overlap_sphere_triangle(&s->src.u.sphere, &t->f)) {
             d3_copy(ps, q);
             d3_copy(pt, q);
             return 0.0;
@@ -680,7 +696,10 @@ double mq_dist_shape_triangle(const mq_dist_shape *s, const mq_dw_tri *t, double
                 d3_copy(q, y);
             }
         }
-        if (mq_overlap_capsule_triangle(&s->src.u.capsule, &t->f)) {
+        /* the features' distance holds unless the axis crosses the face, which
+         * needs its ends on both sides of the plane */
+        bool may = round_may_meet(s->p0, s->p1, s->radius, t, best) || mq_td_segment_crossing(s->p0, s->p1, &t->d, x);
+        if (may && mq_overlap_capsule_triangle(&s->src.u.capsule, &t->f)) {
             /* the axis may cross the triangle: its crossing is then a common point */
             if (mq_td_segment_crossing(s->p0, s->p1, &t->d, x)) {
                 double d2 = mq_td_point_triangle2(x, &t->d, y);
