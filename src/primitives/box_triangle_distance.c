@@ -25,6 +25,7 @@
  */
 #include <math.h>
 
+#include "core/minmax.h"
 #include "primitives/triangle_distance.h"
 
 static inline double dot3(const double a[3], const double b[3])
@@ -32,9 +33,10 @@ static inline double dot3(const double a[3], const double b[3])
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
+/* x clamped into [lo, hi] (maxsd and minsd: these loops are branch-free). */
 static inline double clampd(double x, double lo, double hi)
 {
-    return x < lo ? lo : x > hi ? hi : x;
+    return mq_min(mq_max(x, lo), hi);
 }
 
 bool mq_td_box_from(const double c[3], const double axes[3][3], const double half[3], mq_td_box *o)
@@ -314,13 +316,11 @@ double mq_td_box_triangle_lower_bound(const mq_td_box *b, const mq_td_tri *t)
     for (int c = 0; c < 3; c++)
         to_local(b, t->v[c], u[c]);
     for (int k = 0; k < 3; k++) {
-        double lo = u[0][k] < u[1][k] ? u[0][k] : u[1][k], hi = u[0][k] < u[1][k] ? u[1][k] : u[0][k];
-        lo = u[2][k] < lo ? u[2][k] : lo;
-        hi = u[2][k] > hi ? u[2][k] : hi;
-        double g = (lo > -hi ? lo : -hi) - b->h[k];
+        double lo = mq_min(mq_min(u[0][k], u[1][k]), u[2][k]), hi = mq_max(mq_max(u[0][k], u[1][k]), u[2][k]);
+        double g = mq_max(lo, -hi) - b->h[k];
         g -= 2.0 * MQ_TD_BOX_ORTHO * hs + 0x1p-40 * (fabs(lo) + fabs(hi));
-        if (g > 0.0)
-            g2 += g * g;
+        g = mq_max(g, 0.0);
+        g2 += g * g;
     }
     double lb = sqrt(g2) * (1.0 - 4.0 * MQ_TD_BOX_ORTHO);
     if (t->flat || !(t->n2 > 0.0))
