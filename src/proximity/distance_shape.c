@@ -735,6 +735,7 @@ typedef struct sw_walk {
     double slo[3], shi[3]; /* the shape's box */
     bool nearest, found, stop;
     double bound, abs_tol, rel_tol, slack;
+    double limit; /* what a node or triangle must not exceed (sw_set_limit) */
     mq_dist_pair best;
     mq_dist_pair_fn fn;
     void *user;
@@ -747,11 +748,19 @@ typedef struct sw_walk {
     double node_slack;                                   /* widening of a node volume (kdoptree/bvt.h) */
 } sw_walk;
 
-static inline double sw_limit(const sw_walk *w)
+/* The limit follows the bound: kept in a field, as the walk reads it at
+ * every node and triangle and it changes only with a nearer triangle. */
+static void sw_set_limit(sw_walk *w)
 {
     if (w->nearest && w->found)
-        return (w->bound - w->abs_tol) / (1.0 + w->rel_tol) + w->slack;
-    return w->bound + w->slack;
+        w->limit = (w->bound - w->abs_tol) / (1.0 + w->rel_tol) + w->slack;
+    else
+        w->limit = w->bound + w->slack;
+}
+
+static inline double sw_limit(const sw_walk *w)
+{
+    return w->limit;
 }
 
 /* A lower bound of the distance between a box shape and a triangle: their gap
@@ -894,6 +903,7 @@ static void sw_exact(sw_walk *w, const mq_dw_tri *t)
         w->found = true;
         w->bound = d;
         w->best = p;
+        sw_set_limit(w);
         if (d == 0.0)
             w->stop = true;
     } else if (d <= w->bound) {
@@ -1073,7 +1083,8 @@ static double sw_tree_bound(const sw_walk *w, const mq_dw_handle *h, const mq_dw
 }
 
 /* The children of an inner node within the limit by their bounds, in ke
- * (looking for the nearest: the farthest first); their count. */
+ * (looking for the nearest: the farthest first, equal bounds in the node's
+ * order); their count. */
 static int sw_children(sw_walk *w, const sw_entry *e, const mq_dw_nbox *sb, double round, sw_entry ke[MQ_BVH_WIDTH])
 {
     mq_dw_handle kids[MQ_BVH_WIDTH];
@@ -1102,13 +1113,23 @@ static int sw_children(sw_walk *w, const sw_entry *e, const mq_dw_nbox *sb, doub
                 continue;
             l = lp > l ? lp : l;
         }
-        int j = n++;
-        if (w->nearest)
-            while (j > 0 && ke[j - 1].lb < l) {
-                ke[j] = ke[j - 1];
-                j--;
-            }
-        ke[j] = (sw_entry){kids[i], l};
+        ke[n++] = (sw_entry){kids[i], l};
+    }
+    if (!w->nearest || n < 2)
+        return n;
+    if (n == 2) { /* the OBB tree's two children: by index, no branch to mispredict */
+        int near = ke[0].lb < ke[1].lb;
+        sw_entry far = ke[near], other = ke[1 - near];
+        ke[0] = far;
+        ke[1] = other;
+        return n;
+    }
+    for (int i = 1; i < n; i++) {
+        sw_entry x = ke[i];
+        int j = i;
+        for (; j > 0 && ke[j - 1].lb < x.lb; j--)
+            ke[j] = ke[j - 1];
+        ke[j] = x;
     }
     return n;
 }
@@ -1229,6 +1250,7 @@ static void sw_run(sw_walk *w)
     mq_dw_handle root = mq_dw_root(w->b);
     mq_dw_nbox_of(w->b, &root, &rb);
     w->slack = 0x1p-21 * (mq_dw_magnitude(&sb, &rb) + round) + 1e-300;
+    sw_set_limit(w);
     sw_tree_prepare(w, &sb, round);
     sw_entry r = {root, mq_dw_lower_bound(&sb, &rb, INFINITY, false) - round};
     if (w->nearest && (w->box || w->s->convex)) /* measured: best first pays for these, not for round shapes */
