@@ -51,6 +51,7 @@
 #include "proximity/distance_walk.h"
 #include "proximity/distance_walk_avx2.h"
 #include "proximity/distance_walk_internal.h"
+#include "proximity/distance_walk_lanes.h"
 #include "query/bvh_walk.h"
 #include "spheretree/spheretree_internal.h"
 
@@ -763,32 +764,32 @@ static void nbox_of_obb2(const mq_dist_side *s, uint32_t p, uint32_t q, mq_dw_nb
     }
 }
 
+/* Every field of *o, in both lanes: the same field of box b when b is given,
+ * else lane `lane` of *p (one list of the fields for both uses below). */
+static inline void nbox2_fill(dw_nbox2 *o, const mq_dw_nbox *b, const dw_nbox2 *p, int lane)
+{
+#define MQ_DW_FIELD(f) (b ? _mm_set1_pd(b->f) : lane ? _mm_unpackhi_pd(p->f, p->f) : _mm_unpacklo_pd(p->f, p->f))
+    for (int r = 0; r < 3; r++) {
+        o->c[r] = MQ_DW_FIELD(c[r]);
+        o->ext[r] = MQ_DW_FIELD(ext[r]);
+        o->len2[r] = MQ_DW_FIELD(len2[r]);
+        o->self[r] = MQ_DW_FIELD(self[r]);
+        for (int i = 0; i < 3; i++)
+            o->e[i][r] = MQ_DW_FIELD(e[i][r]);
+    }
+#undef MQ_DW_FIELD
+}
+
 /* One box in both lanes. */
 static void nbox_bcast(const mq_dw_nbox *b, dw_nbox2 *o)
 {
-    for (int r = 0; r < 3; r++) {
-        o->c[r] = _mm_set1_pd(b->c[r]);
-        o->ext[r] = _mm_set1_pd(b->ext[r]);
-        o->len2[r] = _mm_set1_pd(b->len2[r]);
-        o->self[r] = _mm_set1_pd(b->self[r]);
-        for (int i = 0; i < 3; i++)
-            o->e[i][r] = _mm_set1_pd(b->e[i][r]);
-    }
+    nbox2_fill(o, b, NULL, 0);
 }
 
 /* Lane `lane` of *p in both lanes of *o. */
 static void nbox2_lane(const dw_nbox2 *p, int lane, dw_nbox2 *o)
 {
-#define MQ_DW_LANE(x) (lane ? _mm_unpackhi_pd((x), (x)) : _mm_unpacklo_pd((x), (x)))
-    for (int r = 0; r < 3; r++) {
-        o->c[r] = MQ_DW_LANE(p->c[r]);
-        o->ext[r] = MQ_DW_LANE(p->ext[r]);
-        o->len2[r] = MQ_DW_LANE(p->len2[r]);
-        o->self[r] = MQ_DW_LANE(p->self[r]);
-        for (int i = 0; i < 3; i++)
-            o->e[i][r] = MQ_DW_LANE(p->e[i][r]);
-    }
-#undef MQ_DW_LANE
+    nbox2_fill(o, NULL, p, lane);
 }
 
 /* lower_bound for two pairs of boxes at once (lane i: a's lane i against b's
@@ -836,46 +837,33 @@ static int lower_bound2(const dw_nbox2 *a, const dw_nbox2 *b, double limit, bool
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             x[i][j] = abs2(dot3x2(a->e[i], b->e[j]));
-    __m128d p[6], len2[6];
+    union { /* the six axes' values, read lane by lane at the end */
+        __m128d v[6];
+        double d[12];
+    } p, len2;
     int above[6];
     const __m128d ll = _mm_mul_pd(lim, lim);
     int any = 0;
     for (int t = 0; t < 6; t++) {
         int i = t % 3;
         if (t < 3) {
-            p[t] = _mm_sub_pd(_mm_sub_pd(abs2(da[i]), a->self[i]), _mm_add_pd(_mm_add_pd(x[i][0], x[i][1]), x[i][2]));
-            len2[t] = a->len2[i];
+            p.v[t] = _mm_sub_pd(_mm_sub_pd(abs2(da[i]), a->self[i]), _mm_add_pd(_mm_add_pd(x[i][0], x[i][1]), x[i][2]));
+            len2.v[t] = a->len2[i];
         } else {
-            p[t] = _mm_sub_pd(_mm_sub_pd(abs2(db[i]), b->self[i]), _mm_add_pd(_mm_add_pd(x[0][i], x[1][i]), x[2][i]));
-            len2[t] = b->len2[i];
+            p.v[t] = _mm_sub_pd(_mm_sub_pd(abs2(db[i]), b->self[i]), _mm_add_pd(_mm_add_pd(x[0][i], x[1][i]), x[2][i]));
+            len2.v[t] = b->len2[i];
         }
-        __m128d pp = _mm_mul_pd(p[t], p[t]), lr2 = _mm_mul_pd(ll, len2[t]), m;
+        __m128d pp = _mm_mul_pd(p.v[t], p.v[t]), lr2 = _mm_mul_pd(ll, len2.v[t]), m;
         if (limit >= 0.0)
-            m = _mm_and_pd(_mm_cmpgt_pd(p[t], zero), _mm_cmpgt_pd(pp, lr2));
+            m = _mm_and_pd(_mm_cmpgt_pd(p.v[t], zero), _mm_cmpgt_pd(pp, lr2));
         else
-            m = _mm_or_pd(_mm_cmpge_pd(p[t], zero), _mm_cmplt_pd(pp, lr2));
-        above[t] = _mm_movemask_pd(_mm_and_pd(m, _mm_cmpgt_pd(len2[t], zero)));
+            m = _mm_or_pd(_mm_cmpge_pd(p.v[t], zero), _mm_cmplt_pd(pp, lr2));
+        above[t] = _mm_movemask_pd(_mm_and_pd(m, _mm_cmpgt_pd(len2.v[t], zero)));
         any |= above[t];
     }
     if (!(any & kept))
         return kept;
-    /* as axis_gap: the first axis above the limit gives the gap, and prunes the
-     * pair when that gap, divided out, is above the limit */
-    for (int lane = 0; lane < 2; lane++) {
-        if (!(kept & any & (1 << lane)))
-            continue;
-        for (int t = 0; t < 6; t++) {
-            if (!(above[t] & (1 << lane)))
-                continue;
-            double pv[2], lv[2];
-            _mm_storeu_pd(pv, p[t]);
-            _mm_storeu_pd(lv, len2[t]);
-            if (pv[lane] / sqrt(lv[lane]) > limit)
-                kept &= ~(1 << lane);
-            break;
-        }
-    }
-    return kept;
+    return mq_dw_lanes_axis_prune(kept, any, above, p.d, len2.d, 2, limit);
 }
 #endif
 

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "obbtree/obbtree_internal.h"
+#include "proximity/distance_walk_lanes.h"
 
 _Static_assert(offsetof(mq_obbtree_node, center) == 0 && offsetof(mq_obbtree_node, half) == 3 * sizeof(float) &&
                    offsetof(mq_obbtree_node, axes) == 6 * sizeof(float) &&
@@ -182,47 +183,34 @@ static int lower_bound4(const nbox4 *kids, double limit, bool axes, double out[4
                     eb[3] = {B_(3 + 3 * j), B_(4 + 3 * j), B_(5 + 3 * j)};
             x[i][j] = abs4(dot4(ea, eb));
         }
-    __m256d p[6], len2[6];
+    union { /* the six axes' values, read lane by lane at the end */
+        __m256d v[6];
+        double d[24];
+    } p, len2;
     int above[6], any = 0;
     const __m256d ll = _mm256_mul_pd(lim, lim);
     for (int t = 0; t < 6; t++) {
         int i = t % 3;
         if (t < 3) {
-            p[t] = _mm256_sub_pd(_mm256_sub_pd(abs4(da[i]), A_(19 + i)),
-                                 _mm256_add_pd(_mm256_add_pd(x[i][0], x[i][1]), x[i][2]));
-            len2[t] = A_(16 + i);
+            p.v[t] = _mm256_sub_pd(_mm256_sub_pd(abs4(da[i]), A_(19 + i)),
+                                   _mm256_add_pd(_mm256_add_pd(x[i][0], x[i][1]), x[i][2]));
+            len2.v[t] = A_(16 + i);
         } else {
-            p[t] = _mm256_sub_pd(_mm256_sub_pd(abs4(db[i]), B_(19 + i)),
-                                 _mm256_add_pd(_mm256_add_pd(x[0][i], x[1][i]), x[2][i]));
-            len2[t] = B_(16 + i);
+            p.v[t] = _mm256_sub_pd(_mm256_sub_pd(abs4(db[i]), B_(19 + i)),
+                                   _mm256_add_pd(_mm256_add_pd(x[0][i], x[1][i]), x[2][i]));
+            len2.v[t] = B_(16 + i);
         }
-        __m256d pp = _mm256_mul_pd(p[t], p[t]), lr2 = _mm256_mul_pd(ll, len2[t]), m;
+        __m256d pp = _mm256_mul_pd(p.v[t], p.v[t]), lr2 = _mm256_mul_pd(ll, len2.v[t]), m;
         if (limit >= 0.0)
-            m = _mm256_and_pd(gt4(p[t], zero), gt4(pp, lr2));
+            m = _mm256_and_pd(gt4(p.v[t], zero), gt4(pp, lr2));
         else
-            m = _mm256_or_pd(_mm256_cmp_pd(p[t], zero, _CMP_GE_OQ), _mm256_cmp_pd(pp, lr2, _CMP_LT_OQ));
-        above[t] = _mm256_movemask_pd(_mm256_and_pd(m, gt4(len2[t], zero)));
+            m = _mm256_or_pd(_mm256_cmp_pd(p.v[t], zero, _CMP_GE_OQ), _mm256_cmp_pd(pp, lr2, _CMP_LT_OQ));
+        above[t] = _mm256_movemask_pd(_mm256_and_pd(m, gt4(len2.v[t], zero)));
         any |= above[t];
     }
     if (!(any & kept))
         return kept;
-    /* as axis_gap: the first axis above the limit gives the gap, and prunes the
-     * pair when that gap, divided out, is above the limit */
-    for (int lane = 0; lane < 4; lane++) {
-        if (!(kept & any & (1 << lane)))
-            continue;
-        for (int t = 0; t < 6; t++) {
-            if (!(above[t] & (1 << lane)))
-                continue;
-            double pv[4], lv[4];
-            _mm256_storeu_pd(pv, p[t]);
-            _mm256_storeu_pd(lv, len2[t]);
-            if (pv[lane] / sqrt(lv[lane]) > limit)
-                kept &= ~(1 << lane);
-            break;
-        }
-    }
-    return kept;
+    return mq_dw_lanes_axis_prune(kept, any, above, p.d, len2.d, 4, limit);
 }
 
 #undef A_
