@@ -1089,11 +1089,23 @@ static int sw_children(sw_walk *w, const sw_entry *e, const mq_dw_nbox *sb, doub
 {
     mq_dw_handle kids[MQ_BVH_WIDTH];
     int nk = mq_dw_children(w->b, &e->h, kids), n = 0;
-    double limit = sw_limit(w);
+    double limit = sw_limit(w), bounds[MQ_BVH_WIDTH];
+    mq_dw_nbox boxes[MQ_BVH_WIDTH];
+    int kept = 0;
+    if (w->b->obbtree) { /* both children at once */
+        kept = mq_dw_obb_kids_bound(w->b, kids, sb, limit + round, boxes, bounds);
+    } else {
+        for (int i = 0; i < nk; i++) {
+            mq_dw_nbox_of(w->b, &kids[i], &boxes[i]);
+            bounds[i] = mq_dw_lower_bound(sb, &boxes[i], limit + round, true);
+            kept |= !(bounds[i] > limit + round) << i;
+        }
+    }
     for (int i = 0; i < nk; i++) {
-        mq_dw_nbox kb;
-        mq_dw_nbox_of(w->b, &kids[i], &kb);
-        double l = mq_dw_lower_bound(sb, &kb, limit + round, true) - round;
+        if (!((kept >> i) & 1))
+            continue;
+        const mq_dw_nbox *kb = &boxes[i];
+        double l = bounds[i] - round;
         if (l > limit)
             continue;
         if (w->kdop || w->sph) {
@@ -1104,11 +1116,11 @@ static int sw_children(sw_walk *w, const sw_entry *e, const mq_dw_nbox *sb, doub
         }
         if (w->s->convex) {
             /* the hull's largest face planes and its extent toward the node */
-            double lp = convex_planes_lower_bound(w->s->convex, MQ_CONVEX_CULL_PLANES, &kb) * (1.0 - 0x1p-40);
+            double lp = convex_planes_lower_bound(w->s->convex, MQ_CONVEX_CULL_PLANES, kb) * (1.0 - 0x1p-40);
             if (lp > limit)
                 continue;
             l = lp > l ? lp : l;
-            lp = convex_box_centre_gap(w->s->convex, &kb);
+            lp = convex_box_centre_gap(w->s->convex, kb);
             if (lp > limit)
                 continue;
             l = lp > l ? lp : l;

@@ -318,9 +318,8 @@ static inline double lower_bound(const mq_dw_nbox *a, const mq_dw_nbox *b, doubl
     double d[3], g2 = 0.0;
     for (int k = 0; k < 3; k++) {
         d[k] = b->c[k] - a->c[k];
-        double g = fabs(d[k]) - a->ext[k] - b->ext[k];
-        if (g > 0.0)
-            g2 += g * g;
+        double g = dmax(fabs(d[k]) - a->ext[k] - b->ext[k], 0.0); /* adding +0 keeps the sum: no branch */
+        g2 += g * g;
     }
     double lb = sqrt(g2);
     if (lb > limit)
@@ -444,9 +443,8 @@ double mq_dw_box_gap(const double alo[3], const double ahi[3], const double blo[
 {
     double g2 = 0.0;
     for (int k = 0; k < 3; k++) {
-        double g = dmax(alo[k] - bhi[k], blo[k] - ahi[k]);
-        if (g > 0.0)
-            g2 += g * g;
+        double g = dmax(dmax(alo[k] - bhi[k], blo[k] - ahi[k]), 0.0); /* adding +0 keeps the sum: no branch */
+        g2 += g * g;
     }
     return sqrt(g2);
 }
@@ -718,7 +716,12 @@ static void nbox_of_obb2(const mq_dist_side *s, uint32_t p, uint32_t q, mq_dw_nb
     const __m128d *cen = v, *half = v + 3, *ax = v + 6; /* ax[3 * i + j]: axes[i][j] */
     const __m128d sign = _mm_set1_pd(-0.0);
     __m128d c[3], e[3][3];
-    for (int r = 0; r < 3; r++) {
+    for (int r = 0; r < 3 && s->identity; r++) { /* as mq_dw_nbox_of: the same values */
+        c[r] = cen[r];
+        for (int i = 0; i < 3; i++)
+            e[i][r] = _mm_mul_pd(ax[3 * i + r], half[i]);
+    }
+    for (int r = 0; r < 3 && !s->identity; r++) {
         __m128d m0 = _mm_set1_pd(s->m[r][0]), m1 = _mm_set1_pd(s->m[r][1]), m2 = _mm_set1_pd(s->m[r][2]);
         c[r] =
             _mm_add_pd(_mm_add_pd(_mm_add_pd(_mm_mul_pd(m0, cen[0]), _mm_mul_pd(m1, cen[1])), _mm_mul_pd(m2, cen[2])),
@@ -866,6 +869,26 @@ static int lower_bound2(const dw_nbox2 *a, const dw_nbox2 *b, double limit, bool
     return mq_dw_lanes_axis_prune(kept, any, above, p.d, len2.d, 2, limit);
 }
 #endif
+
+int mq_dw_obb_kids_bound(const mq_dist_side *s, const mq_dw_handle kids[2], const mq_dw_nbox *a, double limit,
+                         mq_dw_nbox out[2], double lb[2])
+{
+#if defined(MQ_ISA_SIMD)
+    if (mq_isa_active() >= MQ_ISA_SSE2) {
+        dw_nbox2 kp, ap;
+        nbox_of_obb2(s, kids[0].ref, kids[1].ref, &out[0], &out[1], &kp);
+        nbox_bcast(a, &ap);
+        return lower_bound2(&ap, &kp, limit, true, false, lb);
+    }
+#endif
+    int kept = 0;
+    for (int i = 0; i < 2; i++) {
+        mq_dw_nbox_of(s, &kids[i], &out[i]);
+        lb[i] = lower_bound(a, &out[i], limit, true, false);
+        kept |= !(lb[i] > limit) << i;
+    }
+    return kept;
+}
 
 /* Maps both children of an OBB-tree node into side `side`'s cache, and into *o,
  * at once when neither is there and they take different slots; false

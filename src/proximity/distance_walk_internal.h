@@ -66,6 +66,14 @@ int mq_dw_leaf_triangles(const mq_dist_side *s, const mq_dw_handle *h, mq_dw_tri
  * one above `limit` is returned: a pair is pruned more often, while the value
  * of a pair that is kept (its place in the walk's order) is the same. */
 double mq_dw_lower_bound(const mq_dw_nbox *a, const mq_dw_nbox *b, double limit, bool axes);
+/* Both children of an OBB-tree node of side s (kids, from mq_dw_children)
+ * into out[0], out[1] as mq_dw_nbox_of maps them, and bounded against box a
+ * as mq_dw_lower_bound(a, out[i], limit, true) does (the same decisions and,
+ * for a kept child, the same value), in two SSE2 lanes where the ISA switch
+ * allows. Returns the kept children (bit i) with their bounds in lb[i] (a
+ * pruned child's is not given). */
+int mq_dw_obb_kids_bound(const mq_dist_side *s, const mq_dw_handle kids[2], const mq_dw_nbox *a, double limit,
+                         mq_dw_nbox out[2], double lb[2]);
 /* Distance between two axis-aligned boxes (0 when they overlap). */
 double mq_dw_box_gap(const double alo[3], const double ahi[3], const double blo[3], const double bhi[3]);
 /* Largest |coordinate| of the two boxes' enclosing AABBs. */
