@@ -16,8 +16,9 @@
  * So three clamps, three segment-box distances and one corner. Meeting: a
  * triangle corner or edge in the box gives 0 among those; else the plane cuts
  * the box in a polygon inside the face, whose corners are where box edges
- * cross it (box_edge_through, tried only when the plane cuts the box and
- * nothing gave 0). The axes are
+ * cross it, or, for a box flat in the plane, where its corners lie
+ * (box_edge_through, tried only when the plane cuts the box and nothing gave
+ * 0). The axes are
  * taken as a rotation (their transpose as its inverse); mq_td_box_from says
  * when they are close enough to orthonormal for that to be the given box to
  * within rounding. Reported points are rebuilt in the common frame, and the
@@ -210,10 +211,13 @@ static bool segment_inside(const double h[3], const double p[3], const double d[
     return true;
 }
 
-/* The point where box edge [x0, x1] (frame) crosses the triangle's plane, in
- * the common frame and from its data (the frame is a rotation only to
- * rounding, which would move the point off the plane). */
-static void edge_plane_point(const mq_td_box *b, const mq_td_tri *t, const double x0[3], const double x1[3],
+/* The point where box edge [x0, x1] (frame) crosses the triangle's plane at
+ * parameter s (found in the frame), in the common frame: there from the
+ * heights over the triangle's own plane, as the frame is a rotation only to
+ * rounding, which would move the point off the plane; an edge nearly in the
+ * plane (heights that differ by less than 2^-20 of the edge's length times
+ * |n|, where their ratio is rounding noise) keeps s. */
+static void edge_plane_point(const mq_td_box *b, const mq_td_tri *t, const double x0[3], const double x1[3], double s,
                              double p[3])
 {
     double w0[3], w1[3];
@@ -221,10 +225,27 @@ static void edge_plane_point(const mq_td_box *b, const mq_td_tri *t, const doubl
     to_world(b, x1, w1);
     double a[3] = {w0[0] - t->v[0][0], w0[1] - t->v[0][1], w0[2] - t->v[0][2]};
     double c[3] = {w1[0] - t->v[0][0], w1[1] - t->v[0][1], w1[2] - t->v[0][2]};
+    double d[3] = {w1[0] - w0[0], w1[1] - w0[1], w1[2] - w0[2]};
     double s0 = dot3(a, t->n), s1 = dot3(c, t->n);
-    double s = s0 != s1 ? clampd(s0 / (s0 - s1), 0.0, 1.0) : 0.5;
+    if (fabs(s0 - s1) > 0x1p-20 * sqrt(dot3(d, d) * t->n2))
+        s = clampd(s0 / (s0 - s1), 0.0, 1.0);
     for (int k = 0; k < 3; k++)
         p[k] = w0[k] + s * (w1[k] - w0[k]);
+}
+
+/* Whether y (frame) lies inside the triangle's corners v (normal n) as seen
+ * along n: on the inner side of each edge. */
+static bool inside_face(double v[3][3], const double n[3], const double y[3])
+{
+    for (int e = 0; e < 3; e++) {
+        const double *pa = v[e], *pq = v[(e + 1) % 3];
+        double ab[3] = {pq[0] - pa[0], pq[1] - pa[1], pq[2] - pa[2]};
+        double ay[3] = {y[0] - pa[0], y[1] - pa[1], y[2] - pa[2]};
+        double c[3] = {ab[1] * ay[2] - ab[2] * ay[1], ab[2] * ay[0] - ab[0] * ay[2], ab[0] * ay[1] - ab[1] * ay[0]};
+        if (dot3(c, n) < 0.0)
+            return false;
+    }
+    return true;
 }
 
 /* A box edge that crosses the triangle's face (frame corners v, normal n):
@@ -248,20 +269,29 @@ static bool box_edge_through(const mq_td_box *b, const mq_td_tri *t, double v[3]
             double s = s0 / (s0 - s1), y[3];
             for (int i = 0; i < 3; i++)
                 y[i] = x0[i] + s * (x1[i] - x0[i]);
-            bool inside = true;
-            for (int e = 0; e < 3 && inside; e++) {
-                const double *pa = v[e], *pq = v[(e + 1) % 3];
-                double ab[3] = {pq[0] - pa[0], pq[1] - pa[1], pq[2] - pa[2]};
-                double ay[3] = {y[0] - pa[0], y[1] - pa[1], y[2] - pa[2]};
-                double c[3] = {ab[1] * ay[2] - ab[2] * ay[1], ab[2] * ay[0] - ab[0] * ay[2],
-                               ab[0] * ay[1] - ab[1] * ay[0]};
-                inside = dot3(c, n) >= 0.0;
-            }
-            if (inside) {
-                edge_plane_point(b, t, x0, x1, p);
+            if (inside_face(v, n, y)) {
+                edge_plane_point(b, t, x0, x1, s, p);
                 return true;
             }
         }
+    /* A box with a zero half extent lying in the plane has every edge of
+     * length 0 or in the plane (s0 == s1, skipped above); the part of the
+     * plane it covers then lies inside the face, its corners among it: a
+     * corner on the plane (to rounding) inside the triangle. */
+    double mag = b->h[0] + b->h[1] + b->h[2];
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k < 3; k++)
+            mag = fabs(v[c][k]) > mag ? fabs(v[c][k]) : mag;
+    double eps = 0x1p-40 * sqrt(dot3(n, n)) * mag;
+    for (int k = 0; k < 8; k++) {
+        double x[3];
+        for (int i = 0; i < 3; i++)
+            x[i] = ((k >> i) & 1) ? b->h[i] : -b->h[i];
+        if (fabs(dot3(n, x) - h0) <= eps && inside_face(v, n, x)) {
+            to_world(b, x, p);
+            return true;
+        }
+    }
     return false;
 }
 

@@ -7,8 +7,9 @@
  * Boxes: random rotations from float quaternions (axes orthonormal to float
  * rounding, as users give them), half extents from 0 (flat boxes, segments,
  * points) to large. Triangles: general, needles, slivers, collinear, tiny,
- * large, parallel to a face (ties of the support corner), and corners placed
- * just off a box corner or edge. Half the boxes have axes off orthonormal by
+ * large, parallel to a face (ties of the support corner), corners placed
+ * just off a box corner or edge, and triangles around the centre of a box
+ * made flat (a rectangle, segment or point) in its plane. Half the boxes have axes off orthonormal by
  * more than float rounding (within what mq_td_box_from accepts); the oracle
  * measures the solid their corners span. Checked for every pair the oracle's
  * polytope test calls apart: the lower bound at most the brute distance, the distance within 1e-7 of the scale, the box
@@ -36,7 +37,23 @@ typedef struct box_case {
     oracle_box ob;
     mq_td_box tb;
     double scale;
+    int flat; /* the axis flatten() zeroed */
 } box_case;
+
+/* The box made flat along a random axis (a rectangle, segment or point), half
+ * the time turned to the coordinate axes (then in-plane tests meet exact
+ * zeros). */
+static void flatten(mq_test_rng *r, box_case *b)
+{
+    if (mq_test_rng_unit(r) < 0.5)
+        for (int i = 0; i < 3; i++) {
+            b->ob.ax[i] = oracle_v3_make(i == 0, i == 1, i == 2);
+            for (int k = 0; k < 3; k++)
+                b->tb.ax[i][k] = i == k;
+        }
+    b->flat = (int)(mq_test_rng_unit(r) * 3.0);
+    b->ob.h[b->flat] = b->tb.h[b->flat] = 0.0;
+}
 
 static void random_box(mq_test_rng *r, box_case *o)
 {
@@ -72,6 +89,7 @@ static void random_box(mq_test_rng *r, box_case *o)
     }
     assert_true(mq_td_box_from(cd, (const double(*)[3])ax, hd, &o->tb));
     o->scale = 1.0 + fabs(cd[0]) + fabs(cd[1]) + fabs(cd[2]) + hd[0] + hd[1] + hd[2];
+    o->flat = 0;
 }
 
 /* A point of the box (frame coordinates u in [-1, 1] of each half extent). */
@@ -139,6 +157,17 @@ static oracle_tri random_triangle(mq_test_rng *r, const box_case *b, int kind)
         t.v[2] = jitter(r, t.v[0], 2.0);
         break;
     }
+    case 6: { /* in the plane of a box flattened along axis b->flat (see
+               * flatten), around its centre: they meet */
+        int j = (b->flat + 1) % 3, l = (b->flat + 2) % 3;
+        double reach = 2.0 * (b->ob.h[j] + b->ob.h[l]) + 1e-3, a0 = mq_test_rng_range(r, 0.0, 6.283185307179586);
+        for (int v = 0; v < 3; v++) {
+            double a = a0 + 2.0943951023931957 * v + mq_test_rng_range(r, -0.5, 0.5);
+            double rho = mq_test_rng_range(r, 0.05, 1.0) * reach;
+            t.v[v] = oracle_madd(oracle_madd(b->ob.c, b->ob.ax[j], rho * cos(a)), b->ob.ax[l], rho * sin(a));
+        }
+        break;
+    }
     default: /* tiny or large */
         for (int v = 0; v < 3; v++)
             t.v[v] = jitter(r, base, mq_test_rng_unit(r) < 0.5 ? 1e-3 : 8.0);
@@ -197,15 +226,17 @@ static void box_triangle_matches_brute_force(void **state)
     for (int i = 0; i < 20000; i++) {
         box_case b;
         random_box(&rng, &b);
-        oracle_tri t = random_triangle(&rng, &b, i % 6);
+        if (i % 7 == 6)
+            flatten(&rng, &b);
+        oracle_tri t = random_triangle(&rng, &b, i % 7);
         mq_td_tri td;
         to_td(&t, &td);
         double tol = 1e-7 * (b.scale + oracle_tri_extent(&t));
         double lb = mq_td_box_triangle_lower_bound(&b.tb, &td);
-        if (oracle_overlap_triangle_box(&t, &b.ob)) {
+        if (i % 7 == 6 || oracle_overlap_triangle_box(&t, &b.ob)) {
             if (!(lb <= tol)) {
                 failures++;
-                fprintf(stderr, "case %d (kind %d): lower bound %g for a meeting pair\n", i, i % 6, lb);
+                fprintf(stderr, "case %d (kind %d): lower bound %g for a meeting pair\n", i, i % 7, lb);
             }
             double p[3], pb[3], pt[3];
             mq_td_box_triangle_witness(&b.tb, &td, p);
@@ -215,13 +246,13 @@ static void box_triangle_matches_brute_force(void **state)
             double gap = 8.0 * MQ_TD_BOX_ORTHO * (b.scale + oracle_tri_extent(&t));
             if (!(d <= gap && off_box(pb, &b) <= tol && off_triangle(pt, &t) <= tol)) {
                 failures++;
-                fprintf(stderr, "case %d (kind %d): meeting pair at %g, points off by %g / %g\n", i, i % 6, d,
+                fprintf(stderr, "case %d (kind %d): meeting pair at %g, points off by %g / %g\n", i, i % 7, d,
                         off_box(pb, &b), off_triangle(pt, &t));
             }
             meet++;
             if (!(off_box(p, &b) <= tol && off_triangle(p, &t) <= tol)) {
                 failures++;
-                fprintf(stderr, "case %d (kind %d): witness off by %g / %g\n", i, i % 6, off_box(p, &b),
+                fprintf(stderr, "case %d (kind %d): witness off by %g / %g\n", i, i % 7, off_box(p, &b),
                         off_triangle(p, &t));
             }
             continue;
@@ -233,13 +264,13 @@ static void box_triangle_matches_brute_force(void **state)
         apart++;
         if (!(lb <= expect + 1e-12 * b.scale)) {
             failures++;
-            fprintf(stderr, "case %d (kind %d): lower bound %.17g above the distance %.17g\n", i, i % 6, lb, expect);
+            fprintf(stderr, "case %d (kind %d): lower bound %.17g above the distance %.17g\n", i, i % 7, lb, expect);
         }
         if (!(fabs(d - expect) <= tol && off_box(pb, &b) <= tol && off_triangle(pt, &t) <= tol &&
               fabs(pd - d) <= tol)) {
             failures++;
             fprintf(stderr, "case %d (kind %d): %.17g, brute %.17g, points off by %g / %g, their distance %.17g\n", i,
-                    i % 6, d, expect, off_box(pb, &b), off_triangle(pt, &t), pd);
+                    i % 7, d, expect, off_box(pb, &b), off_triangle(pt, &t), pd);
         }
     }
     fprintf(stderr, "  %zu apart, %zu meeting, %zu failures\n", apart, meet, failures);
