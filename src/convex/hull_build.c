@@ -5,6 +5,9 @@
  *   - the points are scaled by a power of two (exact) so that the largest
  *     |coordinate| is in [0.5, 1): inputs of 1e-30 and of 1e30 run the same
  *     arithmetic, and one absolute tolerance HULL_EPS serves every scale;
+ *   - a point's height above a face's plane is measured, where it is within
+ *     2 HULL_EPS, from the face's corner nearest to it (dist()): the rounding
+ *     is then that of the short distance, not of the extent;
  *   - a point is "outside" when it is more than HULL_EPS above a face's
  *     plane, or above a plane by less but farther than HULL_EPS from the
  *     hull's triangles near it (see assign(): on a sliver's rim the plane
@@ -102,9 +105,41 @@ static void cross3(const double a[3], const double b[3], double o[3])
     o[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-static double dist(const qh *h, const qh_face *f, uint32_t i)
+/* Point p's height above face f's plane, quickly: off by a few roundings of
+ * the points' extent. */
+static double height(const qh_face *f, const double p[3])
 {
-    return dot3(f->n, h->p[i]) - f->d;
+    return dot3(f->n, p) - f->d;
+}
+
+/* The same measured from the face's corner nearest to p: off only by
+ * roundings of that distance. */
+static __attribute__((noinline)) double height_near(const qh *h, const qh_face *f, const double p[3])
+{
+    double e[3];
+    sub3(p, h->p[f->v[0]], e);
+    double best = dot3(e, e);
+    for (int k = 1; k < 3; k++) {
+        double x[3];
+        sub3(p, h->p[f->v[k]], x);
+        double l = dot3(x, x);
+        if (l < best) {
+            best = l;
+            memcpy(e, x, sizeof e);
+        }
+    }
+    return dot3(f->n, e);
+}
+
+/* Point i's height above face f's plane where its sign or its size against
+ * HULL_EPS decides: near the plane it is measured from the nearest corner, so
+ * that a point a hair above a needle face's plane, next to its short edge, is
+ * seen above it (the quick height's rounding, at the far corner's scale, can
+ * be thousands of times that hair). */
+static inline double dist(const qh *h, const qh_face *f, uint32_t i)
+{
+    double d = height(f, h->p[i]);
+    return fabs(d) > 2.0 * MQ_HULL_EPS ? d : height_near(h, f, h->p[i]);
 }
 
 /* (b - a) x (c - a), computed from the two edges at the corner opposite the
@@ -247,13 +282,28 @@ static double tri_dist2(const double q[3], const double a[3], const double b[3],
  * search's stack cannot grow (out of memory). */
 static int assign(qh *h, const uint32_t *faces, size_t count, uint32_t i)
 {
-    double best = 0.0;
+    /* the farthest face by the quick height; measured again near the planes,
+     * where the quick one's rounding could pick the wrong face or side */
+    double best = -DBL_MAX;
     uint32_t bf = NONE;
     for (size_t k = 0; k < count; k++) {
-        double d = dist(h, &h->f[faces[k]], i);
+        double d = height(&h->f[faces[k]], h->p[i]);
         if (d > best) {
             best = d;
             bf = faces[k];
+        }
+    }
+    if (best < -2.0 * MQ_HULL_EPS)
+        return 0;
+    if (!(best > 2.0 * MQ_HULL_EPS)) {
+        best = 0.0;
+        bf = NONE;
+        for (size_t k = 0; k < count; k++) {
+            double d = dist(h, &h->f[faces[k]], i);
+            if (d > best) {
+                best = d;
+                bf = faces[k];
+            }
         }
     }
     if (bf == NONE)
@@ -374,7 +424,7 @@ static mq_status add_eye(qh *h, uint32_t fi)
     uint32_t eye = NONE, prev_best = NONE, prev = NONE;
     double best = -1.0;
     for (uint32_t i = h->f[fi].outside; i != NONE; prev = i, i = h->next[i]) {
-        double d = dist(h, &h->f[fi], i);
+        double d = height(&h->f[fi], h->p[i]);
         if (d > best) {
             best = d;
             eye = i;

@@ -604,6 +604,48 @@ static void points_inside_hull(void **state)
     }
 }
 
+/* Points a hair off the plane of a needle face (a far corner and two near
+ * ones), where n . p - d rounds to the wrong side: a fuzzer's cloud whose far
+ * point (-A, -A, -A) lies within 1e-16 of the extent of the plane through
+ * (-A, -A, -B), (-2, -2, -A) and (-1, 1, -1), 4096 beyond that face, and
+ * clouds built like it: far points on the line x = y = -F at 2^28 .. 2^37,
+ * one far point (-2, -2, -F) and a cluster of quarter-grid points near the
+ * origin, whose points sit in the planes of needle faces through the line. */
+static void points_beside_needle_planes(void **state)
+{
+    (void)state;
+    const float A = 0x1.9f9f9ep+32f, B = 0x1.9f9f8ep+32f;
+    const float needle[] = {-1, -2, -2, -2, 0,  1,  -1, 1,  -1, -A, -A,    -B, -A, -A, 0,
+                            -2, -2, -A, -A, -A, -A, -2, -2, -2, -1, -1.75, 1,  -1, -1, -1};
+    const int exps[] = {-100, 0, 60};
+    for (size_t e = 0; e < sizeof exps / sizeof exps[0]; e++) {
+        float q[sizeof needle / sizeof needle[0]];
+        for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
+            q[i] = ldexpf(needle[i], exps[e]);
+        check_points_inside(q, sizeof q / sizeof q[0] / 3, "needle plane input, exponent", exps[e]);
+    }
+    mq_test_rng rng;
+    mq_test_rng_seed(&rng, mq_test_seed(27));
+    double worst = 0.0;
+    for (int round = 0; round < 2000; round++) {
+        float p[3 * 64], far = ldexpf(1.0f, 28 + (int)(mq_test_rng_unit(&rng) * 10));
+        size_t m = 0, line = 2 + (size_t)(mq_test_rng_unit(&rng) * 5),
+               cluster = 4 + (size_t)(mq_test_rng_unit(&rng) * 40);
+        for (size_t i = 0; i < line; i++, m++) {
+            p[3 * m] = p[3 * m + 1] = -far;
+            p[3 * m + 2] = (float)((int)(mq_test_rng_unit(&rng) * 4097) - 2048) / 2048.0f * far;
+        }
+        p[3 * m] = p[3 * m + 1] = -2.0f;
+        p[3 * m + 2] = -far;
+        m++;
+        for (size_t i = 0; i < cluster; i++, m++)
+            for (int k = 0; k < 3; k++)
+                p[3 * m + k] = (float)((int)(mq_test_rng_unit(&rng) * 16) - 8) * 0.25f;
+        worst = fmax(worst, check_points_inside(p, m, "needle plane cloud", round));
+    }
+    print_message("needle plane clouds: worst point %g of the extent outside its hull\n", worst);
+}
+
 /* ---- overlap, distance and casts on known cases ----------------------------- */
 
 static void triangle_cases(void **state)
@@ -703,11 +745,17 @@ static void distances_and_casts(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(cube_hull),           cmocka_unit_test(scales),
-        cmocka_unit_test(degenerate_inputs),   cmocka_unit_test(slivers),
-        cmocka_unit_test(random_hulls),        cmocka_unit_test(allocation_failures),
-        cmocka_unit_test(triangle_cases),      cmocka_unit_test(convex_pairs),
-        cmocka_unit_test(distances_and_casts), cmocka_unit_test(points_inside_hull),
+        cmocka_unit_test(cube_hull),
+        cmocka_unit_test(scales),
+        cmocka_unit_test(degenerate_inputs),
+        cmocka_unit_test(slivers),
+        cmocka_unit_test(random_hulls),
+        cmocka_unit_test(allocation_failures),
+        cmocka_unit_test(triangle_cases),
+        cmocka_unit_test(convex_pairs),
+        cmocka_unit_test(distances_and_casts),
+        cmocka_unit_test(points_inside_hull),
+        cmocka_unit_test(points_beside_needle_planes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
