@@ -2,6 +2,7 @@
 #include "bvh/flatten.h"
 
 #include <stdatomic.h>
+#include <string.h>
 
 #include "bvh/leaf_pack.h"
 #include "core/alloc.h"
@@ -99,7 +100,11 @@ static void write_slot(mq_node8 *n, int i, const mq_bounds *box, uint32_t ref)
 static uint32_t emit_node(flat_ctx *c, uint32_t id, uint32_t depth)
 {
     const mq_bnode *b = mq_wide_node(c->tree, id);
-    c->units += c->units & 1; /* 64-byte alignment */
+    if (c->units & 1) { /* 64-byte alignment; the gap is zeroed so that saved files are reproducible */
+        if (c->arena)
+            memset(c->arena + c->units * MQ_ARENA_UNIT, 0, MQ_ARENA_UNIT);
+        c->units++;
+    }
     uint32_t ref = (uint32_t)c->units;
     c->units += sizeof(mq_node8) / MQ_ARENA_UNIT;
     c->nodes++;
