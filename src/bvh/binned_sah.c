@@ -91,46 +91,77 @@ static void bin_refs(const mq_prim_ref *refs, const mq_build_range *r, int bins,
             }
 }
 
-static float half_area4(mq_f4 lo, mq_f4 hi)
+/* Half areas of three boxes at once, lane k for box k (lane 3: garbage):
+ * mq_bounds_half_area's arithmetic, 0 for an empty or NaN box. */
+static mq_f4 half_areas3(const mq_f4 lo[3], const mq_f4 hi[3])
 {
-    mq_bounds b;
-    mq_f4_store(b.lo, lo);
-    mq_f4_store(b.hi, hi);
-    return mq_bounds_half_area(&b);
+    mq_f4 x = mq_f4_sub(hi[0], lo[0]), y = mq_f4_sub(hi[1], lo[1]), z = mq_f4_sub(hi[2], lo[2]);
+    mq_f4 w = mq_f4_splat(0.0f);
+    mq_f4_transpose(&x, &y, &z, &w); /* now x = the three boxes' widths along x, ... */
+    mq_f4 area = mq_f4_add(mq_f4_add(mq_f4_mul(x, y), mq_f4_mul(y, z)), mq_f4_mul(z, x));
+    return mq_f4_zero_unless_nonneg(mq_f4_zero_unless_nonneg(mq_f4_zero_unless_nonneg(area, x), y), z);
 }
 
-/* Best plane on one axis; updates *best when cheaper. */
-static void sweep_axis(const bin_set *set, int k, int bins, mq_split *best)
+/* Adds bin i of every axis to the running boxes and counts. */
+static inline void grow_axes(const bin_set *set, int i, mq_f4 lo[3], mq_f4 hi[3], uint32_t n[3])
 {
-    float right_area[MQ_MAX_BINS];
-    uint32_t right_count[MQ_MAX_BINS];
-    mq_f4 lo = mq_f4_splat(INFINITY), hi = mq_f4_splat(-INFINITY);
-    uint32_t n = 0;
-    for (int i = bins - 1; i > 0; i--) {
-        lo = mq_f4_min(set->lo[k][i], lo);
-        hi = mq_f4_max(set->hi[k][i], hi);
-        n += set->count[k][i];
-        right_area[i] = half_area4(lo, hi);
-        right_count[i] = n;
+    for (int k = 0; k < 3; k++) {
+        lo[k] = mq_f4_min(set->lo[k][i], lo[k]);
+        hi[k] = mq_f4_max(set->hi[k][i], hi[k]);
+        n[k] += set->count[k][i];
     }
-    lo = mq_f4_splat(INFINITY);
-    hi = mq_f4_splat(-INFINITY);
-    n = 0;
+}
+
+static inline void reset_axes(mq_f4 lo[3], mq_f4 hi[3], uint32_t n[3])
+{
+    for (int k = 0; k < 3; k++) {
+        lo[k] = mq_f4_splat(INFINITY);
+        hi[k] = mq_f4_splat(-INFINITY);
+        n[k] = 0;
+    }
+}
+
+/* Best plane on the axes that are not flat, the three swept together (their
+ * boxes' areas in one vector); updates *best when cheaper. Ties go to the
+ * lower axis, then the lower plane. */
+static void sweep_axes(const bin_set *set, int bins, const float scale[4], mq_split *best)
+{
+    float right_area[MQ_MAX_BINS][4];
+    uint32_t right_count[MQ_MAX_BINS][3];
+    mq_f4 lo[3], hi[3];
+    uint32_t n[3];
+    reset_axes(lo, hi, n);
+    for (int i = bins - 1; i > 0; i--) {
+        grow_axes(set, i, lo, hi, n);
+        mq_f4_store(right_area[i], half_areas3(lo, hi));
+        for (int k = 0; k < 3; k++)
+            right_count[i][k] = n[k];
+    }
+    float cost[3] = {INFINITY, INFINITY, INFINITY};
+    uint32_t pos[3] = {0, 0, 0};
+    reset_axes(lo, hi, n);
     for (int i = 1; i < bins; i++) {
-        lo = mq_f4_min(set->lo[k][i - 1], lo);
-        hi = mq_f4_max(set->hi[k][i - 1], hi);
-        n += set->count[k][i - 1];
-        if (n == 0 || right_count[i] == 0)
-            continue;
-        float cost =
-            half_area4(lo, hi) * (float)mq_sah_blocks(n) + right_area[i] * (float)mq_sah_blocks(right_count[i]);
-        if (cost < best->cost) {
-            best->cost = cost;
-            best->axis = k;
-            best->pos = (uint32_t)i;
-            best->kind = MQ_SPLIT_BINNED;
+        grow_axes(set, i - 1, lo, hi, n);
+        float left_area[4];
+        mq_f4_store(left_area, half_areas3(lo, hi));
+        for (int k = 0; k < 3; k++) {
+            if (n[k] == 0 || right_count[i][k] == 0)
+                continue;
+            float c =
+                left_area[k] * (float)mq_sah_blocks(n[k]) + right_area[i][k] * (float)mq_sah_blocks(right_count[i][k]);
+            if (c < cost[k]) {
+                cost[k] = c;
+                pos[k] = (uint32_t)i;
+            }
         }
     }
+    for (int k = 0; k < 3; k++)
+        if (scale[k] > 0.0f && cost[k] < best->cost) {
+            best->cost = cost[k];
+            best->axis = k;
+            best->pos = pos[k];
+            best->kind = MQ_SPLIT_BINNED;
+        }
 }
 
 mq_split mq_sah_find_binned(const mq_prim_ref *refs, const mq_build_range *r, int bins)
@@ -146,9 +177,7 @@ mq_split mq_sah_find_binned(const mq_prim_ref *refs, const mq_build_range *r, in
     bin_set sets[4];
     bin_refs(refs, r, bins, lo, scale, sets, n >= 2048 ? 4 : 1);
     const bin_set *set = &sets[0];
-    for (int k = 0; k < 3; k++)
-        if (scale[k] > 0.0f)
-            sweep_axis(set, k, bins, &best);
+    sweep_axes(set, bins, scale, &best);
     if (best.kind == MQ_SPLIT_BINNED) {
         best.bin_lo = lo[best.axis];
         best.bin_scale = scale[best.axis];

@@ -68,6 +68,16 @@ static inline float mq_f4_lane(mq_f4 a, int i)
     _mm_storeu_ps(t, a);
     return t[i];
 }
+/* Rows to columns: lane j of a, b, c, d becomes lanes 0..3 of the j-th. */
+static inline void mq_f4_transpose(mq_f4 *a, mq_f4 *b, mq_f4 *c, mq_f4 *d)
+{
+    _MM_TRANSPOSE4_PS(*a, *b, *c, *d);
+}
+/* The lanes of x where a >= 0, +0 where a < 0 or NaN. */
+static inline mq_f4 mq_f4_zero_unless_nonneg(mq_f4 x, mq_f4 a)
+{
+    return _mm_and_ps(x, _mm_cmpge_ps(a, _mm_setzero_ps()));
+}
 
 #else
 
@@ -119,6 +129,22 @@ static inline void mq_f4_to_int3(mq_f4 a, int32_t out[4])
 static inline float mq_f4_lane(mq_f4 a, int i)
 {
     return a.v[i];
+}
+static inline void mq_f4_transpose(mq_f4 *a, mq_f4 *b, mq_f4 *c, mq_f4 *d)
+{
+    mq_f4 *r[4] = {a, b, c, d};
+    for (int i = 0; i < 4; i++)
+        for (int j = i + 1; j < 4; j++) {
+            float t = r[i]->v[j];
+            r[i]->v[j] = r[j]->v[i];
+            r[j]->v[i] = t;
+        }
+}
+static inline mq_f4 mq_f4_zero_unless_nonneg(mq_f4 x, mq_f4 a)
+{
+    for (int i = 0; i < 4; i++)
+        x.v[i] = a.v[i] >= 0.0f ? x.v[i] : 0.0f;
+    return x;
 }
 
 #endif
