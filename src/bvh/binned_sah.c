@@ -91,7 +91,7 @@ static void bin_refs(const mq_prim_ref *refs, const mq_build_range *r, int bins,
             }
 }
 
-/* Half areas of three boxes at once, lane k for box k (lane 3: garbage):
+/* Half areas of three boxes at once, lane k for box k (lane 3: 0):
  * mq_bounds_half_area's arithmetic, 0 for an empty or NaN box. */
 static mq_f4 half_areas3(const mq_f4 lo[3], const mq_f4 hi[3])
 {

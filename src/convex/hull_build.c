@@ -113,7 +113,8 @@ static double height(const qh_face *f, const double p[3])
 }
 
 /* The same measured from the face's corner nearest to p: off only by
- * roundings of that distance. */
+ * roundings of that distance. Kept out of line so that dist(), inlined in the
+ * loops over faces, stays one dot product and a compare. */
 static __attribute__((noinline)) double height_near(const qh *h, const qh_face *f, const double p[3])
 {
     double e[3];
@@ -420,7 +421,9 @@ static mq_status initial_simplex(qh *h, uint32_t out[4], mq_diag *diag)
 /* One quickhull step: the farthest point of face fi's outside set joins the hull. */
 static mq_status add_eye(qh *h, uint32_t fi)
 {
-    /* the eye: farthest point of the outside set */
+    /* the eye: farthest point of the outside set (by the quick height: every
+     * point there is above fi, and which of two within rounding is farther
+     * does not matter) */
     uint32_t eye = NONE, prev_best = NONE, prev = NONE;
     double best = -1.0;
     for (uint32_t i = h->f[fi].outside; i != NONE; prev = i, i = h->next[i]) {
