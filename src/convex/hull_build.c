@@ -644,27 +644,30 @@ mq_status mq_hull_build(const float *points, size_t count, const mq_allocator *a
     st = initial_simplex(&h, t, diag);
     if (st != MQ_OK)
         goto fail;
-    /* the tetrahedron, faces wound outward */
-    double g[3] = {0, 0, 0};
-    for (int i = 0; i < 4; i++)
-        for (int k = 0; k < 3; k++)
-            g[k] += 0.25 * h.p[t[i]][k];
+    /* The tetrahedron. Its four faces are wound alike (each edge runs both
+     * ways), so one test orients them all: the fourth corner, more than
+     * HULL_EPS from the first face's plane (initial_simplex), must be below
+     * it. A test per face (the centroid below each plane) can fail on a
+     * sliver's side faces, whose distance to the centroid is below rounding,
+     * and a face wound against its neighbours has edges with no twin. */
     static const int tf[4][3] = {{0, 1, 2}, {0, 3, 1}, {1, 3, 2}, {2, 3, 0}};
     uint32_t fid[4];
     st = MQ_ERR_OUT_OF_MEMORY;
     for (int i = 0; i < 4; i++) {
-        uint32_t a0 = t[tf[i][0]], a1 = t[tf[i][1]], a2 = t[tf[i][2]];
-        fid[i] = face_new(&h, a0, a1, a2);
+        fid[i] = face_new(&h, t[tf[i][0]], t[tf[i][1]], t[tf[i][2]]);
         if (fid[i] == NONE)
             goto fail;
-        if (dot3(h.f[fid[i]].n, g) - h.f[fid[i]].d > 0.0) {
-            h.f[fid[i]].v[1] = a2;
-            h.f[fid[i]].v[2] = a1;
-            for (int k = 0; k < 3; k++)
-                h.f[fid[i]].n[k] = -h.f[fid[i]].n[k];
-            h.f[fid[i]].d = -h.f[fid[i]].d;
-        }
     }
+    if (dist(&h, &h.f[fid[0]], t[3]) > 0.0)
+        for (int i = 0; i < 4; i++) {
+            qh_face *f = &h.f[fid[i]];
+            uint32_t v1 = f->v[1];
+            f->v[1] = f->v[2];
+            f->v[2] = v1;
+            for (int k = 0; k < 3; k++)
+                f->n[k] = -f->n[k];
+            f->d = -f->d;
+        }
     for (int i = 0; i < 4; i++)
         for (int e = 0; e < 3; e++) {
             uint32_t a0 = h.f[fid[i]].v[e], a1 = h.f[fid[i]].v[(e + 1) % 3];
