@@ -5,9 +5,12 @@
  *   - the points are scaled by a power of two (exact) so that the largest
  *     |coordinate| is in [0.5, 1): inputs of 1e-30 and of 1e30 run the same
  *     arithmetic, and one absolute tolerance HULL_EPS serves every scale;
- *   - a point's height above a face's plane is measured, where it is within
- *     2 HULL_EPS, from the face's corner nearest to it (dist()): the rounding
- *     is then that of the short distance, not of the extent;
+ *   - whether a point is outside is decided on its height above a face's
+ *     plane measured, where it is within 2 HULL_EPS, from the face's corner
+ *     nearest to it (dist()): the rounding is then that of the short
+ *     distance, not of the extent (the visible region of an eye keeps the
+ *     quick height: measured from the nearest corner, a grid cloud's eye met
+ *     a horizon that was not one loop and was dropped);
  *   - a point is "outside" when it is more than HULL_EPS above a face's
  *     plane, or above a plane by less but farther than HULL_EPS from the
  *     hull's triangles near it (see assign(): on a sliver's rim the plane
@@ -465,7 +468,7 @@ static mq_status add_eye(qh *h, uint32_t fi)
                 uint32_t nb = h->f[g].nb[e];
                 if (h->f[nb].stamp == h->stamp)
                     continue;
-                if (dist(h, &h->f[nb], eye) > threshold) {
+                if (height(&h->f[nb], h->p[eye]) > threshold) {
                     h->f[nb].stamp = h->stamp;
                     if (!u32_push(h, &h->stack, nb))
                         return MQ_ERR_OUT_OF_MEMORY;
