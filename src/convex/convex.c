@@ -2,9 +2,10 @@
  * mq_convex: creation from points (the hull from hull_build.c, then the
  * stored form of convex_internal.h), placement, accessors.
  *
- * Planes: hull triangles whose vertices lie within the builder's tolerance of
- * each other's planes are merged into one plane (a box's faces are 6 planes,
- * not 12); each plane's offset is the largest n . v over the vertices, so the
+ * Planes: neighbouring hull triangles that are exactly coplanar (core/
+ * orient3d.h) are merged into one plane (a box's faces are 6 planes, not 12);
+ * triangles only nearly coplanar keep their own, so that no plane is tilted
+ * by a neighbour's corners. Each plane's offset is the largest n . v over the vertices, so the
  * polytope of the planes holds every vertex in double. Edges: the triangle
  * edges between two different planes (the diagonals inside a face are left
  * out: they are not edges of the solid).
@@ -18,6 +19,7 @@
 #include "convex/convex_internal.h"
 #include "core/alloc.h"
 #include "core/diag.h"
+#include "core/orient3d.h"
 
 typedef struct edge_key {
     uint32_t lo, hi, face, pad;
@@ -86,13 +88,13 @@ static bool has_normal(const double n[3])
     return n[0] != 0.0 || n[1] != 0.0 || n[2] != 0.0;
 }
 
-/* Triangle g's corners within tol of face f's plane (normal nf through its corner). */
-static bool near_plane(const double *v, const double nf[3], const uint32_t *tf, const uint32_t *tg, double tol)
+/* Whether neighbouring triangles f and g lie exactly in one plane: g's corner
+ * off their shared edge on f's plane. */
+static bool coplanar(const double *v, const uint32_t *tf, const uint32_t *tg)
 {
-    double d = ddot(nf, v + 3 * tf[0]);
     for (int i = 0; i < 3; i++)
-        if (fabs(ddot(nf, v + 3 * tg[i]) - d) > tol)
-            return false;
+        if (tg[i] != tf[0] && tg[i] != tf[1] && tg[i] != tf[2])
+            return mq_orient3d(v + 3 * tf[0], v + 3 * tf[1], v + 3 * tf[2], v + 3 * tg[i]) == 0;
     return true;
 }
 
@@ -141,17 +143,15 @@ static mq_status finish(const float *points, size_t count, const mq_hull_result 
         }
     }
     qsort(keys, nt * 3, sizeof(edge_key), edge_cmp);
-    double tol = MQ_HULL_EPS * scale;
     for (size_t i = 0; i + 1 < nt * 3; i += 2) {
         uint32_t f = keys[i].face, g = keys[i + 1].face;
-        /* A zero-area face (collinear corners) has no plane: every point is
-         * "near" it, so it would join its neighbours on both sides into one
-         * class and lose their planes. It stays a class of its own, whose
-         * zero normal never separates anything. */
+        /* A zero-area face (collinear corners; the builder makes none) has no
+         * plane: every point is "on" it, so it would join its neighbours on
+         * both sides into one class and lose their planes. It stays a class
+         * of its own, whose zero normal never separates anything. */
         if (!has_normal(fn + 3 * f) || !has_normal(fn + 3 * g))
             continue;
-        if (near_plane(vd, fn + 3 * f, tris + 3 * f, tris + 3 * g, tol) &&
-            near_plane(vd, fn + 3 * g, tris + 3 * g, tris + 3 * f, tol)) {
+        if (coplanar(vd, tris + 3 * f, tris + 3 * g)) {
             uint32_t rf = uf_find(parent, f), rg = uf_find(parent, g);
             if (rf != rg)
                 parent[rg] = rf;

@@ -10,8 +10,10 @@
 
 #include <meshquery/base.h>
 
-/* Tolerance of the builder, relative to the largest |coordinate| of the
- * points: a point less than this above a face plane is inside. */
+/* Flatness tolerance of the builder, relative to the largest |coordinate| of
+ * the points: a cloud whose points all lie within this of one point, line or
+ * plane is an error. (Which side of a plane a point is on is decided exactly,
+ * with no tolerance.) */
 #define MQ_HULL_EPS 1e-13
 
 typedef struct mq_hull_result {

@@ -1,47 +1,42 @@
 /*
  * Quickhull in 3D (Barber, Dobkin & Huhdanpaa 1996) for mq_convex_create.
  *
- * Robustness:
- *   - the points are scaled by a power of two (exact) so that the largest
- *     |coordinate| is in [0.5, 1): inputs of 1e-30 and of 1e30 run the same
- *     arithmetic, and one absolute tolerance HULL_EPS serves every scale;
- *   - whether a point is outside is decided on its height above a face's
- *     plane measured, where it is within 2 HULL_EPS, from the face's corner
- *     nearest to it (dist()): the rounding is then that of the short
- *     distance, not of the extent (the visible region of an eye keeps the
- *     quick height: measured from the nearest corner, a grid cloud's eye met
- *     a horizon that was not one loop and was dropped);
- *   - a point is "outside" when it is more than HULL_EPS above a face's
- *     plane, or above a plane by less but farther than HULL_EPS from the
- *     hull's triangles near it (see assign(): on a sliver's rim the plane
- *     distance says little); duplicates, coplanar points and points a
- *     rounding away from the hull never create faces (they are inside the
- *     result to within HULL_EPS of the extent);
- *   - the visible region is grown from the face the eye point belongs to
- *     across neighbours the eye is above; if its horizon is not one simple
- *     loop (possible only for points within rounding of several planes at
- *     once), it is grown again with thresholds of +HULL_EPS and -HULL_EPS,
- *     and if that fails too the eye point is dropped rather than the hull
- *     broken;
- *   - fewer than 4 affinely independent points (to within HULL_EPS) is an
- *     error naming which: one point, a line, a plane.
+ * Robustness: every decision of which side of a face's plane a point is on is
+ * exact (core/orient3d.h: the determinant of the face's corners and the
+ * point, in double while its error bound allows, else in expansions). So the
+ * hull is convex at every step, the faces an eye point sees form one disk
+ * whose horizon is one loop, and every input point ends inside the result or
+ * on it: duplicates and points exactly on a face or an edge create no faces,
+ * a point a rounding error outside does. Only the choices that any answer
+ * serves (which outside point is farthest, which face an outside point is
+ * filed under, the first tetrahedron) use rounded heights.
+ * The points are first scaled by a power of two (exact) so that the largest
+ * |coordinate| is in [0.5, 1): inputs of 1e-30 and of 1e30 run the same
+ * arithmetic, and no product of three coordinate differences overflows or
+ * underflows. Fewer than 4 affinely independent points (to within HULL_EPS
+ * of that scale) is an error naming which: one point, a line, a plane.
  * The result is finalised in convex.c: vertex subset, planes, edges.
  */
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
-#include "core/minmax.h"
 #include "convex/convex_build.h"
 #include "core/alloc.h"
 #include "core/diag.h"
+#include "core/minmax.h"
+#include "core/orient3d.h"
 
 #define NONE UINT32_MAX
 
 typedef struct qh_face {
     uint32_t v[3];
-    uint32_t nb[3]; /* face across edge (v[i], v[(i+1)%3]) */
-    double n[3], d; /* unit normal, offset n . v[0] */
+    uint32_t nb[3];        /* face across edge (v[i], v[(i+1)%3]) */
+    mq_orient_plane plane; /* from corner v[anchor], the one opposite the longest edge */
+    double at[3];          /* that corner's point */
+    double far_bound;      /* the plane's error bound for any point of the cloud */
+    double inv_len;        /* 1 / |plane.n| (0 when it rounds to 0): heights */
+    uint32_t anchor;
     uint32_t outside;
     uint32_t stamp;
     uint32_t dead; /* 0 alive; 1 dead (in the free list) */
@@ -63,7 +58,7 @@ typedef struct qh {
     size_t nf, fcap;
     uint32_t free_head;
     uint32_t stamp;
-    qh_u32 work, visible, horizon, stack, near;
+    qh_u32 work, visible, horizon, stack;
 } qh;
 
 static bool u32_push(qh *h, qh_u32 *v, uint32_t x)
@@ -108,63 +103,47 @@ static void cross3(const double a[3], const double b[3], double o[3])
     o[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-/* Point p's height above face f's plane, quickly: off by a few roundings of
- * the points' extent. */
-static double height(const qh_face *f, const double p[3])
+/* Point p's height above face f's plane, as rounded. */
+static inline double height(const qh_face *f, const double p[3])
 {
-    return dot3(f->n, p) - f->d;
+    return mq_orient_plane_det(&f->plane, f->at, p) * f->inv_len;
 }
 
-/* The same measured from the face's corner nearest to p: off only by
- * roundings of that distance. Kept out of line so that dist(), inlined in the
- * loops over faces, stays one dot product and a compare. */
-static __attribute__((noinline)) double height_near(const qh *h, const qh_face *f, const double p[3])
+/* Which side of face f's plane point p is on, exactly: +1 above (outside),
+ * 0 on it, -1 below. *up gets p's height above the plane as rounded. */
+static inline int side(const qh *h, const qh_face *f, const double p[3], double *up)
 {
-    double e[3];
-    sub3(p, h->p[f->v[0]], e);
-    double best = dot3(e, e);
-    for (int k = 1; k < 3; k++) {
-        double x[3];
-        sub3(p, h->p[f->v[k]], x);
-        double l = dot3(x, x);
-        if (l < best) {
-            best = l;
-            memcpy(e, x, sizeof e);
-        }
-    }
-    return dot3(f->n, e);
+    double det = mq_orient_plane_det(&f->plane, f->at, p);
+    *up = det * f->inv_len;
+    if (det > f->far_bound)
+        return 1;
+    if (det < -f->far_bound)
+        return -1;
+    double bound = mq_orient_plane_bound(&f->plane, f->at, p);
+    if (det > bound)
+        return 1;
+    if (det < -bound)
+        return -1;
+    return mq_orient3d_exact(f->at, h->p[f->v[(f->anchor + 1) % 3]], h->p[f->v[(f->anchor + 2) % 3]], p);
 }
 
-/* Point i's height above face f's plane where its sign or its size against
- * HULL_EPS decides: near the plane it is measured from the nearest corner, so
- * that a point a hair above a needle face's plane, next to its short edge, is
- * seen above it (the quick height's rounding, at the far corner's scale, can
- * be thousands of times that hair). */
-static inline double dist(const qh *h, const qh_face *f, uint32_t i)
+/* The plane of face f from its corners, taken at the corner opposite the
+ * longest edge: for a needle (a far corner and two near ones) the rounded
+ * normal is then nearest the true one, and its error bound smallest. */
+static void face_plane(const qh *h, qh_face *f)
 {
-    double d = height(f, h->p[i]);
-    return fabs(d) > 2.0 * MQ_HULL_EPS ? d : height_near(h, f, h->p[i]);
-}
-
-/* (b - a) x (c - a), computed from the two edges at the corner opposite the
- * longest edge: for a needle (a far point and two near ones) the cross
- * product of the two long edges loses the short edge's direction to
- * rounding. Returns that corner (a point of the plane). */
-static uint32_t plane_cross(const qh *h, uint32_t a, uint32_t b, uint32_t c, double n[3])
-{
-    const uint32_t v[3] = {a, b, c};
     double l[3];
     for (int i = 0; i < 3; i++) {
         double e[3];
-        sub3(h->p[v[(i + 2) % 3]], h->p[v[(i + 1) % 3]], e);
+        sub3(h->p[f->v[(i + 2) % 3]], h->p[f->v[(i + 1) % 3]], e);
         l[i] = dot3(e, e); /* the edge opposite corner i */
     }
-    int o = l[0] >= l[1] && l[0] >= l[2] ? 0 : l[1] >= l[2] ? 1 : 2;
-    double e1[3], e2[3];
-    sub3(h->p[v[(o + 1) % 3]], h->p[v[o]], e1);
-    sub3(h->p[v[(o + 2) % 3]], h->p[v[o]], e2);
-    cross3(e1, e2, n);
-    return v[o];
+    f->anchor = l[0] >= l[1] && l[0] >= l[2] ? 0 : l[1] >= l[2] ? 1 : 2;
+    memcpy(f->at, h->p[f->v[f->anchor]], sizeof f->at);
+    mq_orient_plane_init(&f->plane, f->at, h->p[f->v[(f->anchor + 1) % 3]], h->p[f->v[(f->anchor + 2) % 3]]);
+    f->far_bound = mq_orient_plane_reach_bound(&f->plane, 2.0); /* every coordinate is in [-1, 1] */
+    double len = sqrt(dot3(f->plane.n, f->plane.n));
+    f->inv_len = len > 0.0 ? 1.0 / len : 0.0;
 }
 
 /* A face slot (from the free list or appended); NONE when out of memory. */
@@ -196,16 +175,7 @@ static uint32_t face_new(qh *h, uint32_t a, uint32_t b, uint32_t c)
     f->stamp = 0;
     f->dead = 0;
     f->next_free = NONE;
-    double n[3];
-    uint32_t o = plane_cross(h, a, b, c, n);
-    double len = sqrt(dot3(n, n));
-    if (len > 0.0) {
-        for (int k = 0; k < 3; k++)
-            f->n[k] = n[k] / len;
-    } else {
-        f->n[0] = f->n[1] = f->n[2] = 0.0;
-    }
-    f->d = dot3(f->n, h->p[o]);
+    face_plane(h, f);
     return id;
 }
 
@@ -216,128 +186,24 @@ static void face_kill(qh *h, uint32_t id)
     h->free_head = id;
 }
 
-/* Squared distance from point q to triangle (a, b, c) (Ericson, "Real-Time
- * Collision Detection", 5.1.5: the Voronoi region of the closest feature). */
-static double tri_dist2(const double q[3], const double a[3], const double b[3], const double c[3])
+/* Files point i under the face of `faces` it is farthest above (by the
+ * rounded height, among the faces it is exactly above); a point above none of
+ * them is inside the hull or on it, and is left out. */
+static void assign(qh *h, const uint32_t *faces, size_t count, uint32_t i)
 {
-    double ab[3], ac[3], ap[3], bp[3], cp[3], x[3];
-    sub3(b, a, ab);
-    sub3(c, a, ac);
-    sub3(q, a, ap);
-    double d1 = dot3(ab, ap), d2 = dot3(ac, ap);
-    if (d1 <= 0.0 && d2 <= 0.0) {
-        sub3(q, a, x);
-        return dot3(x, x);
-    }
-    sub3(q, b, bp);
-    double d3 = dot3(ab, bp), d4 = dot3(ac, bp);
-    if (d3 >= 0.0 && d4 <= d3) {
-        sub3(q, b, x);
-        return dot3(x, x);
-    }
-    double vc = d1 * d4 - d3 * d2;
-    if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) {
-        double t = d1 / (d1 - d3);
-        for (int k = 0; k < 3; k++)
-            x[k] = q[k] - (a[k] + t * ab[k]);
-        return dot3(x, x);
-    }
-    sub3(q, c, cp);
-    double d5 = dot3(ab, cp), d6 = dot3(ac, cp);
-    if (d6 >= 0.0 && d5 <= d6) {
-        sub3(q, c, x);
-        return dot3(x, x);
-    }
-    double vb = d5 * d2 - d1 * d6;
-    if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {
-        double t = d2 / (d2 - d6);
-        for (int k = 0; k < 3; k++)
-            x[k] = q[k] - (a[k] + t * ac[k]);
-        return dot3(x, x);
-    }
-    double va = d3 * d6 - d5 * d4;
-    if (va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0) {
-        double t = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-        for (int k = 0; k < 3; k++)
-            x[k] = q[k] - (b[k] + t * (c[k] - b[k]));
-        return dot3(x, x);
-    }
-    double den = va + vb + vc;
-    if (!(den > 0.0)) /* a degenerate triangle: counted as far (the caller then
-                         errs towards keeping the point) */
-        return DBL_MAX;
-    double v = vb / den, w = vc / den;
-    for (int k = 0; k < 3; k++)
-        x[k] = q[k] - (a[k] + v * ab[k] + w * ac[k]);
-    return dot3(x, x);
-}
-
-/* Puts point i into the outside set of the face of `faces` it is farthest
- * above. Outside means more than HULL_EPS above a face's plane, or above one
- * by less but farther than HULL_EPS from the hull's surface: by a sharp edge
- * (a sliver's rim, where two faces meet at an angle a of nearly 180 degrees)
- * a point can be within HULL_EPS of both planes and still HULL_EPS /
- * sin(a / 2) away from the hull, so the plane distance alone would leave it
- * out. For such a point the triangles are searched from `faces` across
- * neighbours whose plane it is above or within HULL_EPS below (the faces it
- * is above, among them the one nearest to it, are connected) until one is
- * within HULL_EPS of it.
- * Returns 1 when the point is outside (assigned), 0 when inside, -1 when the
- * search's stack cannot grow (out of memory). */
-static int assign(qh *h, const uint32_t *faces, size_t count, uint32_t i)
-{
-    /* the farthest face by the quick height; measured again near the planes,
-     * where the quick one's rounding could pick the wrong face or side */
     double best = -DBL_MAX;
     uint32_t bf = NONE;
     for (size_t k = 0; k < count; k++) {
-        double d = height(&h->f[faces[k]], h->p[i]);
-        if (d > best) {
-            best = d;
+        double up;
+        if (side(h, &h->f[faces[k]], h->p[i], &up) > 0 && up > best) {
+            best = up;
             bf = faces[k];
         }
     }
-    if (best < -2.0 * MQ_HULL_EPS)
-        return 0;
-    if (!(best > 2.0 * MQ_HULL_EPS)) {
-        best = 0.0;
-        bf = NONE;
-        for (size_t k = 0; k < count; k++) {
-            double d = dist(h, &h->f[faces[k]], i);
-            if (d > best) {
-                best = d;
-                bf = faces[k];
-            }
-        }
-    }
     if (bf == NONE)
-        return 0;
-    if (best <= MQ_HULL_EPS) {
-        h->stamp++;
-        h->near.n = 0;
-        for (size_t k = 0; k < count; k++)
-            if (dist(h, &h->f[faces[k]], i) > -MQ_HULL_EPS && h->f[faces[k]].stamp != h->stamp) {
-                h->f[faces[k]].stamp = h->stamp;
-                if (!u32_push(h, &h->near, faces[k]))
-                    return -1;
-            }
-        while (h->near.n) {
-            const qh_face *f = &h->f[h->near.p[--h->near.n]];
-            if (tri_dist2(h->p[i], h->p[f->v[0]], h->p[f->v[1]], h->p[f->v[2]]) <= MQ_HULL_EPS * MQ_HULL_EPS)
-                return 0; /* within HULL_EPS of the hull's surface */
-            for (int e = 0; e < 3; e++) {
-                uint32_t g = f->nb[e];
-                if (g != NONE && h->f[g].stamp != h->stamp && dist(h, &h->f[g], i) > -MQ_HULL_EPS) {
-                    h->f[g].stamp = h->stamp;
-                    if (!u32_push(h, &h->near, g))
-                        return -1;
-                }
-            }
-        }
-    }
+        return;
     h->next[i] = h->f[bf].outside;
     h->f[bf].outside = i;
-    return 1;
 }
 
 static int edge_index(const qh_face *f, uint32_t a, uint32_t b)
@@ -394,23 +260,19 @@ static mq_status initial_simplex(qh *h, uint32_t out[4], mq_diag *diag)
         return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0,
                            "convex hull: the %zu points all lie on one line (fewer than 4 affinely independent)",
                            h->np);
-    double n[3];
-    uint32_t o = plane_cross(h, a, b, c, n);
-    double ln = sqrt(dot3(n, n));
-    for (int k = 0; k < 3; k++)
-        n[k] /= ln;
+    /* the fourth corner: farthest from the plane of a, b, c, and off it exactly */
+    qh_face base = {.v = {a, b, c}};
+    face_plane(h, &base);
     best = -1.0;
     uint32_t d = NONE;
     for (uint32_t i = 0; i < h->np; i++) {
-        double ap[3];
-        sub3(h->p[i], h->p[o], ap);
-        double l = fabs(dot3(ap, n));
-        if (l > best) {
-            best = l;
+        double up;
+        if (side(h, &base, h->p[i], &up) != 0 && fabs(up) > best) {
+            best = fabs(up);
             d = i;
         }
     }
-    if (!(best > MQ_HULL_EPS) || d == a || d == b || d == c)
+    if (!(best > MQ_HULL_EPS))
         return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0,
                            "convex hull: the %zu points all lie on one plane (fewer than 4 affinely independent)",
                            h->np);
@@ -421,14 +283,81 @@ static mq_status initial_simplex(qh *h, uint32_t out[4], mq_diag *diag)
     return MQ_OK;
 }
 
+/* The faces eye point `eye` is above, grown across neighbours from face fi
+ * (which it is above), into h->visible, and their horizon edges (face * 3 +
+ * edge) into h->horizon, in no order. The side tests are exact, so these
+ * faces form one disk: every new face meets an old one at a convex edge.
+ * Returns false when out of memory. */
+static bool visible_region(qh *h, uint32_t fi, uint32_t eye)
+{
+    h->stamp++;
+    h->visible.n = h->stack.n = h->horizon.n = 0;
+    h->f[fi].stamp = h->stamp;
+    if (!u32_push(h, &h->stack, fi))
+        return false;
+    while (h->stack.n) {
+        uint32_t g = h->stack.p[--h->stack.n];
+        if (!u32_push(h, &h->visible, g))
+            return false;
+        for (int e = 0; e < 3; e++) {
+            uint32_t nb = h->f[g].nb[e];
+            double up;
+            if (h->f[nb].stamp != h->stamp && side(h, &h->f[nb], h->p[eye], &up) > 0) {
+                h->f[nb].stamp = h->stamp;
+                if (!u32_push(h, &h->stack, nb))
+                    return false;
+            }
+        }
+    }
+    for (size_t k = 0; k < h->visible.n; k++) {
+        const qh_face *g = &h->f[h->visible.p[k]];
+        for (int e = 0; e < 3; e++)
+            if (h->f[g->nb[e]].stamp != h->stamp && !u32_push(h, &h->horizon, h->visible.p[k] * 3u + (uint32_t)e))
+                return false;
+    }
+    return true;
+}
+
+/* Whether the horizon is one simple loop: each corner starts one horizon edge
+ * and walking from end to start visits them all. It always is when the side
+ * tests are exact; checked all the same, since a broken loop would break the
+ * hull's links. Leaves h->start all NONE. */
+static bool horizon_is_loop(qh *h)
+{
+    size_t nh = h->horizon.n;
+    bool simple = nh >= 3;
+    for (size_t k = 0; k < nh; k++) {
+        const qh_face *g = &h->f[h->horizon.p[k] / 3];
+        uint32_t a = g->v[h->horizon.p[k] % 3];
+        if (h->start[a] != NONE)
+            simple = false;
+        h->start[a] = (uint32_t)k;
+    }
+    if (simple) {
+        size_t walked = 0;
+        uint32_t k = 0;
+        do {
+            const qh_face *g = &h->f[h->horizon.p[k] / 3];
+            k = h->start[g->v[(h->horizon.p[k] % 3 + 1) % 3]];
+            walked++;
+        } while (k != NONE && k != 0 && walked <= nh);
+        simple = k == 0 && walked == nh;
+    }
+    for (size_t k = 0; k < nh; k++) {
+        const qh_face *g = &h->f[h->horizon.p[k] / 3];
+        h->start[g->v[h->horizon.p[k] % 3]] = NONE;
+    }
+    return simple;
+}
+
 /* One quickhull step: the farthest point of face fi's outside set joins the hull. */
 static mq_status add_eye(qh *h, uint32_t fi)
 {
-    /* the eye: farthest point of the outside set (by the quick height: every
-     * point there is above fi, and which of two within rounding is farther
-     * does not matter) */
+    /* the eye: the farthest point of the outside set by the rounded height
+     * (every point there is exactly above fi; which of two within rounding is
+     * farther does not matter) */
     uint32_t eye = NONE, prev_best = NONE, prev = NONE;
-    double best = -1.0;
+    double best = -DBL_MAX;
     for (uint32_t i = h->f[fi].outside; i != NONE; prev = i, i = h->next[i]) {
         double d = height(&h->f[fi], h->p[i]);
         if (d > best) {
@@ -441,75 +370,12 @@ static mq_status add_eye(qh *h, uint32_t fi)
         h->f[fi].outside = h->next[eye];
     else
         h->next[prev_best] = h->next[eye];
-
-    /* The visible region, grown across neighbours from fi: the faces the eye
-     * is above (plane distance > 0), so that the eye is on or below every
-     * face left and each horizon edge of the new hull is convex. Its horizon
-     * must be one simple loop (each vertex starts one horizon edge, and
-     * walking from end to start visits them all). Rounding can break that
-     * only for an eye within rounding of several nearly coplanar planes: then
-     * once more with the faces the eye is at most HULL_EPS above left out,
-     * and once more with the faces it is within HULL_EPS below counted in
-     * (they are replaced by nearly coplanar ones); if still not, the eye is
-     * dropped. */
-    bool simple = false;
-    for (int pass = 0; pass < 3 && !simple; pass++) {
-        double threshold = pass == 0 ? 0.0 : pass == 1 ? MQ_HULL_EPS : -MQ_HULL_EPS;
-        h->stamp++;
-        h->visible.n = h->stack.n = h->horizon.n = 0;
-        h->f[fi].stamp = h->stamp;
-        if (!u32_push(h, &h->stack, fi))
-            return MQ_ERR_OUT_OF_MEMORY;
-        while (h->stack.n) {
-            uint32_t g = h->stack.p[--h->stack.n];
-            if (!u32_push(h, &h->visible, g))
-                return MQ_ERR_OUT_OF_MEMORY;
-            for (int e = 0; e < 3; e++) {
-                uint32_t nb = h->f[g].nb[e];
-                if (h->f[nb].stamp == h->stamp)
-                    continue;
-                if (height(&h->f[nb], h->p[eye]) > threshold) {
-                    h->f[nb].stamp = h->stamp;
-                    if (!u32_push(h, &h->stack, nb))
-                        return MQ_ERR_OUT_OF_MEMORY;
-                }
-            }
-        }
-        simple = true;
-        for (size_t k = 0; k < h->visible.n; k++) {
-            const qh_face *g = &h->f[h->visible.p[k]];
-            for (int e = 0; e < 3; e++)
-                if (h->f[g->nb[e]].stamp != h->stamp) {
-                    uint32_t a = g->v[e];
-                    if (h->start[a] != NONE)
-                        simple = false;
-                    h->start[a] = (uint32_t)h->horizon.n; /* the horizon edge starting at a */
-                    if (!u32_push(h, &h->horizon, h->visible.p[k] * 3u + (uint32_t)e))
-                        return MQ_ERR_OUT_OF_MEMORY;
-                }
-        }
-        size_t nh = h->horizon.n, walked = 0;
-        if (simple && nh >= 3) {
-            uint32_t k = 0;
-            do {
-                const qh_face *g = &h->f[h->horizon.p[k] / 3];
-                uint32_t b = g->v[(h->horizon.p[k] % 3 + 1) % 3];
-                k = h->start[b];
-                walked++;
-            } while (k != NONE && k != 0 && walked <= nh);
-            simple = k == 0 && walked == nh;
-        } else {
-            simple = false;
-        }
-        for (size_t k = 0; k < nh; k++) {
-            const qh_face *g = &h->f[h->horizon.p[k] / 3];
-            h->start[g->v[h->horizon.p[k] % 3]] = NONE;
-        }
-    }
-    if (!simple) {
+    if (!visible_region(h, fi, eye))
+        return MQ_ERR_OUT_OF_MEMORY;
+    if (!horizon_is_loop(h)) {
         if (h->f[fi].outside != NONE && !u32_push(h, &h->work, fi))
             return MQ_ERR_OUT_OF_MEMORY;
-        return MQ_OK; /* the eye is dropped (see the file comment) */
+        return MQ_OK; /* the eye is dropped rather than the hull broken */
     }
     /* gather the outside points of the visible faces, then kill the faces */
     uint32_t pool = NONE;
@@ -560,8 +426,7 @@ static mq_status add_eye(qh *h, uint32_t fi)
     /* the gathered points go to the new faces, or are inside now */
     for (uint32_t i = pool, nx; i != NONE; i = nx) {
         nx = h->next[i];
-        if (assign(h, h->visible.p, h->visible.n, i) < 0)
-            return MQ_ERR_OUT_OF_MEMORY;
+        assign(h, h->visible.p, h->visible.n, i);
     }
     for (size_t k = 0; k < h->visible.n; k++)
         if (h->f[h->visible.p[k]].outside != NONE && !u32_push(h, &h->work, h->visible.p[k]))
@@ -602,7 +467,6 @@ static void qh_free(qh *h)
     u32_free(h, &h->visible);
     u32_free(h, &h->horizon);
     u32_free(h, &h->stack);
-    u32_free(h, &h->near);
 }
 
 mq_status mq_hull_build(const float *points, size_t count, const mq_allocator *a, mq_hull_result *res, mq_diag *diag)
@@ -648,11 +512,8 @@ mq_status mq_hull_build(const float *points, size_t count, const mq_allocator *a
     if (st != MQ_OK)
         goto fail;
     /* The tetrahedron. Its four faces are wound alike (each edge runs both
-     * ways), so one test orients them all: the fourth corner, more than
-     * HULL_EPS from the first face's plane (initial_simplex), must be below
-     * it. A test per face (the centroid below each plane) can fail on a
-     * sliver's side faces, whose distance to the centroid is below rounding,
-     * and a face wound against its neighbours has edges with no twin. */
+     * ways), so one exact test orients them all: the fourth corner, exactly
+     * off the first face's plane (initial_simplex), must be below it. */
     static const int tf[4][3] = {{0, 1, 2}, {0, 3, 1}, {1, 3, 2}, {2, 3, 0}};
     uint32_t fid[4];
     st = MQ_ERR_OUT_OF_MEMORY;
@@ -661,15 +522,14 @@ mq_status mq_hull_build(const float *points, size_t count, const mq_allocator *a
         if (fid[i] == NONE)
             goto fail;
     }
-    if (dist(&h, &h.f[fid[0]], t[3]) > 0.0)
+    double up;
+    if (side(&h, &h.f[fid[0]], h.p[t[3]], &up) > 0)
         for (int i = 0; i < 4; i++) {
             qh_face *f = &h.f[fid[i]];
             uint32_t v1 = f->v[1];
             f->v[1] = f->v[2];
             f->v[2] = v1;
-            for (int k = 0; k < 3; k++)
-                f->n[k] = -f->n[k];
-            f->d = -f->d;
+            face_plane(&h, f);
         }
     for (int i = 0; i < 4; i++)
         for (int e = 0; e < 3; e++) {
@@ -679,8 +539,8 @@ mq_status mq_hull_build(const float *points, size_t count, const mq_allocator *a
                     h.f[fid[i]].nb[e] = fid[j];
         }
     for (uint32_t i = 0; i < count; i++)
-        if (i != t[0] && i != t[1] && i != t[2] && i != t[3] && assign(&h, fid, 4, i) < 0)
-            goto fail;
+        if (i != t[0] && i != t[1] && i != t[2] && i != t[3])
+            assign(&h, fid, 4, i);
     for (int i = 0; i < 4; i++)
         if (h.f[fid[i]].outside != NONE && !u32_push(&h, &h.work, fid[i]))
             goto fail;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -623,6 +624,105 @@ static void points_beside_needle_planes(void **state)
     }
 }
 
+/* ---- exact containment, against an integer oracle ------------------------- */
+
+__extension__ typedef __int128 i128;
+
+/* det[b - a; c - a; d - a] of integer points, exactly (coordinates below 2^40:
+ * each term below 2^122). */
+static i128 det_int(const int64_t a[3], const int64_t b[3], const int64_t c[3], const int64_t d[3])
+{
+    i128 e1[3], e2[3], e3[3];
+    for (int k = 0; k < 3; k++) {
+        e1[k] = b[k] - a[k];
+        e2[k] = c[k] - a[k];
+        e3[k] = d[k] - a[k];
+    }
+    return e3[0] * (e1[1] * e2[2] - e1[2] * e2[1]) + e3[1] * (e1[2] * e2[0] - e1[0] * e2[2]) +
+           e3[2] * (e1[0] * e2[1] - e1[1] * e2[0]);
+}
+
+/* The hull of points with integer coordinates (exact floats): every input
+ * point on or below every face's plane, decided exactly; every face a
+ * proper triangle (its corners not on one line); a closed triangulated
+ * sphere. The builder decides sides exactly, so nothing may be even a
+ * rounding outside. Returns false when the builder called the cloud flat. */
+static bool check_exact_hull(const float *p, size_t n, const char *what, int round)
+{
+    mq_convex *c = NULL;
+    mq_diag d;
+    mq_status st = mq_convex_create(p, n, NULL, &c, &d);
+    if (st == MQ_ERR_INVALID_ARG)
+        return false;
+    if (st != MQ_OK)
+        fail_msg("%s %d: %s", what, round, d.message);
+    size_t nv = mq_convex_vertex_count(c), nf = mq_convex_face_count(c);
+    const float *v = mq_convex_vertices(c);
+    const uint32_t *f = mq_convex_faces(c);
+    assert_int_equal(nv, 2 + nf / 2);
+    for (size_t t = 0; t < nf; t++) {
+        int64_t q[3][3];
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 3; k++)
+                q[j][k] = (int64_t)v[3 * f[3 * t + j] + k];
+        bool proper = false;
+        for (int k = 0; k < 3 && !proper; k++) {
+            int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+            i128 x = (i128)(q[1][k1] - q[0][k1]) * (q[2][k2] - q[0][k2]) -
+                     (i128)(q[1][k2] - q[0][k2]) * (q[2][k1] - q[0][k1]);
+            proper = x != 0;
+        }
+        if (!proper)
+            fail_msg("%s %d: face %zu has its corners on one line", what, round, t);
+        for (size_t i = 0; i < n; i++) {
+            int64_t x[3] = {(int64_t)p[3 * i], (int64_t)p[3 * i + 1], (int64_t)p[3 * i + 2]};
+            if (det_int(q[0], q[1], q[2], x) > 0)
+                fail_msg("%s %d: point %zu (%g %g %g) is outside face %zu", what, round, i, p[3 * i], p[3 * i + 1],
+                         p[3 * i + 2], t);
+        }
+    }
+    mq_convex_destroy(c);
+    return true;
+}
+
+/* Clouds where every side is a close call: small grid points (duplicates,
+ * coplanar and collinear subsets everywhere), the same with a few points far
+ * out on a line or in a plane (needle and sliver faces whose planes pass a
+ * hair from the small points: the clouds that once left points up to 1% of
+ * their extent outside), all with integer coordinates below 2^39. */
+static void exact_containment(void **state)
+{
+    (void)state;
+    mq_test_rng rng;
+    mq_test_rng_seed(&rng, mq_test_seed(27));
+    float p[3 * 300];
+    int built = 0;
+    for (int round = 0; round < 600; round++) {
+        size_t m = 4 + (size_t)(mq_test_rng_unit(&rng) * 200);
+        int kind = round % 3;
+        float far = ldexpf(1.0f, 20 + (int)(mq_test_rng_unit(&rng) * 19));
+        size_t nfar = kind ? 2 + (size_t)(mq_test_rng_unit(&rng) * 6) : 0;
+        for (size_t i = 0; i < m; i++) {
+            if (i < nfar) {
+                /* kind 1: on the line x = y = -far; kind 2: in the plane z = y */
+                float a = (float)(int)mq_test_rng_range(&rng, -4096, 4096) * far / 4096.0f;
+                float b = (float)(int)mq_test_rng_range(&rng, -4096, 4096) * far / 4096.0f;
+                p[3 * i] = kind == 1 ? -far : a;
+                p[3 * i + 1] = kind == 1 ? -far : b;
+                p[3 * i + 2] = kind == 1 ? a : b;
+            } else if (i > nfar && mq_test_rng_unit(&rng) < 0.1) {
+                memcpy(&p[3 * i], &p[3 * (size_t)(mq_test_rng_unit(&rng) * (double)i)], sizeof(float[3]));
+            } else {
+                for (int k = 0; k < 3; k++)
+                    p[3 * i + k] = (float)((int)(mq_test_rng_unit(&rng) * 16) - 8);
+            }
+        }
+        built += check_exact_hull(p, m, "exact containment", round);
+    }
+    print_message("exact containment: %d of 600 clouds built (the rest flat)\n", built);
+    assert_true(built > 500);
+}
+
 /* ---- overlap, distance and casts on known cases ----------------------------- */
 
 static void triangle_cases(void **state)
@@ -733,6 +833,7 @@ int main(void)
         cmocka_unit_test(distances_and_casts),
         cmocka_unit_test(points_inside_hull),
         cmocka_unit_test(points_beside_needle_planes),
+        cmocka_unit_test(exact_containment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
