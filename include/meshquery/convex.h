@@ -20,10 +20,12 @@
  *
  * What a convex is. The solid convex hull of its stored vertices
  * (mq_convex_vertices), a subset of the points it was built from: the hull's
- * corners. Points that lie inside, on a face, or within a rounding tolerance of
- * the hull (about 1e-13 of the points' extent) are left out. The hull is
- * stored as triangles (mq_convex_faces, counter-clockwise seen from outside),
- * the planes of its faces in double precision, and its edges. A convex is
+ * corners. The builder decides exactly which side of a face's plane a point is
+ * on, so every input point is inside the hull or on it; points inside, on a
+ * face or on an edge are left out, and a point outside by any amount, however
+ * small, is a corner. The hull is stored as triangles (mq_convex_faces,
+ * counter-clockwise seen from outside), the planes of its faces in double
+ * precision (exactly coplanar triangles share one), and its edges. A convex is
  * closed: touching counts as overlap, as for every shape (types.h).
  *
  * Building. Any number of points >= 4, with coordinates of any finite
