@@ -21,20 +21,6 @@
 #include "core/diag.h"
 #include "core/orient3d.h"
 
-typedef struct edge_key {
-    uint32_t lo, hi, face, pad;
-} edge_key;
-
-static int edge_cmp(const void *a, const void *b)
-{
-    const edge_key *x = a, *y = b;
-    if (x->lo != y->lo)
-        return x->lo < y->lo ? -1 : 1;
-    if (x->hi != y->hi)
-        return x->hi < y->hi ? -1 : 1;
-    return x->face < y->face ? -1 : x->face > y->face;
-}
-
 static uint32_t uf_find(uint32_t *parent, uint32_t x)
 {
     while (parent[x] != x) {
@@ -105,14 +91,13 @@ static mq_status finish(const float *points, size_t count, const mq_hull_result 
     mq_status st = MQ_ERR_OUT_OF_MEMORY;
     size_t nt = hr->nt;
     uint32_t *remap = mq_alloc(a, count * sizeof(uint32_t), 16);
-    edge_key *keys = mq_alloc(a, nt * 3 * sizeof(edge_key), 16);
     uint32_t *parent = mq_alloc(a, nt * sizeof(uint32_t), 16);
     uint32_t *cls = mq_alloc(a, nt * sizeof(uint32_t), 16);
     double *fn = mq_alloc(a, nt * sizeof(double[3]), 16);
     double *vd = NULL;
     size_t vd_bytes = 0;
     mq_convex *c = NULL;
-    if (!remap || !keys || !parent || !cls || !fn)
+    if (!remap || !parent || !cls || !fn)
         goto done;
     for (size_t i = 0; i < count; i++)
         remap[i] = UINT32_MAX;
@@ -137,26 +122,26 @@ static mq_status finish(const float *points, size_t count, const mq_hull_result 
     for (size_t f = 0; f < nt; f++) {
         tri_normal(vd, tris + 3 * f, scale > 0.0 ? 1.0 / scale : 1.0, fn + 3 * f);
         parent[f] = (uint32_t)f;
+    }
+    /* each edge once, from its lower-numbered triangle f to g */
+    for (uint32_t f = 0; f < nt; f++)
         for (int e = 0; e < 3; e++) {
-            uint32_t x = tris[3 * f + e], y = tris[3 * f + (e + 1) % 3];
-            keys[3 * f + e] = (edge_key){x < y ? x : y, x < y ? y : x, (uint32_t)f, 0};
+            uint32_t g = hr->nbrs[3 * f + e];
+            if (g < f)
+                continue;
+            /* A zero-area face (collinear corners; the builder makes
+             * none) has no plane: every point is "on" it, so it would join
+             * its neighbours on both sides into one class and lose their
+             * planes. It stays a class of its own, whose zero normal never
+             * separates anything. */
+            if (!has_normal(fn + 3 * f) || !has_normal(fn + 3 * g))
+                continue;
+            if (coplanar(vd, tris + 3 * f, tris + 3 * g)) {
+                uint32_t rf = uf_find(parent, f), rg = uf_find(parent, g);
+                if (rf != rg)
+                    parent[rg] = rf;
+            }
         }
-    }
-    qsort(keys, nt * 3, sizeof(edge_key), edge_cmp);
-    for (size_t i = 0; i + 1 < nt * 3; i += 2) {
-        uint32_t f = keys[i].face, g = keys[i + 1].face;
-        /* A zero-area face (collinear corners; the builder makes none) has no
-         * plane: every point is "on" it, so it would join its neighbours on
-         * both sides into one class and lose their planes. It stays a class
-         * of its own, whose zero normal never separates anything. */
-        if (!has_normal(fn + 3 * f) || !has_normal(fn + 3 * g))
-            continue;
-        if (coplanar(vd, tris + 3 * f, tris + 3 * g)) {
-            uint32_t rf = uf_find(parent, f), rg = uf_find(parent, g);
-            if (rf != rg)
-                parent[rg] = rf;
-        }
-    }
     uint32_t np = 0, ne = 0;
     for (size_t f = 0; f < nt; f++)
         cls[f] = UINT32_MAX;
@@ -165,9 +150,11 @@ static mq_status finish(const float *points, size_t count, const mq_hull_result 
         if (cls[r] == UINT32_MAX)
             cls[r] = np++;
     }
-    for (size_t i = 0; i + 1 < nt * 3; i += 2)
-        if (uf_find(parent, keys[i].face) != uf_find(parent, keys[i + 1].face))
-            ne++;
+    for (uint32_t f = 0; f < nt; f++)
+        for (int e = 0; e < 3; e++) {
+            uint32_t g = hr->nbrs[3 * f + e];
+            ne += g > f && uf_find(parent, f) != uf_find(parent, g);
+        }
     /* one block: header, float vertices, double vertices, triangles, planes, edges */
     size_t off_fv = (sizeof(mq_convex) + 15) & ~(size_t)15;
     size_t off_v = off_fv + (((size_t)nv * sizeof(float[3]) + 15) & ~(size_t)15);
@@ -278,18 +265,20 @@ static mq_status finish(const float *points, size_t count, const mq_hull_result 
         area[best] = ta;
     }
     ne = 0;
-    for (size_t i = 0; i + 1 < nt * 3; i += 2)
-        if (uf_find(parent, keys[i].face) != uf_find(parent, keys[i + 1].face)) {
-            c->edges[2 * ne] = keys[i].lo;
-            c->edges[2 * ne + 1] = keys[i].hi;
-            ne++;
+    for (uint32_t f = 0; f < nt; f++)
+        for (int e = 0; e < 3; e++) {
+            uint32_t g = hr->nbrs[3 * f + e], x = tris[3 * f + e], y = tris[3 * f + (e + 1) % 3];
+            if (g > f && uf_find(parent, f) != uf_find(parent, g)) {
+                c->edges[2 * ne] = x < y ? x : y;
+                c->edges[2 * ne + 1] = x < y ? y : x;
+                ne++;
+            }
         }
     *out = c;
     c = NULL;
     st = MQ_OK;
 done:
     mq_free(a, remap, count * sizeof(uint32_t));
-    mq_free(a, keys, nt * 3 * sizeof(edge_key));
     mq_free(a, parent, nt * sizeof(uint32_t));
     mq_free(a, cls, nt * sizeof(uint32_t));
     mq_free(a, fn, nt * sizeof(double[3]));
@@ -320,6 +309,7 @@ mq_status mq_convex_create(const float *points, size_t count, const mq_allocator
         return st;
     st = finish(points, count, &hr, allocator, out, diag);
     mq_free(allocator, hr.tris, hr.nt * 3 * sizeof(uint32_t));
+    mq_free(allocator, hr.nbrs, hr.nt * 3 * sizeof(uint32_t));
     return st;
 }
 

@@ -18,12 +18,13 @@
 
 typedef struct mq_hull_result {
     uint32_t *tris; /* nt * 3 indices into the input points, outward winding; from the allocator */
+    uint32_t *nbrs; /* nt * 3: the triangle across edge (tris[3t + e], tris[3t + (e + 1) % 3]) */
     size_t nt;
 } mq_hull_result;
 
-/* Quickhull of `count` points (>= 4, count < 2^32). On success res->tris is
- * allocated with `a` (the caller frees nt * 3 * 4 bytes); on failure nothing
- * is left allocated and diag says why. */
+/* Quickhull of `count` points (>= 4, count < 2^32). On success res->tris and
+ * res->nbrs are allocated with `a` (the caller frees nt * 3 * 4 bytes each);
+ * on failure nothing is left allocated and diag says why. */
 mq_status mq_hull_build(const float *points, size_t count, const mq_allocator *a, mq_hull_result *res, mq_diag *diag);
 
 #endif

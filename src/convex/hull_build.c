@@ -558,21 +558,28 @@ mq_status mq_hull_build(const float *points, size_t count, const mq_allocator *a
         qh_check(&h, 0);
 #endif
     }
-    /* the alive faces out */
+    /* the alive faces out, numbered in order (kept in `stamp`), with their
+     * neighbours */
     size_t nt = 0;
     for (size_t i = 0; i < h.nf; i++)
-        nt += h.f[i].dead ? 0 : 1;
+        if (!h.f[i].dead)
+            h.f[i].stamp = (uint32_t)nt++;
     res->tris = mq_alloc(a, nt * 3 * sizeof(uint32_t), 16);
-    if (!res->tris) {
+    res->nbrs = mq_alloc(a, nt * 3 * sizeof(uint32_t), 16);
+    if (!res->tris || !res->nbrs) {
+        mq_free(a, res->tris, nt * 3 * sizeof(uint32_t));
+        mq_free(a, res->nbrs, nt * 3 * sizeof(uint32_t));
+        memset(res, 0, sizeof *res);
         st = MQ_ERR_OUT_OF_MEMORY;
         goto fail;
     }
     res->nt = nt;
-    size_t k = 0;
     for (size_t i = 0; i < h.nf; i++)
         if (!h.f[i].dead) {
+            uint32_t k = h.f[i].stamp;
             memcpy(&res->tris[3 * k], h.f[i].v, sizeof(uint32_t[3]));
-            k++;
+            for (int e = 0; e < 3; e++)
+                res->nbrs[3 * k + e] = h.f[h.f[i].nb[e]].stamp;
         }
     qh_free(&h);
     return MQ_OK;
