@@ -11,7 +11,6 @@
  * out: they are not edges of the solid).
  */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/minmax.h"
