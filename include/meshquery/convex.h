@@ -21,11 +21,13 @@
  * What a convex is. The solid convex hull of its stored vertices
  * (mq_convex_vertices), a subset of the points it was built from: the hull's
  * corners. The builder decides exactly which side of a face's plane a point is
- * on, so every input point is inside the hull or on it; points inside, on a
- * face or on an edge are left out, and a point outside by any amount, however
- * small, is a corner. The hull is stored as triangles (mq_convex_faces,
- * counter-clockwise seen from outside), the planes of its faces in double
- * precision (exactly coplanar triangles share one), and its edges. A convex is
+ * on, so every input point is inside the hull's triangles or on them. A point
+ * inside the hull, or on it when the builder reaches it, is left out; a point
+ * outside by any amount, however small, becomes a corner (and a corner taken
+ * early can end up on an edge or a face of the final hull, where it stays).
+ * The hull is stored as triangles (mq_convex_faces, counter-clockwise seen
+ * from outside), the planes of its faces in double precision (exactly
+ * coplanar triangles share one), and its edges. A convex is
  * closed: touching counts as overlap, as for every shape (types.h).
  *
  * Building. Any number of points >= 4, with coordinates of any finite
@@ -77,7 +79,9 @@
  * default); the convex keeps a copy of it for its own free. `diag` may be NULL.
  * Errors: MQ_ERR_INVALID_ARG (NULL points or out, fewer than 4 points, a
  * non-finite coordinate, fewer than 4 affinely independent points),
- * MQ_ERR_LIMIT (more than MQ_CONVEX_MAX_POINTS), MQ_ERR_OUT_OF_MEMORY.
+ * MQ_ERR_LIMIT (more than MQ_CONVEX_MAX_POINTS), MQ_ERR_OUT_OF_MEMORY;
+ * MQ_ERR_UNSUPPORTED if the builder's internal consistency check fails (no
+ * known input does that: it would be a bug, reported rather than hidden).
  */
 MQ_API mq_status mq_convex_create(const float *points, size_t count, const mq_allocator *allocator, mq_convex **out,
                                   mq_diag *diag);

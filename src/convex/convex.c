@@ -5,10 +5,12 @@
  * Planes: neighbouring hull triangles that are exactly coplanar (core/
  * orient3d.h) are merged into one plane (a box's faces are 6 planes, not 12);
  * triangles only nearly coplanar keep their own, so that no plane is tilted
- * by a neighbour's corners. Each plane's offset is the largest n . v over the vertices, so the
- * polytope of the planes holds every vertex in double. Edges: the triangle
- * edges between two different planes (the diagonals inside a face are left
- * out: they are not edges of the solid).
+ * by a neighbour's corners. Each plane's offset is the largest n . v over its
+ * own triangles' corners, and over all vertices while planes x vertices stays
+ * below 4e6: then the polytope of the planes holds every vertex in double
+ * (beyond that, a vertex can be outside a rounded plane by its rounding).
+ * Edges: the triangle edges between two different planes (the diagonals
+ * inside a face are left out: they are not edges of the solid).
  */
 #include <math.h>
 #include <string.h>

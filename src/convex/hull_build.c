@@ -321,7 +321,8 @@ static bool visible_region(qh *h, uint32_t fi, uint32_t eye)
 /* Whether the horizon is one simple loop: each corner starts one horizon edge
  * and walking from end to start visits them all. It always is when the side
  * tests are exact; checked all the same, since a broken loop would break the
- * hull's links. Leaves h->start all NONE. */
+ * hull's links (the build then fails with MQ_ERR_UNSUPPORTED, never seen on
+ * the tests' and fuzzers' clouds). Leaves h->start all NONE. */
 static bool horizon_is_loop(qh *h)
 {
     size_t nh = h->horizon.n;
@@ -372,11 +373,8 @@ static mq_status add_eye(qh *h, uint32_t fi)
         h->next[prev_best] = h->next[eye];
     if (!visible_region(h, fi, eye))
         return MQ_ERR_OUT_OF_MEMORY;
-    if (!horizon_is_loop(h)) {
-        if (h->f[fi].outside != NONE && !u32_push(h, &h->work, fi))
-            return MQ_ERR_OUT_OF_MEMORY;
-        return MQ_OK; /* the eye is dropped rather than the hull broken */
-    }
+    if (!horizon_is_loop(h))
+        return MQ_ERR_UNSUPPORTED; /* cannot happen with exact sides: a bug, said rather than hidden */
     /* gather the outside points of the visible faces, then kill the faces */
     uint32_t pool = NONE;
     for (size_t k = 0; k < h->visible.n; k++) {
@@ -587,5 +585,7 @@ fail:
     qh_free(&h);
     if (st == MQ_ERR_OUT_OF_MEMORY)
         mq_diag_set(diag, st, NULL, 0, 0, "convex hull: out of memory");
+    else if (st == MQ_ERR_UNSUPPORTED)
+        mq_diag_set(diag, st, NULL, 0, 0, "convex hull: internal error: a horizon that is not one loop");
     return st;
 }

@@ -17,9 +17,16 @@
  */
 #include "core/orient3d.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+/* two_sum and the filter bound need every double operation rounded to double,
+ * not to x87 extended precision (where they would silently lose exactness). */
+#if !defined(FLT_EVAL_METHOD) || (FLT_EVAL_METHOD != 0 && FLT_EVAL_METHOD != 1)
+#error "exact predicates need FLT_EVAL_METHOD 0 or 1 (on 32-bit x86: -msse2 -mfpmath=sse)"
+#endif
 
 static void two_sum(double a, double b, double *x, double *y)
 {

@@ -5,16 +5,19 @@
  *
  * positive when d is on the side the normal (b - a) x (c - a) points to (a, b,
  * c counter-clockwise seen from d), negative on the other, 0 exactly when the
- * four points are coplanar. Exact for every finite double input whose
- * products of three coordinate differences neither overflow nor underflow
- * (true for any float input brought to a largest |coordinate| in [0.5, 1) by a
- * power of two, as the hull builder does).
+ * four points are coplanar. Exact when every coordinate is an integer multiple
+ * of 2^-358 below 2^340 in magnitude, so that no exact intermediate value
+ * (down to the last bits of a product of three coordinates) falls below the
+ * smallest double or overflows: any float coordinates (multiples of 2^-149,
+ * below 2^128), as they are or brought to a largest |coordinate| in [0.5, 1)
+ * by a power of two, as the hull builder does (multiples of 2^-277).
  *
  * How: the determinant in double, with Shewchuk's forward error bound ("Adaptive
  * Precision Floating-Point Arithmetic and Fast Robust Geometric Predicates",
  * 1997, orient3d's first stage); only when its size is within that bound is it
- * recomputed exactly, as a floating-point expansion (a sum of
- * non-overlapping doubles) of its 4x4 form.
+ * recomputed exactly, as a floating-point expansion (a sum of non-overlapping
+ * doubles): the 3x3 form from the differences when those were exact (grids,
+ * most CAD points), else the 4x4 form from the coordinates themselves.
  */
 #ifndef MQ_CORE_ORIENT3D_H
 #define MQ_CORE_ORIENT3D_H

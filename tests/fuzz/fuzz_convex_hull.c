@@ -14,9 +14,9 @@
  *     message, and leaves out NULL;
  *   - a hull: every vertex is one of the input points; V = 2 + F/2 (a closed
  *     triangulated sphere); every input point is inside it or within 1e-7 of
- *     the scale of it (a triangle's own plane is not checked: a sliver face
- *     merged into a larger coplanar one may tilt by its rounding over its
- *     width); its own vertices and faces overlap it.
+ *     the scale of it by mq_convex_closest_point (the builder puts every
+ *     point inside exactly; the slack is GJK's, in double); its own vertices
+ *     and faces overlap it.
  */
 #include <math.h>
 #include <stdint.h>

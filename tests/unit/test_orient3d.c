@@ -1,7 +1,7 @@
 /*
  * The orientation predicate of src/core/orient3d.h against an exact integer
- * oracle: points with integer coordinates below 2^30 (differences below 2^31,
- * the determinant below 2^96, exact in __int128). Nearly coplanar quadruples
+ * oracle: points with integer coordinates below 2^32 (differences below 2^33,
+ * the determinant below 2^103, exact in __int128). Nearly coplanar quadruples
  * (d a rounded combination of the other three, then nudged by a few units)
  * put the double determinant within its error bound, so the expansion path
  * decides most of them; the same points scaled by 2^-60 and 2^+60 (exact in
