@@ -18,26 +18,19 @@
  * A zero-area triangle is its hull segment (or point): segment–triangle, and
  * segment–segment for two of them.
  *
- * Precision. Inputs are floats, so (Shewchuk, "Adaptive Precision
- * Floating-Point Arithmetic and Fast Robust Geometric Predicates", 1997):
- *   - orient3d is first evaluated in double with Shewchuk's static error bound
- *     (his o3derrboundA < 8u, we use 16u, u = 2^-53); when the value is within
- *     the bound,
- *   - it is recomputed exactly: expanded into 24 products of three input
- *     coordinates; x*y is exact in double (48 bits), and Veltkamp-splitting it
- *     into two 26-bit halves makes each half times z exact (50 bits), so every
- *     monomial is the exact sum of two doubles; the sign of the sum of those 48
- *     doubles is found exactly by expansion arithmetic (Grow-Expansion with
- *     zero elimination; the most significant component carries the sign).
- *   - orient2d likewise: 6 products of two floats, each exact in double.
- * No overflow or underflow is possible: |float| < 2^128 and >= 2^-149, so all
- * products stay well inside double's normal range.
+ * Precision. orient3d is core/orient3d.h's exact sign (a double filter with
+ * Shewchuk's bound, then expansions; exact for every float input). orient2d
+ * is evaluated in double with Shewchuk's static error bound and, within it,
+ * recomputed exactly: 6 products of two floats, each exact in double, summed
+ * by expansion arithmetic (Grow-Expansion with zero elimination; the most
+ * significant component carries the sign).
  */
 #include <meshquery/primitives.h>
 
 #include <float.h>
 
 #include "core/minmax.h"
+#include "core/orient3d.h"
 #include "primitives/shape_checks.h"
 
 /* TwoSum and the filter bounds need every double operation rounded to double,
@@ -61,18 +54,7 @@ static void two_sum(double a, double b, double *s, double *e)
     *e = (a - av) + (b - bv);
 }
 
-/* x*y*z == out[0] + out[1] exactly, for float x, y, z (see the header comment). */
-static void product3(float x, float y, float z, double out[2])
-{
-    double p = (double)x * (double)y;
-    double c = 134217729.0 * p; /* 2^27 + 1: Veltkamp split into 26 + 26 bits */
-    double hi = c - (c - p);
-    double lo = p - hi;
-    out[0] = hi * z;
-    out[1] = lo * z;
-}
-
-#define MAX_TERMS 48
+#define MAX_TERMS 6
 
 /* Exact sign of terms[0] + ... + terms[n-1] (n <= MAX_TERMS). */
 static int sum_sign(const double *terms, int n)
@@ -96,54 +78,18 @@ static int sum_sign(const double *terms, int n)
     return len == 0 ? 0 : (e[len - 1] > 0.0 ? 1 : -1);
 }
 
-/* Appends the 12 doubles whose sum is sign * det[rows x; y; z]. */
-static double *det3_terms(const vec3 x, const vec3 y, const vec3 z, double sign, double *out)
-{
-    static const int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 2, 0}, {1, 0, 2}, {2, 0, 1}, {2, 1, 0}};
-    static const double parity[6] = {1, -1, 1, -1, 1, -1};
-    for (int m = 0; m < 6; m++) {
-        product3(x[perm[m][0]], y[perm[m][1]], z[perm[m][2]], out);
-        out[0] *= sign * parity[m];
-        out[1] *= sign * parity[m];
-        out += 2;
-    }
-    return out;
-}
-
-/* Exact sign of det[a-d; b-d; c-d] by multilinearity: det(a,b,c) - det(d,b,c) - det(a,d,c) -
- * det(a,b,d). */
-static int orient3d_exact(const vec3 a, const vec3 b, const vec3 c, const vec3 d)
-{
-    double t[MAX_TERMS];
-    double *o = t;
-    o = det3_terms(a, b, c, 1.0, o);
-    o = det3_terms(d, b, c, -1.0, o);
-    o = det3_terms(a, d, c, -1.0, o);
-    det3_terms(a, b, d, -1.0, o);
-    return sum_sign(t, MAX_TERMS);
-}
-
 /*
  * Sign of det[a-d; b-d; c-d], which equals the 4x4 determinant |a 1; b 1; c 1;
  * d 1|: alternating in its four points, zero iff they are coplanar, and its
- * sign tells on which side of plane abc the point d lies.
+ * sign tells on which side of plane abc the point d lies. It is
+ * -det[b-a; c-a; d-a], core/orient3d.h's exact sign (floats are exact
+ * doubles, in its range).
  */
 static int orient3d(const vec3 a, const vec3 b, const vec3 c, const vec3 d)
 {
-    double adx = (double)a[0] - d[0], ady = (double)a[1] - d[1], adz = (double)a[2] - d[2];
-    double bdx = (double)b[0] - d[0], bdy = (double)b[1] - d[1], bdz = (double)b[2] - d[2];
-    double cdx = (double)c[0] - d[0], cdy = (double)c[1] - d[1], cdz = (double)c[2] - d[2];
-    double bc = bdx * cdy, cb = cdx * bdy, ca = cdx * ady, ac = adx * cdy, ab = adx * bdy, ba = bdx * ady;
-    double det = adz * (bc - cb) + bdz * (ca - ac) + cdz * (ab - ba);
-    double perm =
-        (fabs(bc) + fabs(cb)) * fabs(adz) + (fabs(ca) + fabs(ac)) * fabs(bdz) + (fabs(ab) + fabs(ba)) * fabs(cdz);
-    double bound = 0x1p-49 * perm;
-    if (det > bound)
-        return 1;
-    if (-det > bound)
-        return -1;
-    /* perm == 0: every monomial is exactly zero (nothing here can underflow). */
-    return perm == 0.0 ? 0 : orient3d_exact(a, b, c, d);
+    const double pa[3] = {a[0], a[1], a[2]}, pb[3] = {b[0], b[1], b[2]};
+    const double pc[3] = {c[0], c[1], c[2]}, pd[3] = {d[0], d[1], d[2]};
+    return -mq_orient3d(pa, pb, pc, pd);
 }
 
 /* Sign of orient2d on coordinates (i, j): det[a-c; b-c]. Exact. */
