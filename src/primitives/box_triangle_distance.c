@@ -145,44 +145,37 @@ static inline void offer_point(const double h[3], const double u[3], int corner,
     }
 }
 
-/* The box corner lowest toward the triangle's plane (normal n, through v0),
- * when the box lies wholly on one side and its foot falls inside the
- * triangle: offered as a candidate. True when the plane cuts the box. */
-static bool offer_support(const double h[3], double v[3][3], const double n[3], cand *best)
-{
-    double hc = -dot3(n, v[0]), reach = fabs(n[0]) * h[0] + fabs(n[1]) * h[1] + fabs(n[2]) * h[2];
-    if (!(fabs(hc) > reach))
-        return true; /* the plane cuts the box */
-    double side = hc > 0.0 ? 1.0 : -1.0, x[3], n2 = dot3(n, n);
-    for (int k = 0; k < 3; k++)
-        x[k] = n[k] * side > 0.0 ? -h[k] : h[k];
-    double hx = dot3(n, x) - dot3(n, v[0]); /* the corner's height times |n| */
-    double y[3];
-    for (int k = 0; k < 3; k++)
-        y[k] = x[k] - hx / n2 * n[k];
-    for (int e = 0; e < 3; e++) {
-        const double *p = v[e], *q = v[(e + 1) % 3];
-        double pq[3] = {q[0] - p[0], q[1] - p[1], q[2] - p[2]}, py[3] = {y[0] - p[0], y[1] - p[1], y[2] - p[2]};
-        double c[3] = {pq[1] * py[2] - pq[2] * py[1], pq[2] * py[0] - pq[0] * py[2], pq[0] * py[1] - pq[1] * py[0]};
-        if (dot3(c, n) < 0.0)
-            return false; /* the foot is outside: an edge holds the pair */
-    }
-    double d2 = hx * hx / n2;
-    if (d2 < best->d2)
-        *best = (cand){d2, {x[0], x[1], x[2]}, 0.0, -1, -1};
-    return false;
-}
+/* The triangle in the frame: its first corner moved there, two edges turned
+ * there from the common frame's corner differences, the third edge and the
+ * other corners from those. A corner far from the box (compared to the
+ * triangle's size) is rounded in the frame by more than the triangle is
+ * wide: edges taken between corners moved there one by one would be noise,
+ * and a plane through them could cut the box though the triangle lies far
+ * off. Turned edges keep the triangle's shape; a corner's rounding only
+ * shifts the edges and plane through it, by that rounding, which is small
+ * against the gap. */
+typedef struct local_tri {
+    double v[3][3];
+    double e[3][3]; /* v[i] to v[i + 1] */
+    double n[3];
+} local_tri;
 
-/* The triangle's corners in the frame and its normal there. */
-static void local_triangle(const mq_td_box *b, const mq_td_tri *t, double v[3][3], double n[3])
+static void local_triangle(const mq_td_box *b, const mq_td_tri *t, local_tri *o)
 {
-    for (int c = 0; c < 3; c++)
-        to_local(b, t->v[c], v[c]);
-    double ab[3] = {v[1][0] - v[0][0], v[1][1] - v[0][1], v[1][2] - v[0][2]};
-    double ac[3] = {v[2][0] - v[0][0], v[2][1] - v[0][1], v[2][2] - v[0][2]};
-    n[0] = ab[1] * ac[2] - ab[2] * ac[1];
-    n[1] = ab[2] * ac[0] - ab[0] * ac[2];
-    n[2] = ab[0] * ac[1] - ab[1] * ac[0];
+    to_local(b, t->v[0], o->v[0]);
+    double ab[3] = {t->v[1][0] - t->v[0][0], t->v[1][1] - t->v[0][1], t->v[1][2] - t->v[0][2]};
+    double ca[3] = {t->v[0][0] - t->v[2][0], t->v[0][1] - t->v[2][1], t->v[0][2] - t->v[2][2]};
+    for (int i = 0; i < 3; i++) {
+        o->e[0][i] = dot3(b->ax[i], ab);
+        o->e[2][i] = dot3(b->ax[i], ca);
+        o->e[1][i] = -(o->e[0][i] + o->e[2][i]);
+        o->v[1][i] = o->v[0][i] + o->e[0][i];
+        o->v[2][i] = o->v[0][i] - o->e[2][i];
+    }
+    const double *u = o->e[0], *w = o->e[2];
+    o->n[0] = w[1] * u[2] - w[2] * u[1];
+    o->n[1] = w[2] * u[0] - w[0] * u[2];
+    o->n[2] = w[0] * u[1] - w[1] * u[0];
 }
 
 /* Where segment p + s d, s in [0, 1], runs inside the box [-h, h] (slab clip):
@@ -233,28 +226,52 @@ static void edge_plane_point(const mq_td_box *b, const mq_td_tri *t, const doubl
         p[k] = w0[k] + s * (w1[k] - w0[k]);
 }
 
-/* Whether y (frame) lies inside the triangle's corners v (normal n) as seen
- * along n: on the inner side of each edge. */
-static bool inside_face(double v[3][3], const double n[3], const double y[3])
+/* Whether y (frame) lies inside the triangle as seen along its normal: on the
+ * inner side of each edge. */
+static bool inside_face(const local_tri *l, const double y[3])
 {
     for (int e = 0; e < 3; e++) {
-        const double *pa = v[e], *pq = v[(e + 1) % 3];
-        double ab[3] = {pq[0] - pa[0], pq[1] - pa[1], pq[2] - pa[2]};
+        const double *pa = l->v[e], *ab = l->e[e];
         double ay[3] = {y[0] - pa[0], y[1] - pa[1], y[2] - pa[2]};
         double c[3] = {ab[1] * ay[2] - ab[2] * ay[1], ab[2] * ay[0] - ab[0] * ay[2], ab[0] * ay[1] - ab[1] * ay[0]};
-        if (dot3(c, n) < 0.0)
+        if (dot3(c, l->n) < 0.0)
             return false;
     }
     return true;
 }
 
-/* A box edge that crosses the triangle's face (frame corners v, normal n):
- * true and p (common frame) where it crosses the plane inside the triangle. */
-static bool box_edge_through(const mq_td_box *b, const mq_td_tri *t, double v[3][3], const double n[3], double p[3])
+/* The box corner lowest toward the triangle's plane (through v[0]), when the
+ * box lies wholly on one side and its foot falls inside the triangle:
+ * offered as a candidate. True when the plane cuts the box. */
+static bool offer_support(const double h[3], const local_tri *l, cand *best)
+{
+    const double *n = l->n;
+    double hc = -dot3(n, l->v[0]), reach = fabs(n[0]) * h[0] + fabs(n[1]) * h[1] + fabs(n[2]) * h[2];
+    if (!(fabs(hc) > reach))
+        return true; /* the plane cuts the box */
+    double side = hc > 0.0 ? 1.0 : -1.0, x[3], n2 = dot3(n, n);
+    for (int k = 0; k < 3; k++)
+        x[k] = n[k] * side > 0.0 ? -h[k] : h[k];
+    double hx = dot3(n, x) - dot3(n, l->v[0]); /* the corner's height times |n| */
+    double y[3];
+    for (int k = 0; k < 3; k++)
+        y[k] = x[k] - hx / n2 * n[k];
+    if (!inside_face(l, y))
+        return false; /* an edge holds the pair */
+    double d2 = hx * hx / n2;
+    if (d2 < best->d2)
+        *best = (cand){d2, {x[0], x[1], x[2]}, 0.0, -1, -1};
+    return false;
+}
+
+/* A box edge that crosses the triangle's face (l, in the frame): true and p
+ * (common frame) where it crosses the plane inside the triangle. */
+static bool box_edge_through(const mq_td_box *b, const mq_td_tri *t, const local_tri *l, double p[3])
 {
     if (t->flat)
         return false; /* its edges stand for it */
-    double h0 = dot3(n, v[0]);
+    const double *n = l->n;
+    double h0 = dot3(n, l->v[0]);
     for (int k = 0; k < 8; k++)
         for (int a = 0; a < 3; a++) {
             if ((k >> a) & 1)
@@ -269,7 +286,7 @@ static bool box_edge_through(const mq_td_box *b, const mq_td_tri *t, double v[3]
             double s = s0 / (s0 - s1), y[3];
             for (int i = 0; i < 3; i++)
                 y[i] = x0[i] + s * (x1[i] - x0[i]);
-            if (inside_face(v, n, y)) {
+            if (inside_face(l, y)) {
                 edge_plane_point(b, t, x0, x1, s, p);
                 return true;
             }
@@ -281,13 +298,13 @@ static bool box_edge_through(const mq_td_box *b, const mq_td_tri *t, double v[3]
     double mag = b->h[0] + b->h[1] + b->h[2];
     for (int c = 0; c < 3; c++)
         for (int k = 0; k < 3; k++)
-            mag = fabs(v[c][k]) > mag ? fabs(v[c][k]) : mag;
+            mag = fabs(l->v[c][k]) > mag ? fabs(l->v[c][k]) : mag;
     double eps = 0x1p-40 * sqrt(dot3(n, n)) * mag;
     for (int k = 0; k < 8; k++) {
         double x[3];
         for (int i = 0; i < 3; i++)
             x[i] = ((k >> i) & 1) ? b->h[i] : -b->h[i];
-        if (fabs(dot3(n, x) - h0) <= eps && inside_face(v, n, x)) {
+        if (fabs(dot3(n, x) - h0) <= eps && inside_face(l, x)) {
             to_world(b, x, p);
             return true;
         }
@@ -297,14 +314,14 @@ static bool box_edge_through(const mq_td_box *b, const mq_td_tri *t, double v[3]
 
 double mq_td_box_triangle(const mq_td_box *b, const mq_td_tri *t, double pb[3], double pt[3])
 {
-    double v[3][3], n[3];
-    local_triangle(b, t, v, n);
+    local_tri l;
+    local_triangle(b, t, &l);
     cand best = {INFINITY, {0, 0, 0}, 0.0, 0, -1};
     for (int c = 0; c < 3; c++)
-        offer_point(b->h, v[c], c, -1, 0.0, &best);
+        offer_point(b->h, l.v[c], c, -1, 0.0, &best);
     for (int e = 0; e < 3; e++) {
-        const double *p = v[e], *q = v[(e + 1) % 3];
-        double d[3] = {q[0] - p[0], q[1] - p[1], q[2] - p[2]}, u[3];
+        const double *p = l.v[e], *d = l.e[e];
+        double u[3];
         if (slope(b->h, p, d, 0.0) >= 0.0 || slope(b->h, p, d, 1.0) <= 0.0)
             continue; /* nearest at an end: a corner, offered above */
         double s = segment_box_t(b->h, p, d);
@@ -312,7 +329,7 @@ double mq_td_box_triangle(const mq_td_box *b, const mq_td_tri *t, double pb[3], 
             u[k] = p[k] + s * d[k];
         offer_point(b->h, u, -1, e, s, &best);
     }
-    if (!t->flat && offer_support(b->h, v, n, &best) && best.d2 > 0.0 && box_edge_through(b, t, v, n, pt)) {
+    if (!t->flat && offer_support(b->h, &l, &best) && best.d2 > 0.0 && box_edge_through(b, t, &l, pt)) {
         for (int k = 0; k < 3; k++)
             pb[k] = pt[k];
         return 0.0; /* the face crosses the box */
@@ -369,20 +386,19 @@ double mq_td_box_triangle_lower_bound(const mq_td_box *b, const mq_td_tri *t)
 
 void mq_td_box_triangle_witness(const mq_td_box *b, const mq_td_tri *t, double p[3])
 {
-    double v[3][3], n[3], m;
-    local_triangle(b, t, v, n);
+    local_tri l;
+    double m;
+    local_triangle(b, t, &l);
     /* a corner or an edge of the triangle inside the box */
     for (int e = 0; e < 3; e++) {
-        const double *a = v[e], *q = v[(e + 1) % 3];
-        double d[3] = {q[0] - a[0], q[1] - a[1], q[2] - a[2]};
-        if (segment_inside(b->h, a, d, &m)) {
+        if (segment_inside(b->h, l.v[e], l.e[e], &m)) {
             const double *wa = t->v[e], *wq = t->v[(e + 1) % 3];
             for (int k = 0; k < 3; k++)
                 p[k] = wa[k] + m * (wq[k] - wa[k]);
             return;
         }
     }
-    if (box_edge_through(b, t, v, n, p))
+    if (box_edge_through(b, t, &l, p))
         return;
     /* touching to rounding: the triangle's point nearest the box */
     double pb[3];

@@ -278,6 +278,54 @@ static void box_triangle_matches_brute_force(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* Small triangles far from the box (2^20 to 2^60 times their size), in a plane
+ * through the box's centre, and the same with the box far from the triangle:
+ * in the box's frame each far corner is rounded by more than the triangle is
+ * wide, which must not tilt its plane through the box (it did: a distance of
+ * 0 for a pair 3.8e16 apart, found by fuzz_tree_shapes). The distance is
+ * within 1e-12 of the brute force's, relative, and the lower bound below it. */
+static void far_apart_in_one_plane(void **state)
+{
+    (void)state;
+    mq_test_rng rng;
+    mq_test_rng_seed(&rng, mq_test_seed(0xFA4A9A47));
+    size_t failures = 0;
+    for (int i = 0; i < 4000; i++) {
+        box_case b;
+        random_box(&rng, &b);
+        oracle_v3 u = oracle_normalize(oracle_v3_make(mq_test_rng_range(&rng, -1, 1), mq_test_rng_range(&rng, -1, 1),
+                                                      mq_test_rng_range(&rng, -1, 1)));
+        oracle_v3 w = oracle_normalize(
+            oracle_cross(u, oracle_v3_make(mq_test_rng_range(&rng, -1, 1), mq_test_rng_range(&rng, -1, 1),
+                                           mq_test_rng_range(&rng, -1, 1))));
+        double far = ldexp(1.0, 20 + i % 41);
+        oracle_tri t;
+        for (int v = 0; v < 3; v++)
+            t.v[v] = oracle_madd(oracle_madd(b.ob.c, u, far + mq_test_rng_range(&rng, -1, 1)), w,
+                                 mq_test_rng_range(&rng, -1, 1));
+        if (i % 2) { /* the box far instead: moved by -far u, the triangle back near the origin */
+            oracle_v3 shift = oracle_madd(oracle_v3_make(0, 0, 0), u, -far);
+            for (int v = 0; v < 3; v++)
+                t.v[v] = oracle_add(t.v[v], shift);
+            b.ob.c = oracle_add(b.ob.c, shift);
+            b.tb.c[0] = b.ob.c.x;
+            b.tb.c[1] = b.ob.c.y;
+            b.tb.c[2] = b.ob.c.z;
+        }
+        mq_td_tri td;
+        to_td(&t, &td);
+        double pb[3], pt[3];
+        double d = mq_td_box_triangle(&b.tb, &td, pb, pt), expect = brute(&b, &t);
+        double lb = mq_td_box_triangle_lower_bound(&b.tb, &td);
+        if (!(fabs(d - expect) <= 1e-12 * expect && lb <= expect * (1.0 + 1e-12))) {
+            failures++;
+            fprintf(stderr, "case %d (2^%d apart): %.17g, brute %.17g, lower bound %.17g\n", i, 20 + i % 41, d, expect,
+                    lb);
+        }
+    }
+    assert_int_equal(failures, 0);
+}
+
 /* Axes further from orthonormal than MQ_TD_BOX_ORTHO are refused (the caller
  * then measures the box as the solid its corners span). */
 static void skewed_axes_refused(void **state)
@@ -297,6 +345,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(box_triangle_matches_brute_force),
+        cmocka_unit_test(far_apart_in_one_plane),
         cmocka_unit_test(skewed_axes_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
