@@ -5,6 +5,9 @@
  */
 #include "bvh/sah_split.h"
 
+#include <pthread.h>
+
+#include "core/pool.h"
 #include "core/vec4f.h"
 
 typedef struct bin_set {
@@ -57,6 +60,18 @@ static inline void add_to_bins(bin_set *set, const mq_prim_ref *r, const int32_t
     }
 }
 
+/* Adds the bins of `from` to `to`: min, max and counts, all exact, so bins
+ * merged in any order are those of one pass. */
+static void merge_bins(bin_set *to, const bin_set *from, int bins)
+{
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j < bins; j++) {
+            to->lo[k][j] = mq_f4_min(from->lo[k][j], to->lo[k][j]);
+            to->hi[k][j] = mq_f4_max(from->hi[k][j], to->hi[k][j]);
+            to->count[k][j] += from->count[k][j];
+        }
+}
+
 /* Bins the refs into `nsets` (1, 2 or 4) sets taken in turn and merged at the
  * end: neighbouring refs usually fall into the same bin, and with one set every
  * update would wait for the previous one's store (Embree bins two primitives
@@ -83,12 +98,7 @@ static void bin_refs(const mq_prim_ref *refs, const mq_build_range *r, int bins,
         add_to_bins(&sets[0], &refs[i], b);
     }
     for (int s = 1; s < nsets; s++)
-        for (int k = 0; k < 3; k++)
-            for (int j = 0; j < bins; j++) {
-                sets[0].lo[k][j] = mq_f4_min(sets[s].lo[k][j], sets[0].lo[k][j]);
-                sets[0].hi[k][j] = mq_f4_max(sets[s].hi[k][j], sets[0].hi[k][j]);
-                sets[0].count[k][j] += sets[s].count[k][j];
-            }
+        merge_bins(&sets[0], &sets[s], bins);
 }
 
 /* Half areas of three boxes at once, lane k for box k (lane 3: 0):
@@ -164,27 +174,77 @@ static void sweep_axes(const bin_set *set, int bins, const float scale[4], mq_sp
         }
 }
 
-mq_split mq_sah_find_binned(const mq_prim_ref *refs, const mq_build_range *r, int bins)
+/* Bins for a range of n refs: fewer for small ranges (Embree's rule, 4 + n /
+ * 20, with a steeper slope): clearing and sweeping 32 bins would cost more
+ * than binning a few dozen refs, and below about 8 refs per bin the finer
+ * planes hardly find cheaper splits. */
+static int bins_for(uint32_t n, int bins)
+{
+    return (uint32_t)bins > 4 + n / 8 ? (int)(4 + n / 8) : bins;
+}
+
+/* The cheapest plane of the binned refs, with its bin mapping. */
+static mq_split best_of(const bin_set *set, int bins, const float lo[4], const float scale[4])
 {
     mq_split best = {MQ_SPLIT_NONE, 0, 0, 0.0f, 0.0f, INFINITY};
-    /* Small ranges get fewer bins (Embree's rule, 4 + n / 20, with a steeper
-     * slope): clearing and sweeping 32 bins would cost more than binning a few
-     * dozen refs, and below about 8 refs per bin the finer planes hardly find
-     * cheaper splits. */
-    uint32_t n = r->end - r->begin;
-    if ((uint32_t)bins > 4 + n / 8)
-        bins = (int)(4 + n / 8);
-    float lo[4], scale[4];
-    bin_mapping(&r->cbox, bins, lo, scale);
-    bin_set sets[4];
-    bin_refs(refs, r, bins, lo, scale, sets, n >= 2048 ? 4 : 1);
-    const bin_set *set = &sets[0];
     sweep_axes(set, bins, scale, &best);
     if (best.kind == MQ_SPLIT_BINNED) {
         best.bin_lo = lo[best.axis];
         best.bin_scale = scale[best.axis];
     }
     return best;
+}
+
+mq_split mq_sah_find_binned(const mq_prim_ref *refs, const mq_build_range *r, int bins)
+{
+    uint32_t n = r->end - r->begin;
+    bins = bins_for(n, bins);
+    float lo[4], scale[4];
+    bin_mapping(&r->cbox, bins, lo, scale);
+    bin_set sets[4];
+    bin_refs(refs, r, bins, lo, scale, sets, n >= 2048 ? 4 : 1);
+    return best_of(&sets[0], bins, lo, scale);
+}
+
+/* One slice of the range per index, binned on the index's stack and merged
+ * into `total` under the lock. */
+typedef struct shared_bins {
+    const mq_prim_ref *refs;
+    const mq_build_range *r;
+    int bins;
+    float lo[4], scale[4];
+    uint32_t slices;
+    pthread_mutex_t lock;
+    bin_set total;
+} shared_bins;
+
+static void bin_slice(void *arg, uint32_t index)
+{
+    shared_bins *w = arg;
+    uint64_t n = w->r->end - w->r->begin;
+    mq_build_range slice = *w->r;
+    slice.begin = w->r->begin + (uint32_t)(n * index / w->slices);
+    slice.end = w->r->begin + (uint32_t)(n * (index + 1) / w->slices);
+    bin_set sets[4];
+    bin_refs(w->refs, &slice, w->bins, w->lo, w->scale, sets, slice.end - slice.begin >= 2048 ? 4 : 1);
+    pthread_mutex_lock(&w->lock);
+    merge_bins(&w->total, &sets[0], w->bins);
+    pthread_mutex_unlock(&w->lock);
+}
+
+mq_split mq_sah_find_binned_shared(const mq_prim_ref *refs, const mq_build_range *r, int bins, uint32_t threads)
+{
+    shared_bins w;
+    w.refs = refs;
+    w.r = r;
+    w.bins = bins_for(r->end - r->begin, bins);
+    w.slices = threads < MQ_SHARED_SPLIT_THREADS ? threads : MQ_SHARED_SPLIT_THREADS;
+    bin_mapping(&r->cbox, w.bins, w.lo, w.scale);
+    clear_bins(&w.total, w.bins);
+    pthread_mutex_init(&w.lock, NULL);
+    mq_run_parallel(w.slices, bin_slice, &w);
+    pthread_mutex_destroy(&w.lock);
+    return best_of(&w.total, w.bins, w.lo, w.scale);
 }
 
 void mq_range_bounds(const mq_prim_ref *refs, uint32_t begin, uint32_t end, mq_bounds *box, mq_bounds *cbox)

@@ -99,28 +99,6 @@ float mq_positions_magnitude(const float *positions, size_t count)
     return m;
 }
 
-/* Multiplies every node box and leaf corner of the subtree by `s` (a power of
- * two: exact for normal results; +-inf and NaN stay). */
-static void scale_subtree(void *arena, uint32_t ref, float s)
-{
-    if (mq_ref_is_leaf(ref)) {
-        mq_tri_block *blk = mq_arena_leaf_mut(arena, ref);
-        for (uint32_t b = 0; b < mq_ref_block_count(ref); b++)
-            for (int c = 0; c < 3; c++)
-                for (int k = 0; k < 3; k++)
-                    for (int l = 0; l < MQ_TRI_BLOCK; l++)
-                        blk[b].v[c][k][l] *= s;
-        return;
-    }
-    mq_node8 *n = mq_arena_node_mut(arena, ref);
-    for (int p = 0; p < 6; p++)
-        for (int i = 0; i < MQ_BVH_WIDTH; i++)
-            n->bounds[p][i] *= s;
-    for (int i = 0; i < MQ_BVH_WIDTH; i++)
-        if (n->child[i] != MQ_REF_EMPTY)
-            scale_subtree(arena, n->child[i], s);
-}
-
 static mq_status build_tree(mq_bvh *bvh, const mq_bvh_def *def)
 {
     const mq_mesh *m = bvh->mesh;
@@ -129,21 +107,17 @@ static mq_status build_tree(mq_bvh *bvh, const mq_bvh_def *def)
     mq_prim_ref *refs = mq_alloc(a, n * sizeof *refs, MQ_CACHE_LINE);
     if (!refs)
         return MQ_ERR_OUT_OF_MEMORY;
-    mq_build_range all = {0, (uint32_t)n, {{0}, {0}}, {{0}, {0}}};
-    mq_prim_refs_from_positions(m->positions, m->indices, n, refs, &all.box, &all.cbox);
     mq_build_params p = params_for(def);
+    mq_build_range all = {0, (uint32_t)n, {{0}, {0}}, {{0}, {0}}};
+    mq_prim_refs_from_positions(m->positions, m->indices, n, refs, p.threads, &all.box, &all.cbox);
     mq_wide_tree tree;
     mq_status st = mq_wide_build(refs, &all, &p, a, &tree);
     if (st == MQ_OK) {
+        /* The tree is built in the mesh's units (root_box stays so); the arena
+         * is laid out scaled by 2^k (bvh_internal.h). */
+        mq_bvh_set_scale(bvh, mq_bvh_scale_exp(mq_positions_magnitude(m->positions, m->vertex_count)));
         st = mq_flatten(bvh, &tree, refs, m->positions, m->indices, p.threads);
         mq_wide_tree_free(&tree, a);
-    }
-    if (st == MQ_OK) {
-        /* The tree is built in the mesh's units (root_box stays so); the arena
-         * is then scaled by 2^k (bvh_internal.h). */
-        mq_bvh_set_scale(bvh, mq_bvh_scale_exp(mq_positions_magnitude(m->positions, m->vertex_count)));
-        if (bvh->scale_exp != 0 && bvh->root != MQ_REF_EMPTY)
-            scale_subtree(bvh->arena, bvh->root, bvh->scale);
     }
     mq_free(a, refs, n * sizeof *refs);
     return st;

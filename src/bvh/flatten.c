@@ -18,6 +18,7 @@ typedef struct flat_ctx {
     const mq_prim_ref *refs;
     const float *positions;
     const uint32_t *indices;
+    float scale;    /* bvh->scale: the arena's geometry is written scaled (bvh_internal.h) */
     char *arena;    /* NULL in the sizing pass */
     leaf_job *jobs; /* NULL in the sizing pass */
     size_t units;   /* next free 32-byte unit */
@@ -47,7 +48,7 @@ static void fill_leaf(const flat_ctx *c, const leaf_job *j)
     mq_tri_block *blk = (mq_tri_block *)(c->arena + (size_t)j->unit * MQ_ARENA_UNIT);
     for (uint32_t i = 0; i < j->count; i++)
         mq_block_set_lane(&blk[i / MQ_TRI_BLOCK], (int)(i % MQ_TRI_BLOCK), c->refs[j->first_ref + i].id, c->positions,
-                          c->indices, 1.0f); /* scaled afterwards (bvh.c) */
+                          c->indices, c->scale);
     if (j->count % MQ_TRI_BLOCK)
         mq_block_pad(&blk[leaf_blocks(j->count) - 1], (int)(j->count % MQ_TRI_BLOCK));
 }
@@ -82,15 +83,16 @@ static void fill_leaves(const flat_ctx *c, uint32_t threads)
     mq_run_parallel(threads < useful ? threads : useful, fill_worker, &w);
 }
 
-static void write_slot(mq_node8 *n, int i, const mq_bounds *box, uint32_t ref)
+/* A slot's box, scaled by s (a power of two: exact for normal results). */
+static void write_slot(mq_node8 *n, int i, const mq_bounds *box, uint32_t ref, float s)
 {
     bool used = ref != MQ_REF_EMPTY;
-    n->bounds[MQ_LO_X][i] = used ? box->lo[0] : INFINITY;
-    n->bounds[MQ_HI_X][i] = used ? box->hi[0] : -INFINITY;
-    n->bounds[MQ_LO_Y][i] = used ? box->lo[1] : INFINITY;
-    n->bounds[MQ_HI_Y][i] = used ? box->hi[1] : -INFINITY;
-    n->bounds[MQ_LO_Z][i] = used ? box->lo[2] : INFINITY;
-    n->bounds[MQ_HI_Z][i] = used ? box->hi[2] : -INFINITY;
+    n->bounds[MQ_LO_X][i] = used ? box->lo[0] * s : INFINITY;
+    n->bounds[MQ_HI_X][i] = used ? box->hi[0] * s : -INFINITY;
+    n->bounds[MQ_LO_Y][i] = used ? box->lo[1] * s : INFINITY;
+    n->bounds[MQ_HI_Y][i] = used ? box->hi[1] * s : -INFINITY;
+    n->bounds[MQ_LO_Z][i] = used ? box->lo[2] * s : INFINITY;
+    n->bounds[MQ_HI_Z][i] = used ? box->hi[2] * s : -INFINITY;
     n->child[i] = ref;
     n->pad[i] = 0;
 }
@@ -119,18 +121,22 @@ static uint32_t emit_node(flat_ctx *c, uint32_t id, uint32_t depth)
     if (c->arena) {
         mq_node8 *n = (mq_node8 *)(c->arena + (size_t)ref * MQ_ARENA_UNIT);
         for (int i = 0; i < MQ_BVH_WIDTH; i++)
-            write_slot(n, i, &b->box[i], child[i]);
+            write_slot(n, i, &b->box[i], child[i], c->scale);
     }
     return ref;
 }
 
-static void root_box(mq_bvh *bvh)
+/* The union of the root's child boxes, in the mesh's units (from the tree,
+ * as the arena's are scaled). */
+static void root_box(mq_bvh *bvh, const mq_bnode *root)
 {
-    const mq_node8 *n = mq_arena_node(bvh->arena, bvh->root);
     for (int p = 0; p < 6; p++) {
+        int k = p / 2;
         float v = (p & 1) ? -INFINITY : INFINITY;
-        for (int i = 0; i < MQ_BVH_WIDTH; i++)
-            v = (p & 1) ? (n->bounds[p][i] > v ? n->bounds[p][i] : v) : (n->bounds[p][i] < v ? n->bounds[p][i] : v);
+        for (uint32_t i = 0; i < root->n; i++) {
+            float x = (p & 1) ? root->box[i].hi[k] : root->box[i].lo[k];
+            v = (p & 1) ? (x > v ? x : v) : (x < v ? x : v);
+        }
         bvh->root_box[p] = v;
     }
 }
@@ -138,7 +144,7 @@ static void root_box(mq_bvh *bvh)
 mq_status mq_flatten(mq_bvh *bvh, const mq_wide_tree *tree, const mq_prim_ref *refs, const float *positions,
                      const uint32_t *indices, uint32_t threads)
 {
-    flat_ctx sizing = {tree, refs, positions, indices, NULL, NULL, 0, 0, 0, 0, 0};
+    flat_ctx sizing = {tree, refs, positions, indices, bvh->scale, NULL, NULL, 0, 0, 0, 0, 0};
     emit_node(&sizing, tree->root, 1);
     if (sizing.units >= MQ_ARENA_MAX_UNITS)
         return MQ_ERR_LIMIT;
@@ -151,7 +157,7 @@ mq_status mq_flatten(mq_bvh *bvh, const mq_wide_tree *tree, const mq_prim_ref *r
         mq_free(a, jobs, job_bytes);
         return MQ_ERR_OUT_OF_MEMORY;
     }
-    flat_ctx c = {tree, refs, positions, indices, arena, jobs, 0, 0, 0, 0, 0};
+    flat_ctx c = {tree, refs, positions, indices, bvh->scale, arena, jobs, 0, 0, 0, 0, 0};
     bvh->root = emit_node(&c, tree->root, 1);
     fill_leaves(&c, threads);
     mq_free(a, jobs, job_bytes);
@@ -161,6 +167,6 @@ mq_status mq_flatten(mq_bvh *bvh, const mq_wide_tree *tree, const mq_prim_ref *r
     bvh->block_count = c.blocks;
     bvh->leaf_count = c.leaves;
     bvh->max_depth = c.max_depth;
-    root_box(bvh);
+    root_box(bvh, mq_wide_node(tree, tree->root));
     return MQ_OK;
 }

@@ -11,8 +11,8 @@
 #include "bvh/wide_build.h"
 
 /* Fills bvh->arena and its size, the counts, root, root_box and max_depth,
- * allocating through the BVH's allocator; the leaves are filled on `threads`
- * threads. `tree` must be non-empty. MQ_OK,
+ * allocating through the BVH's allocator; the arena's geometry is scaled by
+ * bvh->scale (set before), and the leaves are filled on `threads` threads. `tree` must be non-empty. MQ_OK,
  * MQ_ERR_LIMIT (arena beyond MQ_ARENA_MAX_UNITS) or MQ_ERR_OUT_OF_MEMORY (then
  * nothing is allocated). */
 mq_status mq_flatten(mq_bvh *bvh, const mq_wide_tree *tree, const mq_prim_ref *refs, const float *positions,

@@ -47,9 +47,10 @@ static inline float mq_bounds_half_area(const mq_bounds *b)
  * their boxes (`box`) and centroids (`cbox`). A triangle with a non-finite
  * corner gets a point box at the centre of the finite triangles' box (so it
  * sits somewhere in the tree, for refit, without stretching any box); the leaf
- * packer makes it unhittable.
+ * packer makes it unhittable. Shared over `threads` (>= 1) threads; the result
+ * does not depend on how many.
  */
 void mq_prim_refs_from_positions(const float *positions, const uint32_t *indices, size_t triangle_count,
-                                 mq_prim_ref *refs, mq_bounds *box, mq_bounds *cbox);
+                                 mq_prim_ref *refs, uint32_t threads, mq_bounds *box, mq_bounds *cbox);
 
 #endif

@@ -47,6 +47,14 @@ typedef struct mq_sah_scratch {
 /* Best binned split of `r` with `bins` (2..MQ_MAX_BINS) bins per axis. */
 mq_split mq_sah_find_binned(const mq_prim_ref *refs, const mq_build_range *r, int bins);
 
+/* Most threads mq_sah_find_binned_shared uses. */
+#define MQ_SHARED_SPLIT_THREADS 8u
+
+/* The same split as mq_sah_find_binned, the binning shared over `threads`
+ * threads (at most MQ_SHARED_SPLIT_THREADS) of the pool: for the few large
+ * ranges at the top of a tree, while nothing else runs. */
+mq_split mq_sah_find_binned_shared(const mq_prim_ref *refs, const mq_build_range *r, int bins, uint32_t threads);
+
 /* Best split among all positions along each axis after sorting by centroid
  * (ties by id, so the result is deterministic). Reorders refs[r->begin..end):
  * on return they are sorted along the chosen axis. Needs scratch >= size. */

@@ -13,7 +13,10 @@
  * which halve the refs per level and so bound the depth (MQ_BVH_MAX_DEPTH). */
 #define MQ_MEDIAN_DEPTH (MQ_BVH_MAX_DEPTH - 30)
 /* Subtrees with at least this many refs become tasks for other threads. */
-#define MQ_SPAWN_MIN 4096u
+#define MQ_SPAWN_MIN 1024u
+/* The top node's splits of at least this many refs share their binning over
+ * the threads (mq_sah_find_binned_shared). */
+#define MQ_SHARED_SPLIT_MIN 8192u
 
 typedef struct build_task {
     mq_build_range range;
@@ -39,6 +42,7 @@ typedef struct builder {
 
 typedef struct thread_ctx {
     builder *b;
+    uint32_t split_threads; /* > 1: the top node, binning shared over that many threads */
     mq_bnode *chunk;
     uint32_t chunk_base, next, end;
     mq_sah_scratch scratch;
@@ -103,8 +107,11 @@ static mq_bnode *new_node(thread_ctx *c, uint32_t *id)
 static mq_split find_split(thread_ctx *c, const mq_build_range *r)
 {
     const mq_build_params *p = c->b->p;
-    if (r->end - r->begin <= p->sweep_below)
+    uint32_t n = r->end - r->begin;
+    if (n <= p->sweep_below)
         return mq_sah_find_sorted(c->b->refs, r, &c->scratch);
+    if (c->split_threads > 1 && n >= MQ_SHARED_SPLIT_MIN)
+        return mq_sah_find_binned_shared(c->b->refs, r, p->bins, c->split_threads);
     return mq_sah_find_binned(c->b->refs, r, p->bins);
 }
 
@@ -198,11 +205,12 @@ static void fill_child(thread_ctx *c, mq_bnode *node, int slot, item *it, int de
     builder *b = c->b;
     node->box[slot] = it->r.box;
     uint32_t n = it->r.end - it->r.begin;
-    if (it->leaf || decide_leaf(c, it, depth + 1)) {
+    bool task = b->p->threads > 1 && n >= MQ_SPAWN_MIN && n > b->p->max_leaf;
+    if (task && !it->leaf) {
+        push_task(b, it, depth + 1, node, slot); /* it finds its own split there */
+    } else if (it->leaf || decide_leaf(c, it, depth + 1)) {
         node->child[slot] = it->r.begin;
         node->count[slot] = n;
-    } else if (b->p->threads > 1 && n >= MQ_SPAWN_MIN) {
-        push_task(b, it, depth + 1, node, slot);
     } else {
         node->child[slot] = build_node(c, it, depth + 1);
     }
@@ -280,10 +288,20 @@ mq_status mq_wide_build(mq_prim_ref *refs, const mq_build_range *all, const mq_b
         return MQ_ERR_OUT_OF_MEMORY;
     pthread_mutex_init(&b.lock, NULL);
     pthread_cond_init(&b.wake, NULL);
-    b.tasks[0] = (build_task){*all, {0}, false, 0, NULL, 0};
-    b.task_count = 1;
-    b.pending = 1;
-    mq_run_parallel(p->threads, worker, &b);
+    build_task root = {*all, {0}, false, 0, NULL, 0};
+    if (p->threads > 1) {
+        /* The top node on this thread while nothing else runs, the binning of
+         * its large splits shared over the threads; its large children are
+         * queued as tasks for the workers below. */
+        thread_ctx c = {.b = &b, .split_threads = p->threads};
+        c.scratch = (mq_sah_scratch){c.scratch_mem, MQ_SWEEP_MAX};
+        run_task(&c, &root);
+    } else {
+        b.tasks[b.task_count++] = root;
+        b.pending = 1;
+    }
+    if (b.pending > 0)
+        mq_run_parallel(p->threads, worker, &b);
     pthread_cond_destroy(&b.wake);
     pthread_mutex_destroy(&b.lock);
     mq_free(alloc, b.tasks, task_capacity * sizeof *b.tasks);
