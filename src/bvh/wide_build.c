@@ -3,6 +3,7 @@
 #include "bvh/wide_build.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "core/alloc.h"
 #include "core/pool.h"
@@ -36,8 +37,8 @@ typedef struct builder {
     pthread_cond_t wake;
     build_task *tasks;
     uint32_t task_count;
-    uint32_t pending; /* queued + running tasks */
-    bool failed;
+    uint32_t pending;   /* queued + running tasks */
+    atomic_bool failed; /* set under the lock, read without it by build_node */
 } builder;
 
 typedef struct thread_ctx {
@@ -83,7 +84,7 @@ static bool grab_chunk(thread_ctx *c)
         }
     }
     if (!ok)
-        b->failed = true;
+        atomic_store_explicit(&b->failed, true, memory_order_relaxed);
     pthread_mutex_unlock(&b->lock);
     return ok;
 }
@@ -227,7 +228,7 @@ static uint32_t build_node(thread_ctx *c, const item *first, int depth)
     items[0].leaf = false;
     int count = open_children(c, items, depth);
     node->n = (uint32_t)count;
-    for (int i = 0; i < count && !c->b->failed; i++)
+    for (int i = 0; i < count && !atomic_load_explicit(&c->b->failed, memory_order_relaxed); i++)
         fill_child(c, node, i, &items[i], depth);
     return id;
 }
@@ -252,7 +253,7 @@ static void worker(void *arg, uint32_t index)
     for (;;) {
         if (b->task_count > 0) {
             build_task t = b->tasks[--b->task_count];
-            bool skip = b->failed;
+            bool skip = atomic_load_explicit(&b->failed, memory_order_relaxed);
             pthread_mutex_unlock(&b->lock);
             if (!skip)
                 run_task(&c, &t);
@@ -283,6 +284,7 @@ mq_status mq_wide_build(mq_prim_ref *refs, const mq_build_range *all, const mq_b
     uint32_t n = all->end - all->begin;
     uint32_t task_capacity = n / MQ_SPAWN_MIN + 2;
     builder b = {.refs = refs, .p = p, .alloc = alloc, .tree = out};
+    atomic_init(&b.failed, false);
     b.tasks = mq_alloc(alloc, task_capacity * sizeof *b.tasks, 16);
     if (!b.tasks)
         return MQ_ERR_OUT_OF_MEMORY;
@@ -305,7 +307,7 @@ mq_status mq_wide_build(mq_prim_ref *refs, const mq_build_range *all, const mq_b
     pthread_cond_destroy(&b.wake);
     pthread_mutex_destroy(&b.lock);
     mq_free(alloc, b.tasks, task_capacity * sizeof *b.tasks);
-    if (b.failed) {
+    if (atomic_load_explicit(&b.failed, memory_order_relaxed)) {
         mq_wide_tree_free(out, alloc);
         return MQ_ERR_OUT_OF_MEMORY;
     }
