@@ -88,7 +88,9 @@ void mq_prim_refs_from_positions(const float *positions, const uint32_t *indices
     size_t useful = triangle_count / REF_CHUNK + 1;
     uint32_t count = threads < useful ? threads : (uint32_t)useful;
     mq_run_parallel(count, ref_worker, &w);
-    /* min and max are exact: the boxes do not depend on how the work was shared */
+    /* min and max are exact: the boxes do not depend on how the work was shared,
+     * except for the sign of a zero (the first one seen is kept), which only the
+     * parking point below could carry into the tree: + 0 makes it +0 */
     mq_f4 lo = w.part[0].lo, hi = w.part[0].hi, clo = w.part[0].clo, chi = w.part[0].chi;
     size_t invalid = w.part[0].invalid;
     for (uint32_t t = 1; t < count; t++) {
@@ -103,7 +105,7 @@ void mq_prim_refs_from_positions(const float *positions, const uint32_t *indices
         float at[3];
         bool any = mq_f4_lane(lo, 0) <= mq_f4_lane(hi, 0);
         for (int k = 0; k < 3; k++)
-            at[k] = any ? 0.5f * mq_f4_lane(lo, k) + 0.5f * mq_f4_lane(hi, k) : 0.0f;
+            at[k] = any ? 0.5f * mq_f4_lane(lo, k) + 0.5f * mq_f4_lane(hi, k) + 0.0f : 0.0f;
         for (size_t i = 0; i < triangle_count; i++) {
             mq_prim_ref *r = &refs[i];
             if (r->lo[0] == r->lo[0])

@@ -13,6 +13,12 @@
 /* Below this depth the SAH decides; from here on splits are object medians,
  * which halve the refs per level and so bound the depth (MQ_BVH_MAX_DEPTH). */
 #define MQ_MEDIAN_DEPTH (MQ_BVH_MAX_DEPTH - 30)
+#if defined(__GNUC__)
+#define MQ_NOINLINE __attribute__((noinline))
+#else
+#define MQ_NOINLINE
+#endif
+
 /* Subtrees with at least this many refs become tasks for other threads. */
 #define MQ_SPAWN_MIN 1024u
 /* The top node's splits of at least this many refs share their binning over
@@ -38,7 +44,7 @@ typedef struct builder {
     build_task *tasks;
     uint32_t task_count;
     uint32_t pending;   /* queued + running tasks */
-    atomic_bool failed; /* set under the lock, read without it by build_node */
+    atomic_bool failed; /* set under the lock; build_node also reads it outside */
 } builder;
 
 typedef struct thread_ctx {
@@ -277,6 +283,18 @@ void mq_wide_tree_free(mq_wide_tree *t, const mq_allocator *alloc)
     *t = (mq_wide_tree){0};
 }
 
+/* The top node on this thread while nothing else runs, the binning of its
+ * large splits shared over the threads; its large children are queued as
+ * tasks for the workers. Out of line, so that its context (16 KB) is off this
+ * thread's stack when it then works as one of them. */
+static MQ_NOINLINE void build_top(builder *b, const mq_build_range *all)
+{
+    thread_ctx c = {.b = b, .split_threads = b->p->threads};
+    c.scratch = (mq_sah_scratch){c.scratch_mem, MQ_SWEEP_MAX};
+    build_task root = {*all, {0}, false, 0, NULL, 0};
+    run_task(&c, &root);
+}
+
 mq_status mq_wide_build(mq_prim_ref *refs, const mq_build_range *all, const mq_build_params *p,
                         const mq_allocator *alloc, mq_wide_tree *out)
 {
@@ -290,16 +308,10 @@ mq_status mq_wide_build(mq_prim_ref *refs, const mq_build_range *all, const mq_b
         return MQ_ERR_OUT_OF_MEMORY;
     pthread_mutex_init(&b.lock, NULL);
     pthread_cond_init(&b.wake, NULL);
-    build_task root = {*all, {0}, false, 0, NULL, 0};
     if (p->threads > 1) {
-        /* The top node on this thread while nothing else runs, the binning of
-         * its large splits shared over the threads; its large children are
-         * queued as tasks for the workers below. */
-        thread_ctx c = {.b = &b, .split_threads = p->threads};
-        c.scratch = (mq_sah_scratch){c.scratch_mem, MQ_SWEEP_MAX};
-        run_task(&c, &root);
+        build_top(&b, all);
     } else {
-        b.tasks[b.task_count++] = root;
+        b.tasks[b.task_count++] = (build_task){*all, {0}, false, 0, NULL, 0};
         b.pending = 1;
     }
     if (b.pending > 0)
