@@ -14,6 +14,7 @@
 
 #include <meshquery/convex.h>
 
+#include "int_orient.h"
 #include "test_support.h"
 
 /* The 8 corners of [lo, hi]^3 plus duplicates, face centres, edge midpoints
@@ -626,22 +627,6 @@ static void points_beside_needle_planes(void **state)
 
 /* ---- exact containment, against an integer oracle ------------------------- */
 
-__extension__ typedef __int128 i128;
-
-/* det[b - a; c - a; d - a] of integer points, exactly (coordinates below 2^40:
- * each term below 2^122). */
-static i128 det_int(const int64_t a[3], const int64_t b[3], const int64_t c[3], const int64_t d[3])
-{
-    i128 e1[3], e2[3], e3[3];
-    for (int k = 0; k < 3; k++) {
-        e1[k] = b[k] - a[k];
-        e2[k] = c[k] - a[k];
-        e3[k] = d[k] - a[k];
-    }
-    return e3[0] * (e1[1] * e2[2] - e1[2] * e2[1]) + e3[1] * (e1[2] * e2[0] - e1[0] * e2[2]) +
-           e3[2] * (e1[0] * e2[1] - e1[1] * e2[0]);
-}
-
 /* The hull of points with integer coordinates (exact floats): every input
  * point on or below every face's plane, decided exactly; every face a
  * proper triangle (its corners not on one line); a closed triangulated
@@ -668,15 +653,14 @@ static bool check_exact_hull(const float *p, size_t n, const char *what, int rou
         bool proper = false;
         for (int k = 0; k < 3 && !proper; k++) {
             int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
-            i128 x = (i128)(q[1][k1] - q[0][k1]) * (q[2][k2] - q[0][k2]) -
-                     (i128)(q[1][k2] - q[0][k2]) * (q[2][k1] - q[0][k1]);
-            proper = x != 0;
+            const int64_t a2[2] = {q[0][k1], q[0][k2]}, b2[2] = {q[1][k1], q[1][k2]}, c2[2] = {q[2][k1], q[2][k2]};
+            proper = mq_test_orient2d_sign(a2, b2, c2) != 0;
         }
         if (!proper)
             fail_msg("%s %d: face %zu has its corners on one line", what, round, t);
         for (size_t i = 0; i < n; i++) {
             int64_t x[3] = {(int64_t)p[3 * i], (int64_t)p[3 * i + 1], (int64_t)p[3 * i + 2]};
-            if (det_int(q[0], q[1], q[2], x) > 0)
+            if (mq_test_orient3d_sign(q[0], q[1], q[2], x) > 0)
                 fail_msg("%s %d: point %zu (%g %g %g) is outside face %zu", what, round, i, p[3 * i], p[3 * i + 1],
                          p[3 * i + 2], t);
         }

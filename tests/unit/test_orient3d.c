@@ -1,6 +1,6 @@
 /*
  * The orientation predicate of src/core/orient3d.h against an exact integer
- * oracle: points with integer coordinates below 2^32 (differences below 2^33,
+ * oracle (tests/support/int_orient.h): points with integer coordinates below 2^32 (differences below 2^33,
  * the determinant below 2^103, exact in __int128). Nearly coplanar quadruples
  * (d a rounded combination of the other three, then nudged by a few units)
  * put the double determinant within its error bound, so the expansion path
@@ -19,29 +19,14 @@
 
 #include "core/orient3d.h"
 
-__extension__ typedef __int128 i128;
+#include "int_orient.h"
+#include "test_support.h"
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static mq_test_rng rng;
 
 static int64_t rand_int(int64_t range)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (int64_t)(rng % (uint64_t)(2 * range + 1)) - range;
-}
-
-static int oracle(const int64_t a[3], const int64_t b[3], const int64_t c[3], const int64_t d[3])
-{
-    i128 e1[3], e2[3], e3[3];
-    for (int k = 0; k < 3; k++) {
-        e1[k] = b[k] - a[k];
-        e2[k] = c[k] - a[k];
-        e3[k] = d[k] - a[k];
-    }
-    i128 det = e3[0] * (e1[1] * e2[2] - e1[2] * e2[1]) + e3[1] * (e1[2] * e2[0] - e1[0] * e2[2]) +
-               e3[2] * (e1[0] * e2[1] - e1[1] * e2[0]);
-    return det > 0 ? 1 : det < 0 ? -1 : 0;
+    return (int64_t)(mq_test_rng_u64(&rng) % (uint64_t)(2 * range + 1)) - range;
 }
 
 static void to_double(const int64_t p[3], double scale, double out[3])
@@ -52,7 +37,7 @@ static void to_double(const int64_t p[3], double scale, double out[3])
 
 static void check(const int64_t a[3], const int64_t b[3], const int64_t c[3], const int64_t d[3], int *exact_calls)
 {
-    int want = oracle(a, b, c, d);
+    int want = mq_test_orient3d_sign(a, b, c, d);
     static const double scales[3] = {1.0, 0x1p-60, 0x1p60};
     for (int s = 0; s < 3; s++) {
         double pa[3], pb[3], pc[3], pd[3];
@@ -133,7 +118,7 @@ static void nearly_coplanar(void **state)
             c[k] = a[k] + 4 * ((c[k] - a[k]) / 4);
             d[k] = a[k] + s * (b[k] - a[k]) / 4 + t * (c[k] - a[k]) / 4 + (i % 3 == 0 ? 0 : rand_int(2));
         }
-        zeros += oracle(a, b, c, d) == 0;
+        zeros += mq_test_orient3d_sign(a, b, c, d) == 0;
         check(a, b, c, d, &exact_calls);
     }
     print_message("nearly coplanar: %d of 50000 decided by expansions, %d coplanar\n", exact_calls, zeros);
@@ -219,6 +204,7 @@ static void inexact_differences(void **state)
 
 int main(void)
 {
+    mq_test_rng_seed(&rng, mq_test_seed(0x0E1E3D));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sign_convention),     cmocka_unit_test(random_general_position),
         cmocka_unit_test(nearly_coplanar),     cmocka_unit_test(nudged_off_planes),
