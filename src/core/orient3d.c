@@ -1,9 +1,5 @@
 /*
- * Exact orientation by floating-point expansions (Shewchuk 1997): a value is
- * kept as a sum of doubles, ordered by increasing magnitude and
- * non-overlapping, so that its sign is the sign of its last (largest)
- * component. Sums and products of doubles are split into their rounded value
- * and its exact error (two_sum, two_product by fma), so nothing is lost.
+ * The exact sign of orient3d by expansions (core/expansion.h).
  *
  * The determinant is taken in its 4x4 form (rows x, y, z, 1 of a, b, c, d),
  * from the coordinates themselves rather than from their differences, which
@@ -17,124 +13,28 @@
  */
 #include "core/orient3d.h"
 
-#include <float.h>
-#include <math.h>
 #include <stdbool.h>
-#include <stddef.h>
 
-/* two_sum and the filter bound need every double operation rounded to double,
- * not to x87 extended precision (where they would silently lose exactness). */
-#if !defined(FLT_EVAL_METHOD) || (FLT_EVAL_METHOD != 0 && FLT_EVAL_METHOD != 1)
-#error "exact predicates need FLT_EVAL_METHOD 0 or 1 (on 32-bit x86: -msse2 -mfpmath=sse)"
-#endif
-
-static void two_sum(double a, double b, double *x, double *y)
-{
-    double s = a + b;
-    double bv = s - a;
-    double av = s - bv;
-    *x = s;
-    *y = (a - av) + (b - bv);
-}
-
-/* |a| >= |b| (or a == 0) */
-static void fast_two_sum(double a, double b, double *x, double *y)
-{
-    double s = a + b;
-    *x = s;
-    *y = b - (s - a);
-}
-
-static void two_product(double a, double b, double *x, double *y)
-{
-    double p = a * b;
-    *x = p;
-    *y = fma(a, b, -p);
-}
-
-/* h = e + f (Shewchuk's GROW-EXPANSION, one component of f at a time, zero
- * components dropped). h has room for elen + flen. Returns h's length. */
-static size_t expansion_sum(size_t elen, const double *e, size_t flen, const double *f, double *h)
-{
-    size_t hlen = 0;
-    for (size_t i = 0; i < elen; i++)
-        if (e[i] != 0.0)
-            h[hlen++] = e[i];
-    for (size_t j = 0; j < flen; j++) {
-        double q = f[j];
-        size_t k = 0;
-        for (size_t i = 0; i < hlen; i++) {
-            double s, err;
-            two_sum(q, h[i], &s, &err);
-            q = s;
-            if (err != 0.0)
-                h[k++] = err;
-        }
-        if (q != 0.0)
-            h[k++] = q;
-        hlen = k;
-    }
-    return hlen;
-}
-
-/* h = e * b (Shewchuk's SCALE-EXPANSION, zeros dropped). h has room for
- * 2 elen. Returns h's length. */
-static size_t scale_expansion(size_t elen, const double *e, double b, double *h)
-{
-    if (elen == 0)
-        return 0;
-    size_t k = 0;
-    double q, err;
-    two_product(e[0], b, &q, &err);
-    if (err != 0.0)
-        h[k++] = err;
-    for (size_t i = 1; i < elen; i++) {
-        double p1, p0, s;
-        two_product(e[i], b, &p1, &p0);
-        two_sum(q, p0, &s, &err);
-        if (err != 0.0)
-            h[k++] = err;
-        fast_two_sum(p1, s, &q, &err);
-        if (err != 0.0)
-            h[k++] = err;
-    }
-    if (q != 0.0)
-        h[k++] = q;
-    return k;
-}
-
-/* w x - y z, exactly: 4 components. */
-static size_t product_difference(double w, double x, double y, double z, double *h)
-{
-    double a[2], b[2];
-    two_product(w, x, &a[1], &a[0]);
-    two_product(-y, z, &b[1], &b[0]);
-    return expansion_sum(2, a, 2, b, h);
-}
+#include "core/expansion.h"
 
 /* p.x q.y - q.x p.y, exactly: 4 components. */
 static size_t minor2(const double p[3], const double q[3], double *h)
 {
-    return product_difference(p[0], q[1], q[0], p[1], h);
+    return mq_product_difference(p[0], q[1], q[0], p[1], h);
 }
 
 /* x + y + z, for three 2x2 minors: 12 components. */
 static size_t sum3(size_t xl, const double *x, size_t yl, const double *y, size_t zl, const double *z, double *h)
 {
     double t[8];
-    size_t tl = expansion_sum(xl, x, yl, y, t);
-    return expansion_sum(tl, t, zl, z, h);
+    size_t tl = mq_expansion_sum(xl, x, yl, y, t);
+    return mq_expansion_sum(tl, t, zl, z, h);
 }
 
 static void negate(size_t n, double *e)
 {
     for (size_t i = 0; i < n; i++)
         e[i] = -e[i];
-}
-
-static int sign_of(size_t n, const double *e)
-{
-    return n == 0 ? 0 : e[n - 1] > 0.0 ? 1 : e[n - 1] < 0.0 ? -1 : 0;
 }
 
 /* e3 . (e1 x e2) for differences that were exact: 24 components at most, a
@@ -146,11 +46,11 @@ static int sign_from_differences(const double e1[3], const double e2[3], const d
     size_t tl[3];
     for (int k = 0; k < 3; k++) {
         int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
-        size_t ml = product_difference(e1[k1], e2[k2], e1[k2], e2[k1], m);
-        tl[k] = scale_expansion(ml, m, e3[k], t[k]);
+        size_t ml = mq_product_difference(e1[k1], e2[k2], e1[k2], e2[k1], m);
+        tl[k] = mq_expansion_scale(ml, m, e3[k], t[k]);
     }
-    size_t sl = expansion_sum(tl[0], t[0], tl[1], t[1], s);
-    return sign_of(expansion_sum(sl, s, tl[2], t[2], det), det);
+    size_t sl = mq_expansion_sum(tl[0], t[0], tl[1], t[1], s);
+    return mq_expansion_sign(mq_expansion_sum(sl, s, tl[2], t[2], det), det);
 }
 
 int mq_orient3d_exact(const double a[3], const double b[3], const double c[3], const double d[3])
@@ -161,7 +61,7 @@ int mq_orient3d_exact(const double a[3], const double b[3], const double c[3], c
     for (int j = 0; j < 3; j++)
         for (int k = 0; k < 3; k++) {
             double tail;
-            two_sum(q[j][k], -a[k], &e[j][k], &tail);
+            mq_two_sum(q[j][k], -a[k], &e[j][k], &tail);
             exact = exact && tail == 0.0;
         }
     if (exact)
@@ -177,12 +77,12 @@ int mq_orient3d_exact(const double a[3], const double b[3], const double c[3], c
     size_t abcl = sum3(abl, ab, bcl, bc, acl, ac, abc);
     size_t bcdl = sum3(bcl, bc, cdl, cd, bdl, bd, bcd);
     double ta[24], tb[24], tc[24], td[24], s1[48], s2[48], det[96];
-    size_t tal = scale_expansion(bcdl, bcd, a[2], ta);
-    size_t tbl = scale_expansion(cdal, cda, -b[2], tb);
-    size_t tcl = scale_expansion(dabl, dab, c[2], tc);
-    size_t tdl = scale_expansion(abcl, abc, -d[2], td);
-    size_t s1l = expansion_sum(tal, ta, tbl, tb, s1);
-    size_t s2l = expansion_sum(tcl, tc, tdl, td, s2);
+    size_t tal = mq_expansion_scale(bcdl, bcd, a[2], ta);
+    size_t tbl = mq_expansion_scale(cdal, cda, -b[2], tb);
+    size_t tcl = mq_expansion_scale(dabl, dab, c[2], tc);
+    size_t tdl = mq_expansion_scale(abcl, abc, -d[2], td);
+    size_t s1l = mq_expansion_sum(tal, ta, tbl, tb, s1);
+    size_t s2l = mq_expansion_sum(tcl, tc, tdl, td, s2);
     /* det[a - d; b - d; c - d] = -det[b - a; c - a; d - a] */
-    return -sign_of(expansion_sum(s1l, s1, s2l, s2, det), det);
+    return -mq_expansion_sign(mq_expansion_sum(s1l, s1, s2l, s2, det), det);
 }

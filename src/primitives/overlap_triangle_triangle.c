@@ -18,65 +18,20 @@
  * A zero-area triangle is its hull segment (or point): segment–triangle, and
  * segment–segment for two of them.
  *
- * Precision. orient3d is core/orient3d.h's exact sign (a double filter with
- * Shewchuk's bound, then expansions; exact for every float input). orient2d
- * is evaluated in double with Shewchuk's static error bound and, within it,
- * recomputed exactly: 6 products of two floats, each exact in double, summed
- * by expansion arithmetic (Grow-Expansion with zero elimination; the most
- * significant component carries the sign).
+ * Precision. orient3d and orient2d are core/orient3d.h's and core/orient2d.h's
+ * exact signs (a double filter with Shewchuk's bound, then expansions; exact
+ * for every float input).
  */
 #include <meshquery/primitives.h>
 
-#include <float.h>
-
 #include "core/minmax.h"
+#include "core/orient2d.h"
 #include "core/orient3d.h"
 #include "primitives/shape_checks.h"
 
-/* TwoSum and the filter bounds need every double operation rounded to double,
- * not to x87 extended precision (where they would silently lose exactness). */
-#if !defined(FLT_EVAL_METHOD) || (FLT_EVAL_METHOD != 0 && FLT_EVAL_METHOD != 1)
-#error "exact predicates need FLT_EVAL_METHOD 0 or 1 (on 32-bit x86: -msse2 -mfpmath=sse)"
-#endif
-
 /* ------------------------------------------------------------------------- */
-/* Exact arithmetic                                                           */
+/* Exact predicates on float points                                           */
 /* ------------------------------------------------------------------------- */
-
-/* a + b == *s + *e exactly (Knuth's TwoSum; needs round-to-nearest without
- * contraction or reassociation, which the build guarantees). */
-static void two_sum(double a, double b, double *s, double *e)
-{
-    double x = a + b;
-    double bv = x - a;
-    double av = x - bv;
-    *s = x;
-    *e = (a - av) + (b - bv);
-}
-
-#define MAX_TERMS 6
-
-/* Exact sign of terms[0] + ... + terms[n-1] (n <= MAX_TERMS). */
-static int sum_sign(const double *terms, int n)
-{
-    double e[MAX_TERMS]; /* non-overlapping, increasing magnitude, no zeros */
-    int len = 0;
-    for (int i = 0; i < n; i++) {
-        double q = terms[i];
-        int k = 0;
-        for (int j = 0; j < len; j++) {
-            double s, err;
-            two_sum(q, e[j], &s, &err);
-            if (err != 0.0)
-                e[k++] = err;
-            q = s;
-        }
-        if (q != 0.0)
-            e[k++] = q;
-        len = k;
-    }
-    return len == 0 ? 0 : (e[len - 1] > 0.0 ? 1 : -1);
-}
 
 /*
  * Sign of det[a-d; b-d; c-d], which equals the 4x4 determinant |a 1; b 1; c 1;
@@ -95,19 +50,8 @@ static int orient3d(const vec3 a, const vec3 b, const vec3 c, const vec3 d)
 /* Sign of orient2d on coordinates (i, j): det[a-c; b-c]. Exact. */
 static int orient2d(const vec3 a, const vec3 b, const vec3 c, int i, int j)
 {
-    double l = ((double)a[i] - c[i]) * ((double)b[j] - c[j]);
-    double r = ((double)a[j] - c[j]) * ((double)b[i] - c[i]);
-    double det = l - r, bound = 0x1p-50 * (fabs(l) + fabs(r)); /* Shewchuk's ccwerrboundA < 4u */
-    if (det > bound)
-        return 1;
-    if (-det > bound)
-        return -1;
-    if (l == 0.0 && r == 0.0)
-        return 0;
-    /* ax*by - ax*cy - cx*by - ay*bx + ay*cx + cy*bx: products of two floats are exact. */
-    double t[6] = {(double)a[i] * b[j],  -(double)a[i] * c[j], -(double)c[i] * b[j],
-                   -(double)a[j] * b[i], (double)a[j] * c[i],  (double)c[j] * b[i]};
-    return sum_sign(t, 6);
+    const double pa[2] = {a[i], a[j]}, pb[2] = {b[i], b[j]}, pc[2] = {c[i], c[j]};
+    return mq_orient2d(pa, pb, pc);
 }
 
 /* ------------------------------------------------------------------------- */

@@ -1,6 +1,7 @@
 /*
- * libFuzzer target for the exact orientation predicate (src/core/orient3d.h),
- * which decides every side test of the convex hull builder.
+ * libFuzzer target for the exact orientation predicates: orient3d
+ * (src/core/orient3d.h), which decides every side test of the convex hull
+ * builder, and orient2d (src/core/orient2d.h), used by triangle-triangle overlap.
  *
  * Input layout (every read past the end yields 0):
  *   byte      scale exponent: the points are multiplied by 2^(b % 240 - 120)
@@ -13,12 +14,15 @@
  * What is checked (a violation aborts with a message): the sign of
  * mq_orient3d, of mq_orient3d_exact and of a prepared plane's test equal the
  * sign of the determinant in 128-bit integers; turning a, b, c cyclically
- * keeps it and swapping two flips it.
+ * keeps it and swapping two flips it. The same for orient2d
+ * (src/core/orient2d.h) of a, b, d in the xy and the yz plane.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../support/int_orient.h"
+#include "core/orient2d.h"
 #include "core/orient3d.h"
 #include "fuzz_reader.h"
 
@@ -31,8 +35,6 @@
         }                                                                                                              \
     } while (0)
 
-__extension__ typedef __int128 i128;
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int64_t rd_i30(reader *r)
@@ -41,17 +43,6 @@ static int64_t rd_i30(reader *r)
     for (int i = 0; i < 4; i++)
         bits |= (uint32_t)rd_byte(r) << (8 * i);
     return (int64_t)(int32_t)bits / 2;
-}
-
-static int oracle(int64_t p[4][3])
-{
-    i128 e[3][3];
-    for (int j = 0; j < 3; j++)
-        for (int k = 0; k < 3; k++)
-            e[j][k] = (i128)p[j + 1][k] - p[0][k];
-    i128 det = e[2][0] * (e[0][1] * e[1][2] - e[0][2] * e[1][1]) + e[2][1] * (e[0][2] * e[1][0] - e[0][0] * e[1][2]) +
-               e[2][2] * (e[0][0] * e[1][1] - e[0][1] * e[1][0]);
-    return det > 0 ? 1 : det < 0 ? -1 : 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -76,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int j = 0; j < 4; j++)
         for (int k = 0; k < 3; k++)
             q[j][k] = ldexp((double)p[j][k], ex); /* exact: below 2^53, no overflow or underflow */
-    int want = oracle(p);
+    int want = mq_test_orient3d_sign(p[0], p[1], p[2], p[3]);
     CHECK(mq_orient3d(q[0], q[1], q[2], q[3]) == want, "mq_orient3d differs from the oracle's %d", want);
     CHECK(mq_orient3d_exact(q[0], q[1], q[2], q[3]) == want, "mq_orient3d_exact differs from the oracle's %d", want);
     CHECK(mq_orient3d(q[1], q[2], q[0], q[3]) == want, "a cyclic turn changed the sign");
@@ -88,5 +79,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         CHECK(want == 1, "the filter said +1, the oracle %d", want);
     if (det < -bound)
         CHECK(want == -1, "the filter said -1, the oracle %d", want);
+    /* orient2d of a, b, d in the xy and the yz plane (d nearly on the line
+     * ab there when s or t is 0) */
+    for (int k = 0; k < 2; k++) {
+        const int64_t a2[2] = {p[0][k], p[0][k + 1]}, b2[2] = {p[1][k], p[1][k + 1]}, d2[2] = {p[3][k], p[3][k + 1]};
+        int want2 = mq_test_orient2d_sign(a2, b2, d2);
+        CHECK(mq_orient2d(q[0] + k, q[1] + k, q[3] + k) == want2, "mq_orient2d differs from the oracle's %d", want2);
+        CHECK(mq_orient2d_exact(q[0] + k, q[1] + k, q[3] + k) == want2,
+              "mq_orient2d_exact differs from the oracle's %d", want2);
+        CHECK(mq_orient2d(q[1] + k, q[3] + k, q[0] + k) == want2, "a cyclic turn changed the 2D sign");
+        CHECK(mq_orient2d(q[1] + k, q[0] + k, q[3] + k) == -want2, "a swap did not flip the 2D sign");
+    }
     return 0;
 }
