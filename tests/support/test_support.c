@@ -35,6 +35,11 @@ double mq_test_rng_range(mq_test_rng *rng, double lo, double hi)
     return lo + (hi - lo) * mq_test_rng_unit(rng);
 }
 
+int64_t mq_test_rng_int(mq_test_rng *rng, int64_t range)
+{
+    return (int64_t)(mq_test_rng_u64(rng) % (uint64_t)(2 * range + 1)) - range;
+}
+
 void mq_test_rng_unit_vector(mq_test_rng *rng, double out[3])
 {
     double z = mq_test_rng_range(rng, -1.0, 1.0);

@@ -21,6 +21,8 @@ uint64_t mq_test_rng_u64(mq_test_rng *rng);
 double mq_test_rng_unit(mq_test_rng *rng);
 /* Uniform double in [lo, hi). */
 double mq_test_rng_range(mq_test_rng *rng, double lo, double hi);
+/* Integer in [-range, range] (range < 2^62; uniform but for the modulo's bias). */
+int64_t mq_test_rng_int(mq_test_rng *rng, int64_t range);
 /* Uniform random unit vector. */
 void mq_test_rng_unit_vector(mq_test_rng *rng, double out[3]);
 /* Uniform random rotation as a unit quaternion w, x, y, z (the library's order). */

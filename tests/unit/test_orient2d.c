@@ -22,11 +22,6 @@
 
 static mq_test_rng rng;
 
-static int64_t rand_int(int64_t range)
-{
-    return (int64_t)(mq_test_rng_u64(&rng) % (uint64_t)(2 * range + 1)) - range;
-}
-
 /* The predicate at three scales against the oracle, with the turn and swap
  * rules; counts the cases the double filter left to the expansions. */
 static void check(const int64_t a[2], const int64_t b[2], const int64_t c[2], int *exact_calls)
@@ -68,7 +63,7 @@ static void random_general_position(void **state)
         int64_t p[3][2];
         for (int j = 0; j < 3; j++)
             for (int k = 0; k < 2; k++)
-                p[j][k] = rand_int((int64_t)1 << 29);
+                p[j][k] = mq_test_rng_int(&rng, (int64_t)1 << 29);
         check(p[0], p[1], p[2], &exact_calls);
     }
 }
@@ -85,11 +80,11 @@ static void nearly_collinear(void **state)
     for (int i = 0; i < 50000; i++) {
         bool far = i % 2;
         int64_t r = far ? (int64_t)1 << 29 : 1000, a[2], b[2], c[2];
-        int64_t s = rand_int(far ? (int64_t)1 << 38 : 40);
+        int64_t s = mq_test_rng_int(&rng, far ? (int64_t)1 << 38 : 40);
         for (int k = 0; k < 2; k++) {
-            a[k] = rand_int(r);
-            b[k] = a[k] + 8 * (rand_int(far ? 1 << 12 : r) / 8);
-            c[k] = a[k] + s * (b[k] - a[k]) / 8 + (i % 3 == 0 ? 0 : rand_int(1));
+            a[k] = mq_test_rng_int(&rng, r);
+            b[k] = a[k] + 8 * (mq_test_rng_int(&rng, far ? 1 << 12 : r) / 8);
+            c[k] = a[k] + s * (b[k] - a[k]) / 8 + (i % 3 == 0 ? 0 : mq_test_rng_int(&rng, 1));
         }
         zeros += mq_test_orient2d_sign(a, b, c) == 0;
         check(a, b, c, &exact_calls);
@@ -101,7 +96,7 @@ static void nearly_collinear(void **state)
 
 static double rand_unit(void)
 {
-    return (double)rand_int((int64_t)1 << 52) / 0x1p52;
+    return (double)mq_test_rng_int(&rng, (int64_t)1 << 52) / 0x1p52;
 }
 
 /* Differences that round: a and b with full-mantissa coordinates in (-1, 1)
@@ -115,7 +110,7 @@ static void inexact_differences(void **state)
     (void)state;
     int decided = 0;
     for (int i = 0; i < 20000; i++) {
-        double m = ldexp(rand_int(1) < 0 ? -1.0 : 1.0, (int)rand_int(2));
+        double m = ldexp(mq_test_rng_int(&rng, 1) < 0 ? -1.0 : 1.0, (int)mq_test_rng_int(&rng, 2));
         double a[2], b[2], c[2];
         a[0] = rand_unit();
         b[0] = rand_unit();

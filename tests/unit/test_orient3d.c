@@ -24,11 +24,6 @@
 
 static mq_test_rng rng;
 
-static int64_t rand_int(int64_t range)
-{
-    return (int64_t)(mq_test_rng_u64(&rng) % (uint64_t)(2 * range + 1)) - range;
-}
-
 static void to_double(const int64_t p[3], double scale, double out[3])
 {
     for (int k = 0; k < 3; k++)
@@ -92,7 +87,7 @@ static void random_general_position(void **state)
         int64_t p[4][3];
         for (int j = 0; j < 4; j++)
             for (int k = 0; k < 3; k++)
-                p[j][k] = rand_int((int64_t)1 << 29);
+                p[j][k] = mq_test_rng_int(&rng, (int64_t)1 << 29);
         check(p[0], p[1], p[2], p[3], &exact_calls);
     }
 }
@@ -107,16 +102,16 @@ static void nearly_coplanar(void **state)
         int64_t a[3], b[3], c[3], d[3];
         int64_t r = i % 2 ? (int64_t)1 << 29 : 1000;
         for (int k = 0; k < 3; k++) {
-            a[k] = rand_int(r);
-            b[k] = a[k] + rand_int(r);
-            c[k] = a[k] + rand_int(r);
+            a[k] = mq_test_rng_int(&rng, r);
+            b[k] = a[k] + mq_test_rng_int(&rng, r);
+            c[k] = a[k] + mq_test_rng_int(&rng, r);
         }
         /* s, t in quarters, so that d is exactly on the plane before the nudge */
-        int64_t s = rand_int(12), t = rand_int(12);
+        int64_t s = mq_test_rng_int(&rng, 12), t = mq_test_rng_int(&rng, 12);
         for (int k = 0; k < 3; k++) {
             b[k] = a[k] + 4 * ((b[k] - a[k]) / 4);
             c[k] = a[k] + 4 * ((c[k] - a[k]) / 4);
-            d[k] = a[k] + s * (b[k] - a[k]) / 4 + t * (c[k] - a[k]) / 4 + (i % 3 == 0 ? 0 : rand_int(2));
+            d[k] = a[k] + s * (b[k] - a[k]) / 4 + t * (c[k] - a[k]) / 4 + (i % 3 == 0 ? 0 : mq_test_rng_int(&rng, 2));
         }
         zeros += mq_test_orient3d_sign(a, b, c, d) == 0;
         check(a, b, c, d, &exact_calls);
@@ -136,12 +131,12 @@ static void nudged_off_planes(void **state)
     (void)state;
     int decided = 0;
     for (int i = 0; i < 20000; i++) {
-        int64_t p = rand_int((int64_t)1 << 30), q = rand_int((int64_t)1 << 30);
+        int64_t p = mq_test_rng_int(&rng, (int64_t)1 << 30), q = mq_test_rng_int(&rng, (int64_t)1 << 30);
         int64_t x[4], y[4];
         double pt[4][3];
         for (int j = 0; j < 4; j++) {
-            x[j] = rand_int((int64_t)1 << 20);
-            y[j] = rand_int((int64_t)1 << 20);
+            x[j] = mq_test_rng_int(&rng, (int64_t)1 << 20);
+            y[j] = mq_test_rng_int(&rng, (int64_t)1 << 20);
             pt[j][0] = (double)x[j];
             pt[j][1] = (double)y[j];
             pt[j][2] = ldexp((double)(p * x[j] + q * y[j]), -30);
@@ -163,7 +158,7 @@ static void nudged_off_planes(void **state)
 
 static double rand_unit(void)
 {
-    return (double)rand_int((int64_t)1 << 52) / 0x1p52;
+    return (double)mq_test_rng_int(&rng, (int64_t)1 << 52) / 0x1p52;
 }
 
 /* Differences that round: a, b, c with full-mantissa coordinates near 1, d
