@@ -212,6 +212,7 @@ typedef struct scene_cast {
     double tmax;
     double c0[3], h0[3]; /* the world shape's box: centre, half extents */
     double tol;          /* convex: the advancement's tolerance (0 otherwise) */
+    double reach[3];     /* half extents of the shape's box as the sweep's box grows it */
     /* best so far */
     double t;
     uint32_t instance, triangle;
@@ -311,6 +312,21 @@ static bool icast_init(icast *q, const scene_cast *s, const mq_instance_rec *r, 
     q->t = INFINITY;
     q->id = MQ_NO_TRIANGLE;
     return true;
+}
+
+/* The earliest time the shape's box, grown as the sweep's box is grown, meets
+ * the instance's world box: no contact with the instance comes sooner. The
+ * float cast's time may (by its rounding at the instance-centred magnitudes)
+ * come a little sooner; it is raised to this one, so that the cast again with
+ * tmax = t has a sweep box that reaches the instance and finds the same t. */
+static double reach_time(const scene_cast *s, const mq_instance_rec *r)
+{
+    double lo[3], hi[3], t0 = 0.0, t1 = INFINITY;
+    for (int k = 0; k < 3; k++) {
+        lo[k] = r->world_box.min[k] - s->reach[k];
+        hi[k] = r->world_box.max[k] + s->reach[k];
+    }
+    return dslab(s->c0, s->dir, lo, hi, &t0, &t1) ? t0 : 0.0;
 }
 
 static bool visit_instance(const mq_instance_rec *r, void *user)
@@ -413,6 +429,8 @@ static bool visit_instance(const mq_instance_rec *r, void *user)
     if (q.id == MQ_NO_TRIANGLE)
         return true;
     double t = t0 + (double)q.t;
+    if (moving)
+        t = mq_fmax(t, reach_time(s, r));
     if (t > s->tmax)
         return true;
     if (t < s->t || (t == s->t && (r->id < s->instance || (r->id == s->instance && q.id < s->triangle)))) {
@@ -560,6 +578,7 @@ bool mq_scene_shape_cast(const mq_scene *scene, const mq_dshape *shape, const mq
         double e = 8.0 * DBL_EPSILON * (fabs(b.min[k]) + fabs(b.max[k]) + (isfinite(d) ? fabs(d) : 0.0));
         sw.min[k] -= grow + e;
         sw.max[k] += grow + e;
+        s.reach[k] = s.h0[k] + grow + 8.0 * DBL_EPSILON * (fabs(b.min[k]) + fabs(b.max[k]));
     }
     s.t = INFINITY;
     s.instance = MQ_NO_INSTANCE;

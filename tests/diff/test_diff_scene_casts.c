@@ -646,12 +646,61 @@ static void test_batch(void **state)
     assert_int_equal(mq_scene_shape_cast_batch(W.scene, NULL, (const mq_dvec3 *)dirs, N, 1.0, NULL, 2, batch), 0);
 }
 
+/* A cast again with tmax = its own t finds that t (scene.h). Points (zero
+ * radius) aimed at the corners of a tetrahedron with integer corners, placed
+ * by integer transforms: the instance's world box then ends exactly at the
+ * corner the point reaches, and the float cast's time, a few ulp early, must
+ * not leave the sweep's box short of the instance. */
+static void test_recast_at_hit_time(void **state)
+{
+    (void)state;
+    const float pos[] = {0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 6.5f};
+    const uint32_t idx[] = {0, 1, 2, 0, 1, 3, 3, 0, 2, 3, 1, 2};
+    mq_mesh *m = NULL;
+    mq_bvh *b = NULL;
+    mq_scene *sc = NULL;
+    assert_int_equal(mq_mesh_create(pos, 4, idx, 4, NULL, &m, NULL), MQ_OK);
+    assert_int_equal(mq_bvh_build(m, NULL, &b, NULL), MQ_OK);
+    int checked = 0;
+    for (int n = 0; n < 40; n++) {
+        assert_int_equal(mq_scene_create(NULL, &sc, NULL), MQ_OK);
+        mq_instance_def d = mq_default_instance_def();
+        d.bvh = b;
+        uint32_t id;
+        do {
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 4; c++)
+                    d.transform.m[r][c] = (double)mq_test_rng_int(&W.rng, 8);
+        } while (mq_scene_add(sc, &d, &id, NULL) != MQ_OK);
+        assert_int_equal(mq_scene_commit(sc, NULL), MQ_OK);
+        for (int v = 0; v < 4; v++) {
+            double p[3] = {pos[3 * v], pos[3 * v + 1], pos[3 * v + 2]}, w[3], u[3];
+            mq_xform_apply_point(&d.transform, p, w);
+            mq_test_rng_unit_vector(&W.rng, u);
+            double step = (double)(1 + llabs(mq_test_rng_int(&W.rng, 15)));
+            mq_dsphere sp = {{w[0] - step * u[0], w[1] - step * u[1], w[2] - step * u[2]}, 0.0};
+            mq_dshape s = mq_dshape_sphere(sp);
+            mq_dvec3 dir = {step * u[0] * 8.0, step * u[1] * 8.0, step * u[2] * 8.0};
+            mq_scene_cast_hit h, again;
+            if (!mq_scene_shape_cast(sc, &s, dir, 1.0, NULL, &h) || h.t == 0.0)
+                continue;
+            assert_true(mq_scene_shape_cast(sc, &s, dir, h.t, NULL, &again));
+            assert_true(again.t == h.t);
+            checked++;
+        }
+        mq_scene_destroy(sc);
+    }
+    assert_true(checked > 40);
+    mq_bvh_destroy(b);
+    mq_mesh_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_against_oracle), cmocka_unit_test(test_initial_overlap),
         cmocka_unit_test(test_invalid),        cmocka_unit_test(test_far),
-        cmocka_unit_test(test_batch),
+        cmocka_unit_test(test_batch),          cmocka_unit_test(test_recast_at_hit_time),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
