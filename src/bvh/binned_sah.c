@@ -280,50 +280,46 @@ static void swap_refs(mq_prim_ref *a, mq_prim_ref *b)
     *b = t;
 }
 
-typedef struct side_bounds {
-    mq_f4 lo, hi, clo, chi;
-} side_bounds;
+/* Refs looked at per step of the pairing below: a block's misplaced ones are
+ * collected without a branch on their side. */
+#define PAIR_BLOCK 64
 
-static inline void side_init(side_bounds *b)
+/* Hoare's partition by a binned plane, with no branch on a ref's side: the
+ * refs' side is random, and Hoare's loops mispredicted about once per ref.
+ * Hoare swaps the k-th ref from the left that goes right with the k-th ref
+ * from the right that goes left, until the two meet at `mid` = begin + the
+ * number of left-goers; so: count the left-goers, then collect the misplaced
+ * refs of [begin, mid) and of [mid, end) (from the right) a block at a time
+ * and swap them in pairs. The same permutation as Hoare's loops, so the same
+ * tree. Returns mid. */
+static uint32_t partition_binned(mq_prim_ref *refs, uint32_t begin, uint32_t end, const mq_split *s)
 {
-    b->lo = b->clo = mq_f4_splat(INFINITY);
-    b->hi = b->chi = mq_f4_splat(-INFINITY);
-}
-
-static inline void side_grow(side_bounds *b, const mq_prim_ref *r)
-{
-    mq_f4 a = mq_f4_load(r->lo), c = mq_f4_load(r->hi), m = mq_f4_add(a, c);
-    b->lo = mq_f4_min(a, b->lo);
-    b->hi = mq_f4_max(c, b->hi);
-    b->clo = mq_f4_min(m, b->clo);
-    b->chi = mq_f4_max(m, b->chi);
-}
-
-static void side_store(const side_bounds *b, mq_build_range *out)
-{
-    mq_f4_store(out->box.lo, b->lo);
-    mq_f4_store(out->box.hi, b->hi);
-    mq_f4_store(out->cbox.lo, b->clo);
-    mq_f4_store(out->cbox.hi, b->chi);
-}
-
-/* Hoare partition by a binned plane, growing both sides' boxes on the way
- * (one pass over the refs); returns the first index of the right side. */
-static uint32_t partition_binned(mq_prim_ref *refs, uint32_t begin, uint32_t end, const mq_split *s, side_bounds *left,
-                                 side_bounds *right)
-{
-    uint32_t i = begin, j = end;
-    for (;;) {
-        while (i < j && goes_left(&refs[i], s))
-            side_grow(left, &refs[i++]);
-        while (i < j && !goes_left(&refs[j - 1], s))
-            side_grow(right, &refs[--j]);
-        if (i >= j)
-            return i;
-        swap_refs(&refs[i], &refs[j - 1]);
-        side_grow(left, &refs[i++]);
-        side_grow(right, &refs[--j]);
+    uint32_t mid = begin;
+    for (uint32_t i = begin; i < end; i++)
+        mid += goes_left(&refs[i], s);
+    uint32_t a[2 * PAIR_BLOCK], b[2 * PAIR_BLOCK]; /* misplaced: left of mid / right of mid */
+    uint32_t na = 0, nb = 0, i = begin, j = end;
+    while (i < mid || na > 0) {
+        for (uint32_t stop = mid - i < PAIR_BLOCK ? mid : i + PAIR_BLOCK; na < PAIR_BLOCK && i < stop; i++) {
+            a[na] = i;
+            na += !goes_left(&refs[i], s);
+        }
+        for (uint32_t stop = j - mid < PAIR_BLOCK ? mid : j - PAIR_BLOCK; nb < PAIR_BLOCK && j > stop;) {
+            b[nb] = --j;
+            nb += goes_left(&refs[j], s);
+        }
+        uint32_t n = na < nb ? na : nb;
+        for (uint32_t k = 0; k < n; k++)
+            swap_refs(&refs[a[k]], &refs[b[k]]);
+        /* the unpaired rest moves to the front, in order */
+        for (uint32_t k = n; k < na; k++)
+            a[k - n] = a[k];
+        for (uint32_t k = n; k < nb; k++)
+            b[k - n] = b[k];
+        na -= n;
+        nb -= n;
     }
+    return mid;
 }
 
 void mq_sah_partition(mq_prim_ref *refs, const mq_build_range *r, const mq_split *s, mq_build_range *left,
@@ -332,18 +328,12 @@ void mq_sah_partition(mq_prim_ref *refs, const mq_build_range *r, const mq_split
     uint32_t mid;
     left->begin = r->begin;
     right->end = r->end;
-    if (s->kind == MQ_SPLIT_BINNED) {
-        side_bounds lb, rb;
-        side_init(&lb);
-        side_init(&rb);
-        mid = partition_binned(refs, r->begin, r->end, s, &lb, &rb);
-        side_store(&lb, left);
-        side_store(&rb, right);
-    } else {
+    if (s->kind == MQ_SPLIT_BINNED)
+        mid = partition_binned(refs, r->begin, r->end, s);
+    else
         mid = s->kind == MQ_SPLIT_SORTED ? r->begin + s->pos : r->begin + (r->end - r->begin) / 2;
-        mq_range_bounds(refs, r->begin, mid, &left->box, &left->cbox);
-        mq_range_bounds(refs, mid, r->end, &right->box, &right->cbox);
-    }
+    mq_range_bounds(refs, r->begin, mid, &left->box, &left->cbox);
+    mq_range_bounds(refs, mid, r->end, &right->box, &right->cbox);
     left->end = mid;
     right->begin = mid;
 }
