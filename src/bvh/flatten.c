@@ -7,6 +7,7 @@
 #include "bvh/leaf_pack.h"
 #include "core/alloc.h"
 #include "core/pool.h"
+#include "core/prefetch.h"
 
 /* A leaf to fill: its place in the arena and its refs. */
 typedef struct leaf_job {
@@ -53,6 +54,28 @@ static void fill_leaf(const flat_ctx *c, const leaf_job *j)
         mq_block_pad(&blk[leaf_blocks(j->count) - 1], (int)(j->count % MQ_TRI_BLOCK));
 }
 
+/* Leaves ahead of the one being filled whose triangles' index rows, and
+ * whose corners, are asked for early: the refs are in tree order, the mesh's
+ * arrays in file order, so each row and corner is mostly a cache miss, and
+ * the index row must arrive before the corners can be asked for. */
+#define FILL_AHEAD_INDICES 8
+#define FILL_AHEAD_CORNERS 4
+
+static void prefetch_indices(const flat_ctx *c, const leaf_job *j)
+{
+    for (uint32_t i = 0; i < j->count; i++)
+        mq_prefetch(c->indices + 3 * (size_t)c->refs[j->first_ref + i].id);
+}
+
+static void prefetch_corners(const flat_ctx *c, const leaf_job *j)
+{
+    for (uint32_t i = 0; i < j->count; i++) {
+        const uint32_t *tri = c->indices + 3 * (size_t)c->refs[j->first_ref + i].id;
+        for (int k = 0; k < 3; k++)
+            mq_prefetch(c->positions + 3 * (size_t)tri[k]);
+    }
+}
+
 typedef struct fill_work {
     const flat_ctx *c;
     atomic_uint next;
@@ -68,8 +91,14 @@ static void fill_worker(void *arg, uint32_t index)
         if (begin >= w->c->leaves)
             break;
         uint32_t end = begin + chunk < w->c->leaves ? begin + chunk : w->c->leaves;
-        for (uint32_t i = begin; i < end; i++)
-            fill_leaf(w->c, &w->c->jobs[i]);
+        const flat_ctx *c = w->c;
+        for (uint32_t i = begin; i < end; i++) {
+            if (i + FILL_AHEAD_INDICES < c->leaves)
+                prefetch_indices(c, &c->jobs[i + FILL_AHEAD_INDICES]);
+            if (i + FILL_AHEAD_CORNERS < c->leaves)
+                prefetch_corners(c, &c->jobs[i + FILL_AHEAD_CORNERS]);
+            fill_leaf(c, &c->jobs[i]);
+        }
     }
 }
 
