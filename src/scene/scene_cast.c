@@ -212,7 +212,8 @@ typedef struct scene_cast {
     double tmax;
     double c0[3], h0[3]; /* the world shape's box: centre, half extents */
     double tol;          /* convex: the advancement's tolerance (0 otherwise) */
-    double reach[3];     /* half extents of the shape's box as the sweep's box grows it */
+    mq_daabb box;        /* the world shape's box */
+    double slack;        /* the sweep box's growth but the convex's tolerance (sweep_axis) */
     /* best so far */
     double t;
     uint32_t instance, triangle;
@@ -314,19 +315,57 @@ static bool icast_init(icast *q, const scene_cast *s, const mq_instance_rec *r, 
     return true;
 }
 
-/* The earliest time the shape's box, grown as the sweep's box is grown, meets
- * the instance's world box: no contact with the instance comes sooner. The
- * float cast's time may (by its rounding at the instance-centred magnitudes)
- * come a little sooner; it is raised to this one, so that the cast again with
- * tmax = t has a sweep box that reaches the instance and finds the same t. */
+/* Axis k of the sweep's world box up to tmax: the shape's box moved by
+ * dir * [0, tmax], grown by `grow` and by the rounding of those sums (a
+ * large start and a large motion that cancel must not move the box off the
+ * instances). The one definition of it: mq_scene_shape_cast visits the
+ * instances it meets, reach_time solves for the time it meets one. */
+static void sweep_axis(const mq_daabb *b, double dir, double tmax, double grow, int k, double *lo, double *hi)
+{
+    double d = dir == 0.0 ? 0.0 : dir * tmax; /* +-inf for an endless sweep */
+    double e = 8.0 * DBL_EPSILON * (fabs(b->min[k]) + fabs(b->max[k]) + (isfinite(d) ? fabs(d) : 0.0));
+    *lo = (b->min[k] + mq_fmin(d, 0.0)) - (grow + e);
+    *hi = (b->max[k] + mq_fmax(d, 0.0)) + (grow + e);
+}
+
+/* The first time from which the sweep's box (grown by s->slack) meets the
+ * instance's world box on axis k; INFINITY if never. The box only grows with
+ * tmax, so the answer is a threshold: solved in double, then raised a few
+ * ulp until sweep_axis's own arithmetic agrees. */
+static double axis_reach(const scene_cast *s, const mq_instance_rec *r, int k)
+{
+    double lo, hi, d = s->dir[k];
+    sweep_axis(&s->box, d, 0.0, s->slack, k, &lo, &hi);
+    bool below = hi<r->world_box.min[k], above = lo> r->world_box.max[k];
+    if (!below && !above)
+        return 0.0;
+    if (below ? !(d > 0.0) : !(d < 0.0))
+        return INFINITY; /* moving away, or not along k */
+    double gap = below ? r->world_box.min[k] - hi : lo - r->world_box.max[k];
+    double t = gap / (fabs(d) * (1.0 + 8.0 * DBL_EPSILON));
+    for (int i = 0; i < 16 && isfinite(t); i++, t += 4.0 * DBL_EPSILON * t + DBL_MIN) {
+        sweep_axis(&s->box, d, t, s->slack, k, &lo, &hi);
+        if (lo <= r->world_box.max[k] && r->world_box.min[k] <= hi)
+            return t;
+    }
+    return INFINITY;
+}
+
+/* The time from which the sweep's box reaches the instance's world box: the
+ * latest of the three axes' (mq_tlas_visit_box visits an instance when its
+ * box meets the sweep's on every axis). A contact with the instance needs the
+ * boxes to meet, so none comes sooner; the float cast's time (rounded at the
+ * instance-centred magnitudes, where a corner may even lie outside the world
+ * box by its rounding) may, and is raised to this one. Then the cast again
+ * with tmax = t has a sweep box that reaches the instance and finds the same
+ * t. The convex's tolerance, which depends on tmax, is left out of the
+ * growth: a sweep box grown by it too meets the instance no later. */
 static double reach_time(const scene_cast *s, const mq_instance_rec *r)
 {
-    double lo[3], hi[3], t0 = 0.0, t1 = INFINITY;
-    for (int k = 0; k < 3; k++) {
-        lo[k] = r->world_box.min[k] - s->reach[k];
-        hi[k] = r->world_box.max[k] + s->reach[k];
-    }
-    return dslab(s->c0, s->dir, lo, hi, &t0, &t1) ? t0 : 0.0;
+    double t = 0.0;
+    for (int k = 0; k < 3; k++)
+        t = mq_fmax(t, axis_reach(s, r, k));
+    return t;
 }
 
 static bool visit_instance(const mq_instance_rec *r, void *user)
@@ -562,24 +601,14 @@ bool mq_scene_shape_cast(const mq_scene *scene, const mq_dshape *shape, const mq
             s.tol = 0.0;
     }
     /* the world box of the whole sweep, widened as the overlaps widen theirs */
-    mq_daabb sw;
     double ext = 0.0;
-    for (int k = 0; k < 3; k++) {
-        double d = s.dir[k] == 0.0 ? 0.0 : s.dir[k] * tmax; /* +-inf for an endless sweep */
-        sw.min[k] = b.min[k] + mq_fmin(d, 0.0);
-        sw.max[k] = b.max[k] + mq_fmax(d, 0.0);
+    for (int k = 0; k < 3; k++)
         ext = mq_fmax(ext, b.max[k] - b.min[k]);
-    }
-    double grow = ext * MQ_SCENE_REL_SLACK + s.tol;
-    for (int k = 0; k < 3; k++) {
-        /* and by the rounding of the sums above: a large start and a large
-         * motion that cancel must not move the box off the instances */
-        double d = s.dir[k] * tmax;
-        double e = 8.0 * DBL_EPSILON * (fabs(b.min[k]) + fabs(b.max[k]) + (isfinite(d) ? fabs(d) : 0.0));
-        sw.min[k] -= grow + e;
-        sw.max[k] += grow + e;
-        s.reach[k] = s.h0[k] + grow + 8.0 * DBL_EPSILON * (fabs(b.min[k]) + fabs(b.max[k]));
-    }
+    s.box = b;
+    s.slack = ext * MQ_SCENE_REL_SLACK;
+    mq_daabb sw;
+    for (int k = 0; k < 3; k++)
+        sweep_axis(&b, s.dir[k], tmax, s.slack + s.tol, k, &sw.min[k], &sw.max[k]);
     s.t = INFINITY;
     s.instance = MQ_NO_INSTANCE;
     s.triangle = MQ_NO_TRIANGLE;

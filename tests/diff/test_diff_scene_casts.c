@@ -695,12 +695,56 @@ static void test_recast_at_hit_time(void **state)
     mq_mesh_destroy(m);
 }
 
+/* The same promise where the float cast's triangle sticks out of the
+ * instance's world box: a triangle scaled by 1e7 + 0.75 has its float
+ * corners at 1e7 + 1, a quarter beyond the box, and spheres moving
+ * diagonally past the box's corner touch that corner's rounding. */
+static void test_recast_beyond_world_box(void **state)
+{
+    (void)state;
+    const float pos[] = {-1, -1, 0, 1, -1, 0, -1, 1, 0};
+    const uint32_t idx[] = {0, 1, 2};
+    mq_mesh *m = NULL;
+    mq_bvh *b = NULL;
+    mq_scene *sc = NULL;
+    assert_int_equal(mq_mesh_create(pos, 3, idx, 1, NULL, &m, NULL), MQ_OK);
+    assert_int_equal(mq_bvh_build(m, NULL, &b, NULL), MQ_OK);
+    assert_int_equal(mq_scene_create(NULL, &sc, NULL), MQ_OK);
+    mq_instance_def d = mq_default_instance_def();
+    d.bvh = b;
+    for (int r = 0; r < 3; r++)
+        d.transform.m[r][r] = 1e7 + 0.75;
+    uint32_t id;
+    assert_int_equal(mq_scene_add(sc, &d, &id, NULL), MQ_OK);
+    assert_int_equal(mq_scene_commit(sc, NULL), MQ_OK);
+    int checked = 0;
+    for (int i = 0; i < 400; i++) {
+        mq_dsphere sp = {{-(1e7 + 2.0) + (i / 20) * 0.02, -1e7 + (i % 20) * 0.1, 0.0}, 0.1};
+        mq_dshape s = mq_dshape_sphere(sp);
+        mq_dvec3 dir = {1.0, -1.0, 0.0};
+        mq_scene_cast_hit h, again;
+        if (!mq_scene_shape_cast(sc, &s, dir, 10.0, NULL, &h) || h.t == 0.0)
+            continue;
+        assert_true(mq_scene_shape_cast(sc, &s, dir, h.t, NULL, &again));
+        assert_true(again.t == h.t);
+        checked++;
+    }
+    assert_true(checked > 100);
+    mq_scene_destroy(sc);
+    mq_bvh_destroy(b);
+    mq_mesh_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_against_oracle), cmocka_unit_test(test_initial_overlap),
-        cmocka_unit_test(test_invalid),        cmocka_unit_test(test_far),
-        cmocka_unit_test(test_batch),          cmocka_unit_test(test_recast_at_hit_time),
+        cmocka_unit_test(test_against_oracle),
+        cmocka_unit_test(test_initial_overlap),
+        cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_far),
+        cmocka_unit_test(test_batch),
+        cmocka_unit_test(test_recast_at_hit_time),
+        cmocka_unit_test(test_recast_beyond_world_box),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
