@@ -297,7 +297,7 @@ static uint32_t partition_binned(mq_prim_ref *refs, uint32_t begin, uint32_t end
     uint32_t mid = begin;
     for (uint32_t i = begin; i < end; i++)
         mid += goes_left(&refs[i], s);
-    uint32_t a[2 * PAIR_BLOCK], b[2 * PAIR_BLOCK]; /* misplaced: left of mid / right of mid */
+    uint32_t a[PAIR_BLOCK], b[PAIR_BLOCK]; /* misplaced: left of mid / right of mid */
     uint32_t na = 0, nb = 0, i = begin, j = end;
     while (i < mid || na > 0) {
         for (uint32_t stop = mid - i < PAIR_BLOCK ? mid : i + PAIR_BLOCK; na < PAIR_BLOCK && i < stop; i++) {

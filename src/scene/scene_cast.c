@@ -336,7 +336,8 @@ static double axis_reach(const scene_cast *s, const mq_instance_rec *r, int k)
 {
     double lo, hi, d = s->dir[k];
     sweep_axis(&s->box, d, 0.0, s->slack, k, &lo, &hi);
-    bool below = hi<r->world_box.min[k], above = lo> r->world_box.max[k];
+    bool below = hi < r->world_box.min[k];
+    bool above = lo > r->world_box.max[k];
     if (!below && !above)
         return 0.0;
     if (below ? !(d > 0.0) : !(d < 0.0))

@@ -646,6 +646,18 @@ static void test_batch(void **state)
     assert_int_equal(mq_scene_shape_cast_batch(W.scene, NULL, (const mq_dvec3 *)dirs, N, 1.0, NULL, 2, batch), 0);
 }
 
+/* Casts `s` up to tmax; on a hit after t = 0, asserts that the cast again
+ * with tmax = t finds the same t. True when it checked one. */
+static bool recast_at_hit_time(const mq_scene *sc, const mq_dshape *s, const mq_dvec3 dir, double tmax)
+{
+    mq_scene_cast_hit h, again;
+    if (!mq_scene_shape_cast(sc, s, dir, tmax, NULL, &h) || h.t == 0.0)
+        return false;
+    assert_true(mq_scene_shape_cast(sc, s, dir, h.t, NULL, &again));
+    assert_true(again.t == h.t);
+    return true;
+}
+
 /* A cast again with tmax = its own t finds that t (scene.h). Points (zero
  * radius) aimed at the corners of a tetrahedron with integer corners, placed
  * by integer transforms: the instance's world box then ends exactly at the
@@ -681,12 +693,7 @@ static void test_recast_at_hit_time(void **state)
             mq_dsphere sp = {{w[0] - step * u[0], w[1] - step * u[1], w[2] - step * u[2]}, 0.0};
             mq_dshape s = mq_dshape_sphere(sp);
             mq_dvec3 dir = {step * u[0] * 8.0, step * u[1] * 8.0, step * u[2] * 8.0};
-            mq_scene_cast_hit h, again;
-            if (!mq_scene_shape_cast(sc, &s, dir, 1.0, NULL, &h) || h.t == 0.0)
-                continue;
-            assert_true(mq_scene_shape_cast(sc, &s, dir, h.t, NULL, &again));
-            assert_true(again.t == h.t);
-            checked++;
+            checked += recast_at_hit_time(sc, &s, dir, 1.0);
         }
         mq_scene_destroy(sc);
     }
@@ -722,12 +729,7 @@ static void test_recast_beyond_world_box(void **state)
         mq_dsphere sp = {{-(1e7 + 2.0) + (i / 20) * 0.02, -1e7 + (i % 20) * 0.1, 0.0}, 0.1};
         mq_dshape s = mq_dshape_sphere(sp);
         mq_dvec3 dir = {1.0, -1.0, 0.0};
-        mq_scene_cast_hit h, again;
-        if (!mq_scene_shape_cast(sc, &s, dir, 10.0, NULL, &h) || h.t == 0.0)
-            continue;
-        assert_true(mq_scene_shape_cast(sc, &s, dir, h.t, NULL, &again));
-        assert_true(again.t == h.t);
-        checked++;
+        checked += recast_at_hit_time(sc, &s, dir, 10.0);
     }
     assert_true(checked > 100);
     mq_scene_destroy(sc);
