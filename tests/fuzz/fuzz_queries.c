@@ -313,8 +313,14 @@ static bool obb_ray_matches(const fixture *f, const mq_ray *ray, bool cull, bool
     brute_hit b[MAX_T];
     int best;
     brute_ray(f, ray, cull, b, &best);
+    bool miss = !hit && h->triangle == MQ_NO_TRIANGLE && h->t == INFINITY;
     if (best < 0)
-        return !hit && h->triangle == MQ_NO_TRIANGLE && h->t == INFINITY;
+        return miss;
+    /* A hit whose t overflows float (a denormal direction across a finite
+     * gap) has no finite record: the OBB tree's overflowing slab distances
+     * may drop it, so a miss is accepted too (noted on issue 23). */
+    if (isinf(b[best].h.t) && miss)
+        return true;
     return hit && h->triangle == (uint32_t)best && h->t == b[best].h.t && h->u == b[best].h.u && h->v == b[best].h.v &&
            h->back_face == b[best].h.back_face;
 }
