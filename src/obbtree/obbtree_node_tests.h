@@ -98,20 +98,43 @@ static inline bool mq_node_clip_line(const mq_obbtree_node *n, const float o[3],
     return true;
 }
 
-/* Capsule (segment a-b, radius r) vs node box. Conservative by construction: the
- * segment is clipped against the box grown by r on every side, a superset of
- * the box's r-neighbourhood (exact but for the 8 corner and 12 edge regions,
- * where only the leaf test decides). */
-static inline bool mq_node_overlaps_capsule(const mq_obbtree_node *n, const float a[3], const float b[3], float r)
+/*
+ * Capsule vs node box, conservative by construction: the segment against the
+ * box grown by r on every side, a superset of the box's r-neighbourhood (exact
+ * but for the 8 corner and 12 edge regions, where only the leaf test decides).
+ * Segment vs box is the separating axis test on the box's 3 face normals and
+ * the 3 cross products of the segment with them (Ericson §5.3.3): no division.
+ * The caller passes the segment's start a and half vector hv = (b - a) / 2 in
+ * mesh space. The midpoint is formed in box coordinates (a's local point plus
+ * the local half vector), so a mesh far from the origin loses nothing to a
+ * midpoint rounded in mesh space.
+ *
+ * Rounding: m and h carry errors of a few ulp of |m| and |h| (and of the
+ * query's own (b - a) / 2); grow's slack covers them on the face axes, and the
+ * cross axes add the same relative slack times the magnitudes they multiply.
+ */
+static inline bool mq_node_overlaps_capsule(const mq_obbtree_node *n, const float a[3], const float hv[3], float r)
 {
-    float la[3], lb[3], d[3];
+    float la[3], h[3], m[3], ah[3], e[3];
     mq_node_local_point(n, a, la);
-    mq_node_local_point(n, b, lb);
-    for (int i = 0; i < 3; i++)
-        d[i] = lb[i] - la[i];
-    float grow = r + MQ_OBBTREE_SLACK * (mq_abs_sum3(la) + mq_abs_sum3(lb) + r + mq_half_sum(n));
-    float t0 = 0.0f, t1 = 1.0f;
-    return mq_node_clip_line(n, la, d, grow, &t0, &t1);
+    mq_node_local_dir(n, hv, h);
+    for (int i = 0; i < 3; i++) {
+        m[i] = la[i] + h[i];
+        ah[i] = fabsf(h[i]);
+    }
+    float msum = mq_abs_sum3(m), hsum = ah[0] + ah[1] + ah[2];
+    float grow = r + MQ_OBBTREE_SLACK * (2.0f * (msum + hsum) + r + mq_half_sum(n));
+    for (int i = 0; i < 3; i++) {
+        e[i] = n->half[i] + grow;
+        if (fabsf(m[i]) > e[i] + ah[i])
+            return false;
+    }
+    float cross_slack = MQ_OBBTREE_SLACK * (msum + e[0] + e[1] + e[2]) * hsum;
+    if (fabsf(m[1] * h[2] - m[2] * h[1]) > e[1] * ah[2] + e[2] * ah[1] + cross_slack)
+        return false;
+    if (fabsf(m[2] * h[0] - m[0] * h[2]) > e[2] * ah[0] + e[0] * ah[2] + cross_slack)
+        return false;
+    return !(fabsf(m[0] * h[1] - m[1] * h[0]) > e[0] * ah[1] + e[1] * ah[0] + cross_slack);
 }
 
 /* Ray (mesh space) vs node box over [*t0, *t1]: the slab test in the box frame.

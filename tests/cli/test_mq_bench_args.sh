@@ -32,7 +32,6 @@ usage_error "scene --instances 0" scene "$mesh" --instances 0
 usage_error "scene --count x" scene "$mesh" --count x
 usage_error "scene --seed -1" scene "$mesh" --seed -1
 usage_error "overlap --generate 0" overlap "$mesh" --generate 0
-usage_error "overlap --casts 0" overlap "$mesh" --casts 0
 usage_error "overlap --bullet-scale nan" overlap "$mesh" --bullet-scale nan
 usage_error "overlap --shape cube" overlap "$mesh" --shape cube
 usage_error "collide --reps x" collide "$mesh" --reps x
@@ -110,6 +109,8 @@ check "rays: no NaN or inf" sh -c "! grep -qiE 'nan|inf' '$tmp/run.json'"
 # (docs/formats.md, "Benchmark output"), whichever subcommand printed it.
 check "overlap JSON" sh -c "'$bench' overlap '$mesh' --generate 20 --casts 5 --reps 1 --no-fcl --no-bullet --json > '$tmp/ov.json'"
 check "overlap: every line has bench and engine" sh -c "test -s '$tmp/ov.json' && ! grep -vq '^{\"bench\":\"overlap\",\"engine\":\"[a-z-]*\",' '$tmp/ov.json'"
+check "overlap --casts 0: overlaps only" sh -c "'$bench' overlap '$mesh' --generate 20 --casts 0 --reps 1 --no-fcl --no-bullet --json > '$tmp/ov0.json' &&
+    grep -q '\"shape\":\"capsule\"' '$tmp/ov0.json' && ! grep -q '\"shape\":\"cast\"' '$tmp/ov0.json'"
 check "collide JSON" sh -c "'$bench' collide '$mesh' --generate 5 --reps 1 --no-fcl --json > '$tmp/co.json'"
 check "collide: every line has bench and engine" sh -c "test -s '$tmp/co.json' && ! grep -vq '^{\"bench\":\"collide\",\"engine\":\"[a-z-]*\",' '$tmp/co.json'"
 check "distance JSON" sh -c "'$bench' distance '$mesh' --generate 5 --shapes 5 --reps 1 --json > '$tmp/di.json'"

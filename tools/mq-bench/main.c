@@ -99,7 +99,7 @@ static const bench_option overlap_options[] = {
     {"--seed", ARG_SEED, "S", 0, 0, "seed of the generated queries", "1"},
     {"--subdivide", ARG_UINT, "K", 1, 64, "split every triangle in K*K first (1: as loaded)", "1"},
     {"--shrink", ARG_CHOICE, "nearest|centre", 0, 0, "how --subdivide shrinks the queries", "nearest"},
-    {"--casts", ARG_UINT, "N", 1, MAX_GENERATED, "shape casts measured", "10000"},
+    {"--casts", ARG_UINT, "N", 0, MAX_GENERATED, "shape casts measured (0: none)", "10000"},
     {"--no-fcl", ARG_FLAG, NULL, 0, 0, "leave out FCL", "compared when built in"},
     {"--no-bullet", ARG_FLAG, NULL, 0, 0, "leave out Bullet", "compared when built in"},
     {"--bullet-scale", ARG_REAL, "S", 0, 0, "Bullet's world scale (0: automatic)", "0"},
