@@ -84,18 +84,35 @@ void mq_bvh_set_scale(mq_bvh *b, int32_t scale_exp)
     b->inv_scale = ldexpf(1.0f, -scale_exp);
 }
 
-float mq_positions_magnitude(const float *positions, size_t count)
+float mq_triangles_magnitude(const float *positions, const uint32_t *indices, size_t count)
 {
-    /* Only vertices with three finite coordinates count: a triangle touching
-     * any other is never hit, and a finite y beside a NaN x (the fuzzer's
-     * 2^53) must not shrink the real geometry towards float underflow. */
+    /* Only triangles with three finite corners count: any other is never hit,
+     * and a finite y beside a NaN x (the fuzzer's 2^53) must not shrink the real
+     * geometry towards float underflow. Vertices no triangle uses do not count
+     * either: one at 1e22 would scale a unit mesh to 1e-22, where the products
+     * of the leaf test underflow. */
     float m = 0.0f;
     for (size_t i = 0; i < count; i++) {
-        const float *p = positions + 3 * i;
-        float a = mq_fmaxf(mq_fmaxf(fabsf(p[0]), fabsf(p[1])), fabsf(p[2]));
-        bool finite = isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]);
+        float a = 0.0f;
+        bool finite = true;
+        for (int c = 0; c < 3; c++) {
+            const float *p = positions + 3 * (size_t)indices[3 * i + c];
+            finite = finite && isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]);
+            a = mq_fmaxf(a, mq_fmaxf(mq_fmaxf(fabsf(p[0]), fabsf(p[1])), fabsf(p[2])));
+        }
         m = finite && a > m ? a : m;
     }
+    return m;
+}
+
+/* mq_triangles_magnitude from the builder's root box, which holds exactly the
+ * triangles with finite corners (prim_ref.c): the same value, without a pass. */
+static float box_magnitude(const mq_bounds *box)
+{
+    float m = 0.0f;
+    for (int k = 0; k < 3; k++)
+        if (box->lo[k] <= box->hi[k])
+            m = mq_fmaxf(m, mq_fmaxf(fabsf(box->lo[k]), fabsf(box->hi[k])));
     return m;
 }
 
@@ -115,7 +132,7 @@ static mq_status build_tree(mq_bvh *bvh, const mq_bvh_def *def)
     if (st == MQ_OK) {
         /* The tree is built in the mesh's units (root_box stays so); the arena
          * is laid out scaled by 2^k (bvh_internal.h). */
-        mq_bvh_set_scale(bvh, mq_bvh_scale_exp(mq_positions_magnitude(m->positions, m->vertex_count)));
+        mq_bvh_set_scale(bvh, mq_bvh_scale_exp(box_magnitude(&all.box)));
         st = mq_flatten(bvh, &tree, refs, m->positions, m->indices, p.threads);
         mq_wide_tree_free(&tree, a);
     }

@@ -48,8 +48,9 @@ int32_t mq_bvh_scale_exp(float magnitude);
 /* Sets scale_exp, scale and inv_scale. */
 void mq_bvh_set_scale(mq_bvh *b, int32_t scale_exp);
 
-/* Largest finite |coordinate| of the `count` vertices at `positions` (0 if none). */
-float mq_positions_magnitude(const float *positions, size_t count);
+/* Largest |coordinate| of the corners of the `count` triangles (3 vertex
+ * indices each) whose corners are all finite; 0 if none. */
+float mq_triangles_magnitude(const float *positions, const uint32_t *indices, size_t count);
 
 static inline const mq_allocator *mq_bvh_allocator(const mq_bvh *b)
 {

@@ -57,7 +57,7 @@ mq_status mq_bvh_refit(mq_bvh *bvh, const float *positions, mq_diag *diag)
     if (!bvh)
         return mq_diag_set(diag, MQ_ERR_INVALID_ARG, NULL, 0, 0, "bvh is NULL");
     const float *pos = positions ? positions : bvh->mesh->positions;
-    mq_bvh_set_scale(bvh, mq_bvh_scale_exp(mq_positions_magnitude(pos, bvh->mesh->vertex_count)));
+    mq_bvh_set_scale(bvh, mq_bvh_scale_exp(mq_triangles_magnitude(pos, bvh->mesh->indices, bvh->mesh->triangle_count)));
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     if (bvh->root != MQ_REF_EMPTY)
         refit_node(bvh, bvh->root, pos, lo, hi);

@@ -3,7 +3,11 @@
  * finite coordinate (bvh.h, "Dynamic range"). A model beside one far stray
  * triangle must still be hit exactly where it is hit alone: same hit or miss,
  * same triangle, same t. (Regression: with the direction window clamped at 1,
- * an outlier 1e13..1e20 away made about 1% of the closest hits wrong.)
+ * an outlier 1e13..1e20 away made about 1% of the closest hits wrong.) A far
+ * vertex no triangle uses must not count at all, built or refitted: the hits
+ * are then bit for bit those of the model alone. (Regression: an unused vertex
+ * at 1e22 scaled a unit mesh to 1e-22, where the leaf test's products
+ * underflow, and the BVH reported hits the ray does not make.)
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -81,8 +85,65 @@ static void same_hits_beside_an_outlier(void **state)
     mq_mesh_destroy(spot);
 }
 
+/* 20,000 random rays through the model: how many answers of `b` differ from `a`'s. */
+static int count_differing(const mq_bvh *a, const mq_bvh *b)
+{
+    mq_test_rng g;
+    mq_test_rng_seed(&g, mq_test_seed(12));
+    int differ = 0;
+    for (int i = 0; i < 20000; i++) {
+        float o[3], d[3];
+        for (int k = 0; k < 3; k++) {
+            o[k] = (float)mq_test_rng_range(&g, -3, 3);
+            d[k] = (float)(mq_test_rng_range(&g, -0.3, 0.3) + (k == 1 ? 0.3 : 0.0)) - o[k];
+        }
+        mq_ray r = {{o[0], o[1], o[2]}, 0.0f, {d[0], d[1], d[2]}, INFINITY};
+        mq_hit ha, hb;
+        bool hit_a = mq_bvh_raycast_closest(a, &r, NULL, &ha), hit_b = mq_bvh_raycast_closest(b, &r, NULL, &hb);
+        differ += hit_a != hit_b || (hit_a && (ha.triangle != hb.triangle || ha.t != hb.t || ha.u != hb.u ||
+                                               ha.v != hb.v || ha.back_face != hb.back_face));
+    }
+    return differ;
+}
+
+static void unused_vertex_does_not_scale(void **state)
+{
+    (void)state;
+    mq_mesh *spot = NULL;
+    assert_int_equal(mq_obj_load(mq_test_data_file("spot.obj"), NULL, &spot, NULL, NULL), MQ_OK);
+    mq_bvh *alone = NULL;
+    assert_int_equal(mq_bvh_build(spot, NULL, &alone, NULL), MQ_OK);
+    size_t nv = mq_mesh_vertex_count(spot), nt = mq_mesh_triangle_count(spot);
+    float *p = malloc((nv + 1) * 3 * sizeof *p);
+    assert_non_null(p);
+    memcpy(p, mq_mesh_positions(spot), nv * 3 * sizeof *p);
+    const float fars[] = {9.4e21f, 1e35f, -3e30f, 1e-30f};
+    for (size_t f = 0; f < sizeof fars / sizeof fars[0]; f++) {
+        p[3 * nv] = fars[f];
+        p[3 * nv + 1] = -fars[f];
+        p[3 * nv + 2] = fars[f];
+        mq_mesh *m = NULL;
+        assert_int_equal(mq_mesh_create(p, nv + 1, mq_mesh_indices(spot), nt, NULL, &m, NULL), MQ_OK);
+        mq_bvh *bvh = NULL;
+        assert_int_equal(mq_bvh_build(m, NULL, &bvh, NULL), MQ_OK);
+        int built = count_differing(alone, bvh);
+        assert_int_equal(mq_bvh_refit(bvh, p, NULL), MQ_OK);
+        int refitted = count_differing(alone, bvh);
+        if (built || refitted)
+            print_error("unused vertex at %g: %d built, %d refitted of 20000 rays differ\n", (double)fars[f], built,
+                        refitted);
+        assert_int_equal(built + refitted, 0);
+        mq_bvh_destroy(bvh);
+        mq_mesh_destroy(m);
+    }
+    free(p);
+    mq_bvh_destroy(alone);
+    mq_mesh_destroy(spot);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(same_hits_beside_an_outlier)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(same_hits_beside_an_outlier),
+                                       cmocka_unit_test(unused_vertex_does_not_scale)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
