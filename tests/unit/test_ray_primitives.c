@@ -1652,6 +1652,37 @@ static void invalid_shapes_are_never_hit(void **state)
     assert_true(t == 99.0f);
 }
 
+/*
+ * Rays within 1e-9 of parallel to a triangle's plane: the hit is located where
+ * the decision puts it, not where the ray crosses the plane (which rounding
+ * can put far from the triangle).
+ */
+static void triangle_near_parallel_rays_are_located_on_the_triangle(void **state)
+{
+    (void)state;
+    /* The plane y = z; the ray runs along -x from x = -4, 1e-14 off parallel.
+     * Its line passes within 2e-14 of the triangle only at t < 0: a miss (it
+     * was a hit at t = 0, 2 units from the triangle). */
+    mq_triangle tri = {{{-3, -2, -2}, {-1, 0, 0}, {1, 1, 1}}};
+    mq_ray away = {{-4, 0, 0x1.06080ap-113f}, 0.0f, {-0x1.0a0608p+49f, 3, 0}, INFINITY};
+    mq_triangle_hit h;
+    assert_false(mq_raycast_triangle(&away, &tri, &h));
+    /* The same line run the other way passes the triangle: a hit whose point is on it. */
+    mq_ray toward = {{-4, 0, 0x1.06080ap-113f}, 0.0f, {0x1.0a0608p+49f, -3, 0}, INFINITY};
+    assert_true(mq_raycast_triangle(&toward, &tri, &h));
+    for (int k = 0; k < 3; k++) {
+        float p = toward.origin[k] + h.t * toward.dir[k];
+        float q = (1.0f - h.u - h.v) * tri.v[0][k] + h.u * tri.v[1][k] + h.v * tri.v[2][k];
+        assert_true(fabsf(p - q) < 1e-5f);
+    }
+    /* A glancing ray (1e-10 off the plane z = 0) through a big triangle's
+     * interior: hit, at the crossing within the conditioning of the angle. */
+    mq_triangle big = {{{-100, -100, 0}, {100, -100, 0}, {0, 100, 0}}};
+    mq_ray glance = {{-50, 0, 1e-9f}, 0.0f, {1, 0, -1e-10f}, INFINITY};
+    assert_true(mq_raycast_triangle(&glance, &big, &h));
+    assert_true(h.t >= 0.0f && h.t <= 100.0f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1697,6 +1728,7 @@ int main(void)
         cmocka_unit_test(plane_invalid),
         cmocka_unit_test(invalid_rays_hit_nothing),
         cmocka_unit_test(invalid_shapes_are_never_hit),
+        cmocka_unit_test(triangle_near_parallel_rays_are_located_on_the_triangle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
