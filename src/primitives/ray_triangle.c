@@ -30,6 +30,7 @@
  */
 #include <meshquery/primitives.h>
 
+#include "primitives/near_parallel.h"
 #include "primitives/shape_checks.h"
 
 /* Index of the largest |d_i| (ties: the lower index). */
@@ -147,24 +148,14 @@ static void hit_weights(double td, const float d[3], const double q[3], const do
     *v_out = (float)v;
 }
 
-/*
- * Sine of the angle between ray and plane below which the plane crossing no
- * longer locates a hit. The decision is made in the sheared float frame,
- * where such a triangle is a sliver thinner than rounding; the plane, nearly
- * containing the ray, is crossed where rounding puts it, which can be far
- * from the triangle (a ray within 1e-14 of a plane was hit at t = 0, 2 units
- * from the triangle, which the line passes only at t = -5e-15).
- */
-#define NEAR_PARALLEL 1e-9
-
-/* t of the plane crossing, q = v0 - origin; NaN when the ray is within
- * NEAR_PARALLEL of the plane (the caller then interpolates the decision's
- * point: the sheared depths weighted by U, V, W, as the paper does). */
+/* t of the plane crossing, q = v0 - origin; NaN when the ray is near
+ * parallel to the plane (near_parallel.h; the caller then interpolates the
+ * decision's point: the sheared depths weighted by U, V, W, as the paper does). */
 static double located_t(const float dir[3], const double n[3], double dn, const double q[3])
 {
     double nn = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
     double dd = (double)dir[0] * dir[0] + (double)dir[1] * dir[1] + (double)dir[2] * dir[2];
-    if (!(dn * dn > NEAR_PARALLEL * NEAR_PARALLEL * nn * dd))
+    if (mq_near_parallel(dn, nn, dd))
         return NAN;
     return (n[0] * q[0] + n[1] * q[1] + n[2] * q[2]) / dn;
 }

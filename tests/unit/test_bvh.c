@@ -831,11 +831,39 @@ static void hit_carries_mesh_metadata(void **state)
     mq_mesh_destroy(m);
 }
 
+/* Rays within 1e-9 of parallel to a triangle's plane: the record is where the
+ * traversal decided the hit (near_parallel.h), single and batch alike; the
+ * same rays as test_ray_primitives' near-parallel test. */
+static void near_parallel_hits_lie_on_the_triangle(void **state)
+{
+    (void)state;
+    const float pos[] = {-3, -2, -2, -1, 0, 0, 1, 1, 1};
+    const uint32_t idx[] = {0, 1, 2};
+    mq_mesh *m = NULL;
+    assert_int_equal(mq_mesh_create(pos, 3, idx, 1, NULL, &m, NULL), MQ_OK);
+    mq_bvh *b = NULL;
+    assert_int_equal(mq_bvh_build(m, NULL, &b, NULL), MQ_OK);
+    const mq_ray rays[2] = {{{-4, 0, 0x1.06080ap-113f}, 0.0f, {-0x1.0a0608p+49f, 3, 0}, INFINITY},
+                            {{-4, 0, 0x1.06080ap-113f}, 0.0f, {0x1.0a0608p+49f, -3, 0}, INFINITY}};
+    mq_hit one[2], batch[2];
+    assert_false(mq_bvh_raycast_closest(b, &rays[0], NULL, &one[0])); /* the line meets it only at t < 0 */
+    assert_true(mq_bvh_raycast_closest(b, &rays[1], NULL, &one[1]));
+    assert_int_equal(mq_bvh_raycast_closest_batch(b, rays, 2, NULL, 1, batch), 1);
+    assert_memory_equal(&batch[1], &one[1], sizeof one[1]);
+    for (int k = 0; k < 3; k++) {
+        float q = (1.0f - one[1].u - one[1].v) * pos[k] + one[1].u * pos[3 + k] + one[1].v * pos[6 + k];
+        assert_true(fabsf(one[1].point[k] - q) < 1e-5f);
+    }
+    mq_bvh_destroy(b);
+    mq_mesh_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(defaults_and_bad_arguments),
         cmocka_unit_test(empty_mesh_builds_and_hits_nothing),
+        cmocka_unit_test(near_parallel_hits_lie_on_the_triangle),
         cmocka_unit_test(single_triangle_hit_record),
         cmocka_unit_test(invalid_rays_hit_nothing),
         cmocka_unit_test(signed_zero_directions),

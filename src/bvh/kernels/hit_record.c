@@ -20,6 +20,8 @@
 
 #include <math.h>
 
+#include "primitives/near_parallel.h"
+
 static void d3_cross(double out[3], const double a[3], const double b[3])
 {
     out[0] = a[1] * b[2] - a[2] * b[1];
@@ -49,8 +51,11 @@ static double edge_param(const double h[3], const double p0[3], const double e[3
  * The decided hit of `ray` on the triangle v[3][3] (mesh units), in double:
  * n = (v1-v0) x (v2-v0) and |n|^2 (for the normal too), then t, u, v with the
  * primitive's formulas. Returns false (keep the traversal's t, u, v) when the
- * plane test is degenerate in double (a grazing in-plane hit, bvh.h) or t
- * overflows.
+ * plane test is degenerate in double (a grazing in-plane hit, bvh.h), the ray
+ * is near parallel to the plane (near_parallel.h: the traversal's t is where
+ * its decision put the hit, as the primitive's is), or t overflows. This is
+ * the one place that decides: the AVX2 records send their lanes near that
+ * bound here.
  */
 static bool refine(const mq_ray *ray, float v[3][3], double n[3], double *nn_out, double *t_out, float *u_out,
                    float *v_out)
@@ -66,6 +71,10 @@ static bool refine(const mq_ray *ray, float v[3][3], double n[3], double *nn_out
     *nn_out = nn;
     double dn = n[0] * (double)ray->dir[0] + n[1] * (double)ray->dir[1] + n[2] * (double)ray->dir[2];
     if (dn == 0.0 || !isfinite(dn))
+        return false;
+    double dd =
+        (double)ray->dir[0] * ray->dir[0] + (double)ray->dir[1] * ray->dir[1] + (double)ray->dir[2] * ray->dir[2];
+    if (mq_near_parallel(dn, nn, dd))
         return false;
     double td = (n[0] * q[0] + n[1] * q[1] + n[2] * q[2]) / dn;
     if (!isfinite(td))

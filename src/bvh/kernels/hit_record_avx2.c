@@ -11,6 +11,7 @@
 #include <immintrin.h>
 
 #include "bvh/kernels/hit_record.h"
+#include "primitives/near_parallel.h"
 
 /* a x b, lane k: a[k+1] * b[k+2] - a[k+2] * b[k+1] (lane 3: garbage). */
 static inline __m256d cross3(__m256d a, __m256d b)
@@ -50,7 +51,10 @@ void mq_hit_from_lane_avx2(const mq_bvh *bvh, const mq_ray *ray, int t_shift, co
     __m256d n = cross3(e1, e2);
     double nn = dot3(n, n), dn = dot3(n, d);
     double td = 0.0, u = -1.0, w = -1.0; /* off the common case unless set below */
-    if (dn != 0.0 && __builtin_isfinite(dn)) {
+    /* |d|^2 from the ray's floats: independent of the corners, off the hit's critical path */
+    double dd =
+        (double)ray->dir[0] * ray->dir[0] + (double)ray->dir[1] * ray->dir[1] + (double)ray->dir[2] * ray->dir[2];
+    if (dn != 0.0 && __builtin_isfinite(dn) && !mq_near_parallel_wide(dn, nn, dd)) {
         td = dot3(n, q) / dn;
         if (__builtin_isfinite(td)) {
             __m256d h = _mm256_sub_pd(_mm256_mul_pd(_mm256_set1_pd(td), d), q);

@@ -43,6 +43,7 @@
 
 #include "bvh/leaf_pack.h"
 #include "bvh/kernels/hit_record.h"
+#include "primitives/near_parallel.h"
 #include "bvh/kernels/prep8_avx2.h"
 #include "bvh/kernels/traverse_common.h"
 #include "bvh/kernels/woop_lane.h"
@@ -478,9 +479,13 @@ void mq_hits4_avx2(const mq_bvh *bvh, const mq_ray *const ray[4], const mq_best 
     cross4(y, e1, h);
     __m256d rinv = _mm256_div_pd(_mm256_set1_pd(1.0), nn);
     __m256d u = _mm256_mul_pd(dot4(n, x), rinv), w = _mm256_mul_pd(dot4(n, y), rinv);
-    /* The common case: dn != 0 and finite, td finite, (u, w) inside the triangle. */
+    /* The common case: dn != 0 and finite, not near parallel (near_parallel.h's
+     * wide band), td finite, (u, w) inside the triangle. */
     const __m256d zero = _mm256_setzero_pd();
     __m256d ok = _mm256_and_pd(_mm256_cmp_pd(dn, zero, _CMP_NEQ_UQ), _mm256_and_pd(finite4(dn), finite4(td)));
+    __m256d wide =
+        _mm256_mul_pd(_mm256_set1_pd(16.0 * MQ_NEAR_PARALLEL * MQ_NEAR_PARALLEL), _mm256_mul_pd(nn, dot4(d, d)));
+    ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_mul_pd(dn, dn), wide, _CMP_GT_OQ));
     ok = _mm256_and_pd(ok, _mm256_and_pd(_mm256_cmp_pd(u, zero, _CMP_GE_OQ), _mm256_cmp_pd(w, zero, _CMP_GE_OQ)));
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_add_pd(u, w), _mm256_set1_pd(1.0), _CMP_LE_OQ));
     unsigned common = (unsigned)_mm256_movemask_pd(ok);
