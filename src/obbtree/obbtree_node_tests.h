@@ -111,7 +111,8 @@ static inline bool mq_node_clip_line(const mq_obbtree_node *n, const float o[3],
  *
  * Rounding: m and h carry errors of a few ulp of |m| and |h| (and of the
  * query's own (b - a) / 2); grow's slack covers them on the face axes, and the
- * cross axes add the same relative slack times the magnitudes they multiply.
+ * cross axes (in double) add the same relative slack times the magnitudes
+ * they multiply.
  */
 static inline bool mq_node_overlaps_capsule(const mq_obbtree_node *n, const float a[3], const float hv[3], float r)
 {
@@ -129,12 +130,17 @@ static inline bool mq_node_overlaps_capsule(const mq_obbtree_node *n, const floa
         if (fabsf(m[i]) > e[i] + ah[i])
             return false;
     }
-    float cross_slack = MQ_OBBTREE_SLACK * (msum + e[0] + e[1] + e[2]) * hsum;
-    if (fabsf(m[1] * h[2] - m[2] * h[1]) > e[1] * ah[2] + e[2] * ah[1] + cross_slack)
-        return false;
-    if (fabsf(m[2] * h[0] - m[0] * h[2]) > e[2] * ah[0] + e[0] * ah[2] + cross_slack)
-        return false;
-    return !(fabsf(m[0] * h[1] - m[1] * h[0]) > e[0] * ah[1] + e[1] * ah[0] + cross_slack);
+    /* The cross axes in double: products of floats are exact there, and
+     * neither overflow (coordinates near 1e20) nor underflow (meshes near
+     * 1e-21), which in float rejected nodes that overlap. */
+    double md[3] = {m[0], m[1], m[2]}, hd[3] = {h[0], h[1], h[2]};
+    double cross_slack = (double)MQ_OBBTREE_SLACK * ((double)msum + e[0] + e[1] + e[2]) * (double)hsum;
+    for (int i = 0; i < 3; i++) {
+        int j = (i + 1) % 3, k = (i + 2) % 3;
+        if (fabs(md[j] * hd[k] - md[k] * hd[j]) > (double)e[j] * ah[k] + (double)e[k] * ah[j] + cross_slack)
+            return false;
+    }
+    return true;
 }
 
 /* Ray (mesh space) vs node box over [*t0, *t1]: the slab test in the box frame.
