@@ -141,9 +141,42 @@ static void unused_vertex_does_not_scale(void **state)
     mq_mesh_destroy(spot);
 }
 
+/* A ray whose origin overflows when scaled by the BVH's 2^k (a mesh of
+ * magnitude 1e-40, scaled by 2^126; origins from 4 on) is a miss
+ * (docs/robustness.md, "Limits of the BVH"), in every entry point and ISA;
+ * nearer rays still hit. (The infinite origin made NaN node distances, which
+ * empty child slots can pass: fuzz_queries' corpus seed
+ * bvh_scaled_origin_overflows read a leaf that does not exist.) */
+static void overflowing_scaled_origin_misses(void **state)
+{
+    (void)state;
+    const float pos[] = {1e-40f, 0, 0, 0, 1e-40f, 0, 0, 0, 0, 0, 0, 1e-40f};
+    const uint32_t idx[] = {0, 1, 2, 0, 1, 3, 1, 2, 3};
+    mq_mesh *m = NULL;
+    assert_int_equal(mq_mesh_create(pos, 4, idx, 3, NULL, &m, NULL), MQ_OK);
+    mq_bvh *b = NULL;
+    assert_int_equal(mq_bvh_build(m, NULL, &b, NULL), MQ_OK);
+    const float origins[] = {1.0f, 10.0f, 1e10f, 3e38f};
+    for (int i = 0; i < 4; i++) {
+        mq_ray r[8];
+        for (int l = 0; l < 8; l++) /* a full packet for the batch */
+            r[l] = (mq_ray){{origins[i], 1e-41f, 1e-41f}, 0.0f, {-1, 0, 0}, INFINITY};
+        bool want = i == 0;
+        mq_hit one, batch[8];
+        assert_int_equal(mq_bvh_raycast_closest(b, &r[0], NULL, &one), want);
+        assert_int_equal(mq_bvh_raycast_any(b, &r[0], NULL), want);
+        assert_int_equal(mq_bvh_raycast_closest_batch(b, r, 8, NULL, 1, batch), want ? 8 : 0);
+        if (want)
+            assert_true(one.t == 1.0f && batch[7].t == 1.0f);
+    }
+    mq_bvh_destroy(b);
+    mq_mesh_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(same_hits_beside_an_outlier),
-                                       cmocka_unit_test(unused_vertex_does_not_scale)};
+                                       cmocka_unit_test(unused_vertex_does_not_scale),
+                                       cmocka_unit_test(overflowing_scaled_origin_misses)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -49,6 +49,8 @@ mq_prep1_avx2_regs(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *restri
     bad = _mm_or_si128(bad, _mm_cmpgt_epi32(negl, largest));
     bad = _mm_or_si128(bad, _mm_cmpgt_epi32(_mm_sub_epi32(om, w), largest));
     bad = _mm_or_si128(bad, _mm_cmpgt_epi32(largest, _mm_add_epi32(om, w)));
+    /* a scaled origin that overflowed: ray_prep.c's empty_interval */
+    bad = _mm_or_si128(bad, _mm_cmpeq_epi32(oa, _mm_set1_epi32(0x7F800000)));
     if (_mm_movemask_ps(_mm_castsi128_ps(bad)) & 7) {
         mq_trace_prepare_valid(q, bvh, ray, cull);
         return;

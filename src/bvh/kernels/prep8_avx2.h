@@ -111,6 +111,8 @@ static inline void mq_prep8_load(const mq_bvh *bvh, const mq_ray *const rays[8],
         sb[k] = mq_prep8_abs(out->d[k]);
         om = _mm256_max_epi32(om, mq_prep8_abs(out->org[k]));
         out->sign[k] = (unsigned)_mm256_movemask_ps(out->d[k]);
+        /* a scaled origin that overflowed: the single-ray path's empty_interval */
+        bad = _mm256_or_si256(bad, _mm256_cmpeq_epi32(mq_prep8_abs(out->org[k]), _mm256_set1_epi32(0x7F800000)));
     }
     om = _mm256_min_epi32(om, mq_prep8_ibits(_mm256_set1_ps(MQ_DIR_D_MAX)));
     __m256i largest = _mm256_blendv_epi8(_mm256_blendv_epi8(sb[2], sb[1], m1), sb[0], m0);

@@ -128,6 +128,21 @@ static inline void finish(mq_ray_prep *restrict r, const float d[3], int kz)
     r->sz = q[kz];
 }
 
+/*
+ * A ray whose origin overflows when scaled by the BVH's 2^k (about 1e38 times
+ * the mesh's magnitude away; docs/robustness.md, "Limits of the BVH") is a
+ * miss: the origin becomes 0 and the interval empty, so every node test
+ * fails (an infinite origin would make NaN entry distances, which empty child
+ * slots pass). The vector preparations send such rays here.
+ */
+static void empty_interval(mq_ray_prep *r)
+{
+    for (int k = 0; k < 3; k++)
+        r->org[k] = 0.0f;
+    r->tmin = INFINITY;
+    r->tmax = -INFINITY;
+}
+
 /* mq_trace_prepare after its validity check (ray_ok holds). */
 static inline __attribute__((always_inline)) void prepare_valid(mq_trace *restrict q, const mq_bvh *bvh,
                                                                 const mq_ray *restrict ray, const uint32_t ab[3])
@@ -159,6 +174,8 @@ static inline __attribute__((always_inline)) void prepare_valid(mq_trace *restri
         normalize_direction(r, d, fabsf(d[kz]), bvh->scale_exp, dmag); /* keeps the dominant axis */
     }
     finish(r, d, kz);
+    if (!(isfinite(r->org[0]) && isfinite(r->org[1]) && isfinite(r->org[2])))
+        empty_interval(r);
     q->has_after = false;
     q->after_t = 0.0f;
     q->after_id = 0;
