@@ -4,7 +4,10 @@
  * the watertight test, where such a triangle is a sliver thinner than
  * rounding; the plane, nearly containing the ray, is crossed where rounding
  * puts it, which can be far from the triangle (a ray within 1e-14 of a
- * plane was hit at t = 0, 2 units from the triangle). Below this angle the
+ * plane was hit at t = 0, 2 units from the triangle; one within 1.5e-9 of
+ * another at t = 38, 57 units from a unit triangle, which the ray meets near
+ * t = 3; the float decision's rounding reaches about 1e-7 of the angle).
+ * Below this angle the
  * hit is located where the decision put it: the sheared depths weighted by
  * the edge functions (primitives/ray_triangle.c; the BVH's traversal t).
  */
@@ -14,7 +17,7 @@
 #include <stdbool.h>
 
 /* Sine of the angle between ray and plane below which the plane crossing is not used. */
-#define MQ_NEAR_PARALLEL 1e-9
+#define MQ_NEAR_PARALLEL 1e-6
 
 /* True when a ray of direction d is within MQ_NEAR_PARALLEL of the plane of
  * normal n: dn = n.d, nn = n.n, dd = d.d (NaN counts as near). */

@@ -115,6 +115,7 @@ typedef struct fixture {
     uint32_t nt;
     mq_triangle tri[MAX_T];
     float mesh_scale; /* largest finite |coordinate| of the mesh */
+    float bvh_scale;  /* largest |corner| of the triangles with three finite corners (the BVH's scale) */
 } fixture;
 
 static bool exact_ok(const fixture *f, float query_scale)
@@ -307,7 +308,8 @@ static void brute_ray(const fixture *f, const mq_ray *ray, bool cull, brute_hit 
     }
 }
 
-/* True when the ray is within 1e-9 (sine of the angle) of parallel to t's plane. */
+/* True when the ray is within 1e-6 (sine of the angle) of parallel to t's plane
+ * (primitives/near_parallel.h). */
 static bool near_parallel(const mq_ray *ray, const mq_triangle *t)
 {
     double e1[3], e2[3], n[3], d[3];
@@ -321,7 +323,7 @@ static bool near_parallel(const mq_ray *ray, const mq_triangle *t)
     n[2] = e1[0] * e2[1] - e1[1] * e2[0];
     double dn = n[0] * d[0] + n[1] * d[1] + n[2] * d[2];
     double nn = n[0] * n[0] + n[1] * n[1] + n[2] * n[2], dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    return !(dn * dn > 1e-18 * nn * dd);
+    return !(dn * dn > 1e-12 * nn * dd);
 }
 
 /* True when brute hit a comes before b: smaller t, or the same t and a smaller id. */
@@ -337,11 +339,11 @@ static bool comes_before(const brute_hit *b, int a, int c)
  * node tests may cull it:
  *   - a hit whose t overflows float (a denormal direction across a finite
  *     gap) has no finite record (noted on issue 23);
- *   - a ray within 1e-9 of parallel to the triangle's plane: the primitive
+ *   - a ray within 1e-6 of parallel to the triangle's plane: the primitive
  *     decides the hit in the sheared float frame, where such a triangle is a
- *     sliver thinner than rounding, and locates it where the ray meets the
- *     plane, which can lie far from the triangle (the BVH's oracle calls
- *     these ambiguous too).
+ *     sliver about as thin as rounding, and locates it where that decision
+ *     puts it (primitives/near_parallel.h), which rounding can put a little
+ *     outside the triangle's box (the BVH's oracle calls these ambiguous too).
  * So the tree may answer a later hit (or a miss) when every earlier brute
  * hit is one of those.
  */
@@ -386,8 +388,9 @@ static void bvh_effective_ray(const mq_ray *ray, mq_ray *out)
  * corners translated to the origin in float, whose rounding is relative to the
  * coordinates, not to t). Triangles are AMBIGUOUS for the BVH (it may hit or miss
  * them, differently from the primitive) when
- *   - the ray is parallel to their plane within 1e-9 (bvh.h: in-plane rays may
- *     report a grazing hit the double-precision primitive rejects);
+ *   - the ray is parallel to their plane within 1e-6 (bvh.h: in-plane rays may
+ *     report a grazing hit the double-precision primitive rejects; near-parallel
+ *     hits keep the traversal's float t, primitives/near_parallel.h);
  *   - their plane is crossed within that tolerance of tmin or tmax (the BVH's
  *     float t and the primitive's double quotient may fall on different sides);
  *   - the crossing t is nonzero but below 2^-100 (the node test's error bound
@@ -482,7 +485,7 @@ static void ray_info(const mq_ray *ray, const mq_triangle *t, ray_tri_info *out)
     double dmax = absmax3(ray->dir);
     double tp = wn / dn;
     out->tol = 1e-5 * fabs(tp) + 1e-5 * scale / dmax;
-    out->ambiguous = !(fabs(dn) > 1e-9 * nl * dl) || !isfinite(tp) || fabs(tp - ray->tmin) <= out->tol ||
+    out->ambiguous = !(fabs(dn) > 1e-6 * nl * dl) || !isfinite(tp) || fabs(tp - ray->tmin) <= out->tol ||
                      fabs(tp - ray->tmax) <= out->tol || (tp != 0.0 && fabs(tp) < 0x1p-100) ||
                      grazes_edge(t, ray, tp, n, nl) || near_boundary(t, ray, tp, 1e-6 * scale);
 }
@@ -497,6 +500,11 @@ static void check_bvh_ray(const fixture *f, const mq_ray *ray, bool cull, bool h
     }
     if (!exact_ok(f, absmax3(ray->origin)))
         return; /* see EXACT_LIMIT: near FLT_MAX the BVH's float edge functions and node distances overflow */
+    /* docs/robustness.md, "Limits of the BVH": its guarantees hold for origins
+     * up to about 1e16 times the mesh's magnitude (its finite triangles'
+     * corners); beyond about 1e38 times (the scaled origin overflows) a miss. */
+    if (!(absmax3(ray->origin) <= 1e16f * f->bvh_scale))
+        return;
     brute_hit b[MAX_T];
     int best;
     brute_ray(f, &er, cull, b, &best);
@@ -864,6 +872,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 f.mesh_scale = absmax3(f.tri[i].v[c]);
         }
         finite += fin;
+        for (int c = 0; fin && c < 3; c++) /* the BVH's magnitude: whole finite triangles */
+            f.bvh_scale = absmax3(f.tri[i].v[c]) > f.bvh_scale ? absmax3(f.tri[i].v[c]) : f.bvh_scale;
     }
 
     mq_bvh_def bd = mq_default_bvh_def();

@@ -831,7 +831,7 @@ static void hit_carries_mesh_metadata(void **state)
     mq_mesh_destroy(m);
 }
 
-/* Rays within 1e-9 of parallel to a triangle's plane: the record is where the
+/* Rays within 1e-6 of parallel to a triangle's plane: the record is where the
  * traversal decided the hit (near_parallel.h), single and batch alike; the
  * same rays as test_ray_primitives' near-parallel test. */
 static void near_parallel_hits_lie_on_the_triangle(void **state)

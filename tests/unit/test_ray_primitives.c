@@ -1653,7 +1653,7 @@ static void invalid_shapes_are_never_hit(void **state)
 }
 
 /*
- * Rays within 1e-9 of parallel to a triangle's plane: the hit is located where
+ * Rays within 1e-6 of parallel to a triangle's plane: the hit is located where
  * the decision puts it, not where the ray crosses the plane (which rounding
  * can put far from the triangle).
  */
