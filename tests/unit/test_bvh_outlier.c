@@ -173,10 +173,65 @@ static void overflowing_scaled_origin_misses(void **state)
     mq_mesh_destroy(m);
 }
 
+/* One overflowing ray in a batch's packet must not cost the others their
+ * hits: two grids of a mesh at 1e-30, 8 coherent rays, one of them from 1e10.
+ * (Found by review: its interval's -inf made the packet's node bound NaN.) */
+static void overflowing_ray_in_a_packet(void **state)
+{
+    (void)state;
+    enum { G = 16, NV = (G + 1) * (G + 1) };
+    const float u = 1e-30f;
+    float *pos = malloc(2 * NV * 3 * sizeof *pos);
+    uint32_t *idx = malloc(2 * G * G * 6 * sizeof *idx);
+    assert_true(pos && idx);
+    size_t ti = 0;
+    for (int c = 0; c < 2; c++) { /* grid 0 at z = 0, x in [2, 3]; grid 1 at z = 10, x in [0, 1] */
+        for (int i = 0; i <= G; i++)
+            for (int j = 0; j <= G; j++) {
+                float *p = pos + 3 * (c * NV + i * (G + 1) + j);
+                p[0] = ((c ? 0.0f : 2.0f) + (float)i / G) * u;
+                p[1] = ((float)j / G) * u;
+                p[2] = (c ? 10.0f : 0.0f) * u;
+            }
+        for (int i = 0; i < G; i++)
+            for (int j = 0; j < G; j++) {
+                uint32_t a = (uint32_t)(c * NV + i * (G + 1) + j), b = a + G + 1;
+                const uint32_t quad[6] = {a, b, a + 1, b, b + 1, a + 1};
+                memcpy(idx + ti, quad, sizeof quad);
+                ti += 6;
+            }
+    }
+    mq_mesh *m = NULL;
+    assert_int_equal(mq_mesh_create(pos, 2 * NV, idx, ti / 3, NULL, &m, NULL), MQ_OK);
+    mq_bvh *b = NULL;
+    assert_int_equal(mq_bvh_build(m, NULL, &b, NULL), MQ_OK);
+    for (int far = 0; far < 8; far++) {
+        mq_ray r[8];
+        for (int l = 0; l < 8; l++) {
+            float ox = (l & 1) ? 2.53f : 0.53f;
+            r[l] = (mq_ray){{ox * u, 0.53f * u, 0.0f}, 0.0f, {1e-3f * u, 1e-3f * u, u}, INFINITY};
+            if (l == far)
+                r[l].origin[0] = r[l].origin[1] = r[l].origin[2] = 1e10f;
+        }
+        mq_hit batch[8], one;
+        mq_bvh_raycast_closest_batch(b, r, 8, NULL, 1, batch);
+        for (int l = 0; l < 8; l++) {
+            bool hit = mq_bvh_raycast_closest(b, &r[l], NULL, &one);
+            assert_int_equal(hit, l != far);
+            assert_int_equal(batch[l].triangle, one.triangle);
+            assert_true(batch[l].t == one.t);
+        }
+    }
+    mq_bvh_destroy(b);
+    mq_mesh_destroy(m);
+    free(pos);
+    free(idx);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(same_hits_beside_an_outlier),
-                                       cmocka_unit_test(unused_vertex_does_not_scale),
-                                       cmocka_unit_test(overflowing_scaled_origin_misses)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(same_hits_beside_an_outlier), cmocka_unit_test(unused_vertex_does_not_scale),
+        cmocka_unit_test(overflowing_scaled_origin_misses), cmocka_unit_test(overflowing_ray_in_a_packet)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

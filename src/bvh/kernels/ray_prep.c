@@ -10,6 +10,7 @@
  * signbit. Branches are replaced by tables (random directions would mispredict
  * them); the rare cases (extreme directions) take a separate path.
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -131,16 +132,18 @@ static inline void finish(mq_ray_prep *restrict r, const float d[3], int kz)
 /*
  * A ray whose origin overflows when scaled by the BVH's 2^k (about 1e38 times
  * the mesh's magnitude away; docs/robustness.md, "Limits of the BVH") is a
- * miss: the origin becomes 0 and the interval empty, so every node test
- * fails (an infinite origin would make NaN entry distances, which empty child
- * slots pass). The vector preparations send such rays here.
+ * miss: an infinite origin would make NaN entry distances, which empty child
+ * slots pass. The origin becomes 0 and the interval empty, so every node test
+ * fails; tmax is -FLT_MAX, not -inf, because a packet holding this ray takes
+ * the largest node bound of its lanes, and -inf + inf would make it NaN. The
+ * vector preparations send such rays here.
  */
 static void empty_interval(mq_ray_prep *r)
 {
     for (int k = 0; k < 3; k++)
         r->org[k] = 0.0f;
     r->tmin = INFINITY;
-    r->tmax = -INFINITY;
+    r->tmax = -FLT_MAX;
 }
 
 /* mq_trace_prepare after its validity check (ray_ok holds). */
