@@ -15,6 +15,7 @@
 #ifndef MQ_OBBTREE_OBBTREE_NODE_TESTS_H
 #define MQ_OBBTREE_OBBTREE_NODE_TESTS_H
 
+#include <float.h>
 #include <math.h>
 
 #include <meshquery/primitives.h>
@@ -24,6 +25,9 @@
 
 /* Relative widening of every node test (see above). */
 #define MQ_OBBTREE_SLACK 4e-6f
+/* Absolute widening where subnormal coordinates round by 2^-149 whatever
+ * their size (the capsule test; a few ulp of FLT_TRUE_MIN). */
+#define MQ_OBBTREE_ABS_SLACK (16.0f * FLT_TRUE_MIN)
 /* Added to |R| in the separating axis test, for near-parallel edges whose cross
  * product axis degenerates to ~0 (Ericson, Real-Time Collision Detection §4.4.1). */
 #define MQ_OBBTREE_SAT_EPS 1e-6f
@@ -124,7 +128,7 @@ static inline bool mq_node_overlaps_capsule(const mq_obbtree_node *n, const floa
         ah[i] = fabsf(h[i]);
     }
     float msum = mq_abs_sum3(m), hsum = ah[0] + ah[1] + ah[2];
-    float grow = r + MQ_OBBTREE_SLACK * (2.0f * (msum + hsum) + r + mq_half_sum(n));
+    float grow = r + MQ_OBBTREE_SLACK * (2.0f * (msum + hsum) + r + mq_half_sum(n)) + MQ_OBBTREE_ABS_SLACK;
     for (int i = 0; i < 3; i++) {
         e[i] = n->half[i] + grow;
         if (fabsf(m[i]) > e[i] + ah[i])
@@ -134,7 +138,9 @@ static inline bool mq_node_overlaps_capsule(const mq_obbtree_node *n, const floa
      * neither overflow (coordinates near 1e20) nor underflow (meshes near
      * 1e-21), which in float rejected nodes that overlap. */
     double md[3] = {m[0], m[1], m[2]}, hd[3] = {h[0], h[1], h[2]};
-    double cross_slack = (double)MQ_OBBTREE_SLACK * ((double)msum + e[0] + e[1] + e[2]) * (double)hsum;
+    double esum = (double)e[0] + e[1] + e[2];
+    double cross_slack = (double)MQ_OBBTREE_SLACK * ((double)msum + esum) * (double)hsum +
+                         (double)MQ_OBBTREE_ABS_SLACK * ((double)msum + esum + (double)hsum);
     for (int i = 0; i < 3; i++) {
         int j = (i + 1) % 3, k = (i + 2) % 3;
         if (fabs(md[j] * hd[k] - md[k] * hd[j]) > (double)e[j] * ah[k] + (double)e[k] * ah[j] + cross_slack)
