@@ -849,7 +849,7 @@ static void near_parallel_hits_lie_on_the_triangle(void **state)
     assert_false(mq_bvh_raycast_closest(b, &rays[0], NULL, &one[0])); /* the line meets it only at t < 0 */
     assert_true(mq_bvh_raycast_closest(b, &rays[1], NULL, &one[1]));
     assert_int_equal(mq_bvh_raycast_closest_batch(b, rays, 2, NULL, 1, batch), 1);
-    assert_memory_equal(&batch[1], &one[1], sizeof one[1]);
+    mq_test_assert_same_hit(&batch[1], &one[1]);
     for (int k = 0; k < 3; k++) {
         float q = (1.0f - one[1].u - one[1].v) * pos[k] + one[1].u * pos[3 + k] + one[1].v * pos[6 + k];
         assert_true(fabsf(one[1].point[k] - q) < 1e-5f);
