@@ -26,11 +26,14 @@ static inline bool mq_near_parallel(double dn, double nn, double dd)
     return !(dn * dn > MQ_NEAR_PARALLEL * MQ_NEAR_PARALLEL * nn * dd);
 }
 
-/* The same with 4 times the angle: vector code, whose sums round in another
- * order, sends rays in this wider band to the scalar code that decides. */
+/* 4 times the angle: vector code, whose sums round in another order, sends
+ * rays in this wider band to the scalar code that decides. */
+#define MQ_NEAR_PARALLEL_WIDE (4.0 * MQ_NEAR_PARALLEL)
+
+/* mq_near_parallel with MQ_NEAR_PARALLEL_WIDE. */
 static inline bool mq_near_parallel_wide(double dn, double nn, double dd)
 {
-    return !(dn * dn > 16.0 * MQ_NEAR_PARALLEL * MQ_NEAR_PARALLEL * nn * dd);
+    return !(dn * dn > MQ_NEAR_PARALLEL_WIDE * MQ_NEAR_PARALLEL_WIDE * nn * dd);
 }
 
 #endif

@@ -481,11 +481,10 @@ static void ray_info(const mq_ray *ray, const mq_triangle *t, ray_tri_info *out)
     double dn = n[0] * d[0] + n[1] * d[1] + n[2] * d[2];
     double wn = n[0] * w[0] + n[1] * w[1] + n[2] * w[2];
     double nl = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-    double dl = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     double dmax = absmax3(ray->dir);
     double tp = wn / dn;
     out->tol = 1e-5 * fabs(tp) + 1e-5 * scale / dmax;
-    out->ambiguous = !(fabs(dn) > 1e-6 * nl * dl) || !isfinite(tp) || fabs(tp - ray->tmin) <= out->tol ||
+    out->ambiguous = near_parallel(ray, t) || !isfinite(tp) || fabs(tp - ray->tmin) <= out->tol ||
                      fabs(tp - ray->tmax) <= out->tol || (tp != 0.0 && fabs(tp) < 0x1p-100) ||
                      grazes_edge(t, ray, tp, n, nl) || near_boundary(t, ray, tp, 1e-6 * scale);
 }

@@ -484,7 +484,7 @@ void mq_hits4_avx2(const mq_bvh *bvh, const mq_ray *const ray[4], const mq_best 
     const __m256d zero = _mm256_setzero_pd();
     __m256d ok = _mm256_and_pd(_mm256_cmp_pd(dn, zero, _CMP_NEQ_UQ), _mm256_and_pd(finite4(dn), finite4(td)));
     __m256d wide =
-        _mm256_mul_pd(_mm256_set1_pd(16.0 * MQ_NEAR_PARALLEL * MQ_NEAR_PARALLEL), _mm256_mul_pd(nn, dot4(d, d)));
+        _mm256_mul_pd(_mm256_set1_pd(MQ_NEAR_PARALLEL_WIDE * MQ_NEAR_PARALLEL_WIDE), _mm256_mul_pd(nn, dot4(d, d)));
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_mul_pd(dn, dn), wide, _CMP_GT_OQ));
     ok = _mm256_and_pd(ok, _mm256_and_pd(_mm256_cmp_pd(u, zero, _CMP_GE_OQ), _mm256_cmp_pd(w, zero, _CMP_GE_OQ)));
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_add_pd(u, w), _mm256_set1_pd(1.0), _CMP_LE_OQ));
