@@ -4,9 +4,10 @@
  * cache, a chunk is traced as a stream (eight interleaved traversals,
  * traverse_loop.h), which overlaps their cache misses; over smaller trees the
  * misses are few and the interleaving costs more in mispredicted branches than
- * it saves, so rays go one by one there. Each ray's answer is its single-ray
- * answer either way, so the output depends neither on the thread count nor on
- * the schedule.
+ * it saves, so rays go one by one there (closest hits without a filter or
+ * stats through the single-ray call's fused preparation and trace). Each
+ * ray's answer is its single-ray answer either way, so the output depends
+ * neither on the thread count nor on the schedule.
  *
  * With AVX2, closest-hit chunks first go to the packet kernel straight from
  * the caller's rays (packet8_avx2.c): each group of 8 consecutive rays that
@@ -131,6 +132,32 @@ static size_t trace_packets(const mq_kernels *k, batch *b, chunk_work *w, size_t
     return rest;
 }
 
+/* Closest hits of the rays index[0..todo) (rays[] starts at ray `begin`),
+ * without a filter or stats, over a tree too small for the stream: each
+ * through the single-ray call's path (the kernel set's closest_valid,
+ * preparation and trace in one function), not prepared into w->q first.
+ * Writes the records (flushed) and returns how many hit. */
+static size_t trace_singly(const mq_kernels *k, batch *b, chunk_work *w, const mq_ray *rays, size_t begin,
+                           const size_t *index, size_t todo)
+{
+    bool cull = b->query && b->query->cull_back_faces;
+    size_t hits = 0;
+    for (size_t r = 0; r < todo; r++) {
+        size_t i = index[r];
+        const mq_ray *ray = &rays[i - begin];
+        mq_trace q;
+        mq_best best;
+        if (mq_trace_ray_ok(ray) && k->closest_valid(b->bvh, ray, cull, &q, &best)) {
+            mq_hit_queue_push(&w->records, ray, q.ray.t_shift, &best, &b->hits[i]);
+            hits++;
+        } else {
+            mq_hit_miss(&b->hits[i]);
+        }
+    }
+    mq_hit_queue_flush(&w->records);
+    return hits;
+}
+
 /* Traces rays [begin, end); returns how many hit. Closest hits go through
  * the kernel's packets straight from the rays first, in groups of 8 (see
  * mq_kernels.packet8_rays); the groups it leaves, and any-hit queries, are
@@ -160,6 +187,8 @@ static size_t run_chunk(batch *b, chunk_work *w, const mq_ray *rays, size_t begi
         for (size_t i = begin; i < end; i++)
             index[todo++] = i;
     }
+    if (!stream && !any && (!b->query || (!b->query->filter && !b->query->stats)))
+        return hits + trace_singly(k, b, w, rays, begin, index, todo);
     for (size_t r = 0; r < todo;) {
         /* Eight at a time where the kernel set can and all eight are on the
          * common path (then its queries are mq_trace_prepare's). */
