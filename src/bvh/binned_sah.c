@@ -72,33 +72,36 @@ static void merge_bins(bin_set *to, const bin_set *from, int bins)
         }
 }
 
-/* Bins the refs into `nsets` (1, 2 or 4) sets taken in turn and merged at the
- * end: neighbouring refs usually fall into the same bin, and with one set every
- * update would wait for the previous one's store (Embree bins two primitives
- * per step for the same reason). Small ranges use one set: clearing more
- * would cost more than it saves. */
+/* Refs binned per step, taken from as many evenly spaced stretches of the
+ * range: neighbouring refs usually fall into the same bins, and each update
+ * of a bin waits for the previous one's store; refs far apart in the range
+ * rarely share bins, so their updates overlap. (Embree bins two neighbouring
+ * primitives per step; separate bin sets per lane cost more to clear and
+ * merge than they save.) */
+#define MQ_BIN_STRETCHES 8
+
+/* Bins the refs of `r` into `set`. The bins' min, max and counts do not
+ * depend on the order, so they are those of a pass in order. */
 static void bin_refs(const mq_prim_ref *refs, const mq_build_range *r, int bins, const float lo[4],
-                     const float scale[4], bin_set *sets, int nsets)
+                     const float scale[4], bin_set *set)
 {
-    for (int s = 0; s < nsets; s++)
-        clear_bins(&sets[s], bins);
+    enum { S = MQ_BIN_STRETCHES };
+    clear_bins(set, bins);
     mq_f4 vlo = mq_f4_load(lo), vscale = mq_f4_load(scale), last = mq_f4_splat((float)(bins - 1));
-    uint32_t i = r->begin;
-    if (nsets == 4)
-        for (; i + 3 < r->end; i += 4) {
-            int32_t b[4][4];
-            for (int s = 0; s < 4; s++)
-                ref_bins(&refs[i + s], vlo, vscale, last, b[s]);
-            for (int s = 0; s < 4; s++)
-                add_to_bins(&sets[s], &refs[i + s], b[s]);
-        }
-    for (; i < r->end; i++) {
+    uint32_t len = (r->end - r->begin) / S;
+    const mq_prim_ref *first = refs + r->begin;
+    for (uint32_t j = 0; j < len; j++) {
+        int32_t b[S][4];
+        for (int s = 0; s < S; s++)
+            ref_bins(&first[s * len + j], vlo, vscale, last, b[s]);
+        for (int s = 0; s < S; s++)
+            add_to_bins(set, &first[s * len + j], b[s]);
+    }
+    for (uint32_t i = r->begin + S * len; i < r->end; i++) {
         int32_t b[4];
         ref_bins(&refs[i], vlo, vscale, last, b);
-        add_to_bins(&sets[0], &refs[i], b);
+        add_to_bins(set, &refs[i], b);
     }
-    for (int s = 1; s < nsets; s++)
-        merge_bins(&sets[0], &sets[s], bins);
 }
 
 /* Half areas of three boxes at once, lane k for box k (lane 3: 0):
@@ -201,9 +204,9 @@ mq_split mq_sah_find_binned(const mq_prim_ref *refs, const mq_build_range *r, in
     bins = bins_for(n, bins);
     float lo[4], scale[4];
     bin_mapping(&r->cbox, bins, lo, scale);
-    bin_set sets[4];
-    bin_refs(refs, r, bins, lo, scale, sets, n >= 2048 ? 4 : 1);
-    return best_of(&sets[0], bins, lo, scale);
+    bin_set set;
+    bin_refs(refs, r, bins, lo, scale, &set);
+    return best_of(&set, bins, lo, scale);
 }
 
 /* One slice of the range per index, binned on the index's stack and merged
@@ -225,10 +228,10 @@ static void bin_slice(void *arg, uint32_t index)
     mq_build_range slice = *w->r;
     slice.begin = w->r->begin + (uint32_t)(n * index / w->slices);
     slice.end = w->r->begin + (uint32_t)(n * (index + 1) / w->slices);
-    bin_set sets[4];
-    bin_refs(w->refs, &slice, w->bins, w->lo, w->scale, sets, slice.end - slice.begin >= 2048 ? 4 : 1);
+    bin_set set;
+    bin_refs(w->refs, &slice, w->bins, w->lo, w->scale, &set);
     pthread_mutex_lock(&w->lock);
-    merge_bins(&w->total, &sets[0], w->bins);
+    merge_bins(&w->total, &set, w->bins);
     pthread_mutex_unlock(&w->lock);
 }
 
