@@ -20,7 +20,7 @@
 #endif
 
 /* Subtrees with at least this many refs become tasks for other threads. */
-#define MQ_SPAWN_MIN 1024u
+#define MQ_SPAWN_MIN 256u
 /* The top node's splits of at least this many refs share their binning over
  * the threads (mq_sah_find_binned_shared). */
 #define MQ_SHARED_SPLIT_MIN 8192u
