@@ -12,30 +12,48 @@
 #include "bvh/kernels/prep1_avx2.h"
 #include "bvh/kernels/traverse_loop.h"
 
+/* mq_trace_prepare_valid of a valid ray into *q, and the kernel's per-ray
+ * constants from the preparation's registers where it took the common path.
+ * False for an empty tree (then *q is set, *kr is not). */
+static inline __attribute__((always_inline)) bool prepare(mq_trace *q, kernel_ray *kr, const mq_bvh *bvh,
+                                                          const mq_ray *ray, bool cull)
+{
+    mq_prep1 p;
+    bool common = mq_prep1_avx2_out(q, bvh, ray, _mm_loadu_ps(ray->origin), _mm_loadu_ps(ray->dir), cull, &p);
+    if (bvh->root == MQ_REF_EMPTY)
+        return false;
+    if (common)
+        kernel_ray_from_prep1(&p, q->ray.tmin, cull, kr);
+    else
+        kernel_ray_init(q, kr);
+    return true;
+}
+
 /* mq_trace_prepare_valid and kernel_closest in one call, the query in the caller's *q. */
 static bool kernel_closest_valid(const mq_bvh *bvh, const mq_ray *ray, bool cull, mq_trace *q, mq_best *best)
 {
-    mq_prep1_avx2(q, bvh, ray, cull);
+    kernel_ray kr;
+    bool nonempty = prepare(q, &kr, bvh, ray, cull);
     *best = mq_best_init(q->ray.tmax);
-    if (bvh->root == MQ_REF_EMPTY)
+    if (!nonempty)
         return false;
     mq_trace_counts counts = {0, 0, 0};
     if (mq_trace_tmin(q) < 0.0f)
-        return kernel_closest_impl(q, best, &counts, true);
-    return kernel_closest_impl(q, best, &counts, false);
+        return kernel_closest_impl(q, &kr, best, &counts, true);
+    return kernel_closest_impl(q, &kr, best, &counts, false);
 }
 
 /* mq_trace_prepare_valid and kernel_any in one call. */
 static bool kernel_any_valid(const mq_bvh *bvh, const mq_ray *ray, bool cull)
 {
     mq_trace q;
-    mq_prep1_avx2(&q, bvh, ray, cull);
-    if (bvh->root == MQ_REF_EMPTY)
+    kernel_ray kr;
+    if (!prepare(&q, &kr, bvh, ray, cull))
         return false;
     mq_trace_counts counts = {0, 0, 0};
     if (mq_trace_tmin(&q) < 0.0f)
-        return kernel_any_impl(&q, &counts, true);
-    return kernel_any_impl(&q, &counts, false);
+        return kernel_any_impl(&q, &kr, &counts, true);
+    return kernel_any_impl(&q, &kr, &counts, false);
 }
 
 const mq_kernels mq_kernels_avx2 = {.closest = kernel_closest,

@@ -10,6 +10,7 @@
 #include <immintrin.h>
 
 #include "bvh/kernels/leaf4_sse.h"
+#include "bvh/kernels/prep1_avx2.h"
 #include "bvh/kernels/traverse_common.h"
 
 /*
@@ -41,6 +42,37 @@ static inline void kernel_ray_init(const mq_trace *q, kernel_ray *kr)
         kr->far_off[i] = (size_t)(r->near[k] ^ 1) * sizeof(float) * MQ_BVH_WIDTH;
     }
     mq_leaf4_ray_init(r, q->cull, &kr->leaf);
+}
+
+/* kernel_ray_init for a query mq_prep1_avx2_out just wrote on its common
+ * path, from its registers p (the same values: lanes picked by permutes
+ * instead of reloading the query's fields), tmin its mq_trace_tmin. */
+static inline __attribute__((always_inline)) void kernel_ray_from_prep1(const mq_prep1 *p, float tmin, bool cull,
+                                                                        kernel_ray *kr)
+{
+    const int axis[3] = {p->kx, p->ky, p->kz};
+    const __m256 o = _mm256_castps128_ps256(p->org), up = _mm256_set1_ps(tmin < 0.0f ? 1.0f : MQ_IZE_UP);
+    for (int i = 0; i < 3; i++) {
+        int k = axis[i];
+        __m256i lane = _mm256_set1_epi32(k);
+        kr->org[i] = _mm256_permutevar8x32_ps(o, lane);
+        kr->rd_near[i] = _mm256_permutevar8x32_ps(p->qv, lane);
+        kr->rd_far[i] = _mm256_mul_ps(kr->rd_near[i], up);
+        size_t near = (size_t)(2 * k) + (p->sign >> k & 1u);
+        kr->near_off[i] = near * sizeof(float) * MQ_BVH_WIDTH;
+        kr->far_off[i] = (near ^ 1u) * sizeof(float) * MQ_BVH_WIDTH;
+    }
+    mq_leaf4_ray *lr = &kr->leaf;
+    lr->ox = (size_t)p->kx * sizeof(float) * MQ_TRI_BLOCK;
+    lr->oy = (size_t)p->ky * sizeof(float) * MQ_TRI_BLOCK;
+    lr->oz = (size_t)p->kz * sizeof(float) * MQ_TRI_BLOCK;
+    lr->okx = _mm256_castps256_ps128(kr->org[0]);
+    lr->oky = _mm256_castps256_ps128(kr->org[1]);
+    lr->okz = _mm256_castps256_ps128(kr->org[2]);
+    lr->sx = _mm256_castps256_ps128(_mm256_permutevar8x32_ps(p->qv, _mm256_set1_epi32(3)));
+    lr->sy = _mm256_castps256_ps128(_mm256_permutevar8x32_ps(p->qv, _mm256_set1_epi32(4)));
+    lr->sz = _mm256_castps256_ps128(_mm256_permutevar8x32_ps(p->qv, _mm256_set1_epi32(5)));
+    lr->cull_mask = cull ? 0xFu : 0u;
 }
 
 /* The entry distances stay in a register; one lane is picked with a permute. */

@@ -14,11 +14,24 @@
 
 #include "bvh/kernels/trace.h"
 
+/* What the common path computed, still in registers, for a kernel that sets
+ * up its per-ray constants from them instead of reading them back from the
+ * query just written (kernel_avx2.h, kernel_ray_from_prep1). */
+typedef struct mq_prep1 {
+    __m128 org; /* the scaled origin, lanes 0..2 */
+    __m256 qv;  /* lanes: 1/d0, 1/d1, 1/d2, sx, sy, sz (= 1/d[kz]) */
+    int kx, ky, kz;
+    unsigned sign; /* bit k: the scaled direction's component k is negative */
+} mq_prep1;
+
 /* With the ray's origin and direction already in registers (o, d0: lanes
  * 0..2; lane 3 is ignored): a caller that just stored them with separate
- * tmin / tmax stores avoids reloading them across those stores. */
-static inline __attribute__((always_inline)) void
-mq_prep1_avx2_regs(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *restrict ray, __m128 o, __m128 d0, bool cull)
+ * tmin / tmax stores avoids reloading them across those stores. Returns true
+ * on the common path, with its registers in *out; false when the ray went to
+ * mq_trace_prepare_valid (then *out is not set). */
+static inline __attribute__((always_inline)) bool mq_prep1_avx2_out(mq_trace *restrict q, const mq_bvh *bvh,
+                                                                    const mq_ray *restrict ray, __m128 o, __m128 d0,
+                                                                    bool cull, mq_prep1 *out)
 {
     /* (kx, ky) of finish(): [kz][down] */
     static const uint8_t perm[3][2][2] = {{{1, 2}, {2, 1}}, {{2, 0}, {0, 2}}, {{0, 1}, {1, 0}}};
@@ -53,7 +66,7 @@ mq_prep1_avx2_regs(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *restri
     bad = _mm_or_si128(bad, _mm_cmpeq_epi32(oa, _mm_set1_epi32(0x7F800000)));
     if (_mm_movemask_ps(_mm_castsi128_ps(bad)) & 7) {
         mq_trace_prepare_valid(q, bvh, ray, cull);
-        return;
+        return false;
     }
     /* finish(): rdir = 1/d, sx = d[kx]/d[kz], sy = d[ky]/d[kz], sz = 1/d[kz] */
     unsigned sign = (unsigned)_mm_movemask_ps(d);
@@ -86,6 +99,16 @@ mq_prep1_avx2_regs(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *restri
     q->after_id = 0;
     q->bvh = bvh;
     q->user_ray = ray;
+    *out = (mq_prep1){org, qv, tx, ty, kz, sign};
+    return true;
+}
+
+/* mq_prep1_avx2_out for a caller that only wants the query. */
+static inline __attribute__((always_inline)) void
+mq_prep1_avx2_regs(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *restrict ray, __m128 o, __m128 d0, bool cull)
+{
+    mq_prep1 unused;
+    (void)mq_prep1_avx2_out(q, bvh, ray, o, d0, cull, &unused);
 }
 
 static inline __attribute__((always_inline)) void mq_prep1_avx2(mq_trace *restrict q, const mq_bvh *bvh,

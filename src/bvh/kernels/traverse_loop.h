@@ -3,7 +3,8 @@
  * defines
  *
  *   kernel_ray                       its per-ray constants (e.g. broadcast registers)
- *   kernel_ray_init(q, &kr)
+ *   kernel_ray_init(q, &kr)          (the loops take them set up, so that a kernel
+ *                                    may set them up another way where it can)
  *   kernel_dists, kernel_dist_at(&d, i)   the 8 entry distances of a node test
  *       (a register where the ISA can index one: reloading lanes of a vector
  *       just stored stalls store-to-load forwarding on current cores)
@@ -33,12 +34,10 @@
 
 #include "bvh/kernels/traverse_lane.h"
 
-static inline __attribute__((always_inline)) bool kernel_closest_impl(const mq_trace *q, mq_best *best_out,
-                                                                      mq_trace_counts *counts, const bool neg)
+static inline __attribute__((always_inline)) bool
+kernel_closest_impl(const mq_trace *q, const kernel_ray *kr, mq_best *best_out, mq_trace_counts *counts, const bool neg)
 {
     const void *arena = q->bvh->arena;
-    kernel_ray kr;
-    kernel_ray_init(q, &kr);
     const float tmin = mq_trace_tmin(q);
     /* Hot state in locals (not behind pointers the stores below might alias),
      * so it can live in registers. */
@@ -58,7 +57,7 @@ static inline __attribute__((always_inline)) bool kernel_closest_impl(const mq_t
         while (!mq_ref_is_leaf(ref)) {
             const mq_node8 *n = mq_arena_node(arena, ref);
             nodes++;
-            unsigned mask = kernel_node_hits(n, &kr, tmin, cut, &dist, neg);
+            unsigned mask = kernel_node_hits(n, kr, tmin, cut, &dist, neg);
             if (!mask)
                 goto next;
             ref = push_ordered(arena, n, mask, &dist, stack, &sp);
@@ -67,7 +66,7 @@ static inline __attribute__((always_inline)) bool kernel_closest_impl(const mq_t
         const mq_tri_block *blk = mq_arena_leaf(arena, ref);
         for (uint32_t b = mq_ref_block_count(ref); b > 0; b--, blk++) {
             blocks++;
-            unsigned m = kernel_leaf_hits(blk, &kr, q, tmin, best.t, &lh);
+            unsigned m = kernel_leaf_hits(blk, kr, q, tmin, best.t, &lh);
             if (m) {
                 mq_resolve_closest(q, blk, m, &lh, &best);
                 cut = mq_node_tmax(best.t);
@@ -82,12 +81,10 @@ static inline __attribute__((always_inline)) bool kernel_closest_impl(const mq_t
     return best.id != MQ_NO_TRIANGLE;
 }
 
-static inline __attribute__((always_inline)) bool kernel_any_impl(const mq_trace *q, mq_trace_counts *counts,
-                                                                  const bool neg)
+static inline __attribute__((always_inline)) bool kernel_any_impl(const mq_trace *q, const kernel_ray *kr,
+                                                                  mq_trace_counts *counts, const bool neg)
 {
     const void *arena = q->bvh->arena;
-    kernel_ray kr;
-    kernel_ray_init(q, &kr);
     const float tmin = mq_trace_tmin(q), tmax = q->ray.tmax, cut = mq_node_tmax(tmax);
     mq_stack_entry stack[MQ_TRAVERSAL_STACK];
     kernel_dists dist;
@@ -101,7 +98,7 @@ static inline __attribute__((always_inline)) bool kernel_any_impl(const mq_trace
         while (!mq_ref_is_leaf(ref)) {
             const mq_node8 *n = mq_arena_node(arena, ref);
             nodes++;
-            unsigned mask = kernel_node_hits(n, &kr, tmin, cut, &dist, neg);
+            unsigned mask = kernel_node_hits(n, kr, tmin, cut, &dist, neg);
             if (!mask)
                 goto next;
             ref = mq_push_any(arena, n, mask, stack, &sp);
@@ -110,7 +107,7 @@ static inline __attribute__((always_inline)) bool kernel_any_impl(const mq_trace
         const mq_tri_block *blk = mq_arena_leaf(arena, ref);
         for (uint32_t b = mq_ref_block_count(ref); b > 0 && !hit; b--, blk++) {
             blocks++;
-            unsigned m = kernel_leaf_hits(blk, &kr, q, tmin, tmax, &lh);
+            unsigned m = kernel_leaf_hits(blk, kr, q, tmin, tmax, &lh);
             hit = m && mq_resolve_any(q, blk, m, &lh);
         }
     next:;
@@ -125,18 +122,22 @@ static bool kernel_closest(const mq_trace *q, mq_best *best, mq_trace_counts *co
 {
     if (q->bvh->root == MQ_REF_EMPTY)
         return false;
+    kernel_ray kr;
+    kernel_ray_init(q, &kr);
     if (mq_trace_tmin(q) < 0.0f)
-        return kernel_closest_impl(q, best, counts, true);
-    return kernel_closest_impl(q, best, counts, false);
+        return kernel_closest_impl(q, &kr, best, counts, true);
+    return kernel_closest_impl(q, &kr, best, counts, false);
 }
 
 static bool kernel_any(const mq_trace *q, mq_trace_counts *counts)
 {
     if (q->bvh->root == MQ_REF_EMPTY)
         return false;
+    kernel_ray kr;
+    kernel_ray_init(q, &kr);
     if (mq_trace_tmin(q) < 0.0f)
-        return kernel_any_impl(q, counts, true);
-    return kernel_any_impl(q, counts, false);
+        return kernel_any_impl(q, &kr, counts, true);
+    return kernel_any_impl(q, &kr, counts, false);
 }
 
 /*
