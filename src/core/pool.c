@@ -16,9 +16,10 @@
  * (chunks from an atomic counter), so this does not show.
  *
  * Waiting threads (pool threads between jobs, callers for their running
- * indices) spin for a few tens of microseconds before they sleep on a
- * condition variable: waking a sleeping thread costs as much, and a build
- * hands the pool several jobs within a millisecond.
+ * indices) spin for tens of microseconds before they sleep on a condition
+ * variable, unless the pool has as many threads as the machine has cores:
+ * waking a sleeping thread costs as much, and a build hands the pool several
+ * jobs within a millisecond.
  *
  * Exit: pool threads are detached and blocked on a condition variable between
  * jobs; at exit the process ends them. Nothing is allocated (jobs live on their
@@ -55,14 +56,19 @@ static struct {
     pthread_mutex_t lock;
     pthread_cond_t work; /* a job was queued */
     pool_job *head, *tail;
-    uint32_t threads;     /* pool threads started */
-    uint32_t idle;        /* pool threads waiting on `work` */
-    atomic_bool has_work; /* head != NULL (changed under the lock; read by spinning threads) */
-} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL, 0, 0, false};
+    uint32_t threads; /* pool threads started */
+    uint32_t idle;    /* pool threads waiting on `work` */
+    uint32_t cores;   /* online cores (pool_init): waiting threads spin only while threads < cores */
+    /* head != NULL, changed under the lock, read by spinning threads: on a
+     * cache line of its own, so that their reads do not slow the lock. */
+    _Alignas(64) atomic_bool has_work;
+} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL, 0, 0, 1, false};
 
-/* Pauses a waiting thread spins before it sleeps: a few tens of microseconds
- * (a pause takes tens of cycles), about what waking a sleeping thread costs,
- * more on virtual machines, whose idle cores are halted. */
+/* Pauses a waiting thread spins before it sleeps: tens of microseconds (a
+ * pause takes 40 to 140 cycles), about what waking a sleeping thread costs,
+ * more on virtual machines, whose idle cores are halted. Only while the pool
+ * has fewer threads than the machine has cores: a spinning thread must not
+ * take a core from one that works. */
 #define MQ_POOL_SPINS 2000
 
 static inline void cpu_pause(void)
@@ -131,7 +137,7 @@ static void *pool_thread(void *unused)
     (void)unused;
     pthread_mutex_lock(&pool.lock);
     for (;;) {
-        if (!pool.head) {
+        if (!pool.head && pool.threads < pool.cores) {
             pthread_mutex_unlock(&pool.lock);
             spin_for_work();
             pthread_mutex_lock(&pool.lock);
@@ -176,6 +182,10 @@ static void fork_child(void)
 
 static void pool_init(void)
 {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    pthread_mutex_lock(&pool.lock);
+    pool.cores = cores > 1 ? (uint32_t)cores : 1u;
+    pthread_mutex_unlock(&pool.lock);
     pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
@@ -244,7 +254,7 @@ void mq_run_parallel(uint32_t count, void (*fn)(void *arg, uint32_t index), void
         fn(arg, index);
         pthread_mutex_lock(&pool.lock);
     }
-    if (atomic_load_explicit(&job.running, memory_order_acquire) > 0) {
+    if (atomic_load_explicit(&job.running, memory_order_acquire) > 0 && pool.threads < pool.cores) {
         /* Spin a while for the running indices; then the lock, which their
          * threads hold while they last touch `job`. */
         pthread_mutex_unlock(&pool.lock);
