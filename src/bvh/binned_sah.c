@@ -80,8 +80,9 @@ static void merge_bins(bin_set *to, const bin_set *from, int bins)
  * merge than they save.) */
 #define MQ_BIN_STRETCHES 8
 
-/* Bins the refs of `r` into `set`. The bins' min, max and counts do not
- * depend on the order, so they are those of a pass in order. */
+/* Bins the refs of `r` into `set`. The bins are those of a pass in order:
+ * counts and min / max do not depend on the order (NaN lanes drop out either
+ * way), but for the sign of a zero bound, which no cost comparison sees. */
 static void bin_refs(const mq_prim_ref *refs, const mq_build_range *r, int bins, const float lo[4],
                      const float scale[4], bin_set *set)
 {

@@ -24,19 +24,12 @@ bool mq_trace_filter_accepts(const mq_trace *q, const mq_best *candidate)
     return q->query->filter(&h, q->query->filter_user);
 }
 
-/* True when a query asks for no more than the internal *_valid calls do:
- * no filter, no stats (then only its culling matters). */
-static inline bool plain_query(const mq_ray_query *query)
-{
-    return !query || (!query->filter && !query->stats);
-}
-
 bool mq_bvh_raycast_closest(const mq_bvh *bvh, const mq_ray *ray, const mq_ray_query *query, mq_hit *out)
 {
     /* The common call in one pass: the kernel set prepares the ray and traces
      * it in one function (closest_valid), and writes the record with its own
      * hit1; the same answer and record as the general path below. */
-    if (bvh && ray && plain_query(query) && mq_trace_ray_ok(ray)) {
+    if (bvh && ray && mq_ray_query_is_plain(query) && mq_trace_ray_ok(ray)) {
         const mq_kernels *k = mq_kernels_active();
         mq_trace q;
         mq_best best;
@@ -86,7 +79,7 @@ bool mq_bvh_any_valid(const mq_bvh *bvh, const mq_ray *ray, bool cull)
 
 bool mq_bvh_raycast_any(const mq_bvh *bvh, const mq_ray *ray, const mq_ray_query *query)
 {
-    if (bvh && ray && plain_query(query) && mq_trace_ray_ok(ray))
+    if (bvh && ray && mq_ray_query_is_plain(query) && mq_trace_ray_ok(ray))
         return mq_bvh_any_valid(bvh, ray, query && query->cull_back_faces);
     mq_trace q;
     if (!bvh || !mq_trace_prepare(&q, bvh, ray, query))

@@ -13,13 +13,14 @@
  * the caller's rays (packet8_avx2.c): each group of 8 consecutive rays that
  * shares a direction octant and a dominant axis (camera tiles, bundles) is
  * prepared in vector registers, traced as one packet and its hit records
- * written there. The groups it leaves, and any-hit batches, are prepared 8
- * at a time (ray_prep_avx2.c) where all 8 are on mq_trace_prepare's common
- * path, else one by one, and traced as above; the answers are those of
- * single rays, bit for bit. The other
- * rays' hit records are written four at a time where the kernel set can
- * (mq_hit_queue: the packets' double refinement, the same bits), as four are
- * pending and the rest at the chunk's end.
+ * written there. Over small trees, the closest-hit rays it leaves take the
+ * single-ray call's path (above). Otherwise the rays it leaves, and any-hit
+ * batches, are prepared 8 at a time (ray_prep_avx2.c) where all 8 are on
+ * mq_trace_prepare's common path, else one by one, and traced as above; the
+ * answers are those of single rays, bit for bit. The other rays' hit records
+ * are written four at a time where the kernel set can (mq_hit_queue: the
+ * packets' double refinement, the same bits), as four are pending and the
+ * rest at the chunk's end.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -160,9 +161,10 @@ static size_t trace_singly(const mq_kernels *k, batch *b, chunk_work *w, const m
 
 /* Traces rays [begin, end); returns how many hit. Closest hits go through
  * the kernel's packets straight from the rays first, in groups of 8 (see
- * mq_kernels.packet8_rays); the groups it leaves, and any-hit queries, are
- * prepared one by one and traced as packets of prepared queries, a stream, or
- * single rays. */
+ * mq_kernels.packet8_rays); over small trees the rays it leaves go through
+ * trace_singly when the query is plain; otherwise they, and any-hit queries,
+ * are prepared one by one and traced as packets of prepared queries, a
+ * stream, or single rays. */
 static size_t run_chunk(batch *b, chunk_work *w, const mq_ray *rays, size_t begin, size_t end)
 {
     const mq_kernels *k = mq_kernels_active();
@@ -187,7 +189,7 @@ static size_t run_chunk(batch *b, chunk_work *w, const mq_ray *rays, size_t begi
         for (size_t i = begin; i < end; i++)
             index[todo++] = i;
     }
-    if (!stream && !any && (!b->query || (!b->query->filter && !b->query->stats)))
+    if (!stream && !any && mq_ray_query_is_plain(b->query))
         return hits + trace_singly(k, b, w, rays, begin, index, todo);
     for (size_t r = 0; r < todo;) {
         /* Eight at a time where the kernel set can and all eight are on the

@@ -112,6 +112,14 @@ static inline bool mq_trace_ray_ok(const mq_ray *r)
     return !inf & (any != 0) & (r->tmin <= r->tmax);
 }
 
+/* True when a query asks for no more than the kernel sets' closest_valid and
+ * any_valid do: no filter, no stats (then only its culling matters). NULL is
+ * the default query. */
+static inline bool mq_ray_query_is_plain(const mq_ray_query *query)
+{
+    return !query || (!query->filter && !query->stats);
+}
+
 /*
  * Prepares a query. Returns false when the ray is not valid (mq_ray_is_valid),
  * which hits nothing. `query` may be NULL (defaults).
