@@ -21,7 +21,7 @@
 #include "bvh/sah_split.h"
 #include "test_support.h"
 
-typedef enum layout { SCATTERED, IN_A_ROW, FEW_POINTS, FLAT_Z, LAYOUTS } layout;
+typedef enum layout { SCATTERED, IN_A_ROW, FEW_POINTS, FLAT_Z, SIGNED_ZEROS, LAYOUTS } layout;
 
 static void make_refs(mq_test_rng *g, layout kind, uint32_t n, mq_prim_ref *refs)
 {
@@ -36,21 +36,26 @@ static void make_refs(mq_test_rng *g, layout kind, uint32_t n, mq_prim_ref *refs
                 c[k] = (double)(mq_test_rng_u64(g) % 3 + (uint64_t)k) / 4.0;
         if (kind == FLAT_Z)
             c[2] = 0.5, half = 0.0;
+        if (kind == SIGNED_ZEROS) /* bounds of +0 and -0, which min and max may return either of */
+            for (int k = 0; k < 3; k++)
+                c[k] = mq_test_rng_u64(g) % 2 ? 0.0 : c[k], half = 0.0;
         for (int k = 0; k < 3; k++) {
             refs[i].lo[k] = (float)(c[k] - half);
             refs[i].hi[k] = (float)(c[k] + half);
+            if (kind == SIGNED_ZEROS && c[k] == 0.0 && mq_test_rng_u64(g) % 2)
+                refs[i].lo[k] = refs[i].hi[k] = -0.0f;
         }
         refs[i].id = i;
         refs[i].pad = 0;
     }
 }
 
-static mq_build_range whole(const mq_prim_ref *refs, uint32_t n)
+static mq_build_range range_of(const mq_prim_ref *refs, uint32_t begin, uint32_t end)
 {
     mq_build_range r;
-    r.begin = 0;
-    r.end = n;
-    mq_range_bounds(refs, 0, n, &r.box, &r.cbox);
+    r.begin = begin;
+    r.end = end;
+    mq_range_bounds(refs, begin, end, &r.box, &r.cbox);
     return r;
 }
 
@@ -75,7 +80,7 @@ static void grow(mq_bounds *to, const mq_bounds *from)
     }
 }
 
-/* The best binned split of refs[0..n) with `bins` bins, found the slow way. */
+/* The best binned split of refs[0..n) (the range r) with `bins` bins, found the slow way. */
 static mq_split oracle_split(const mq_prim_ref *refs, uint32_t n, const mq_build_range *r, int bins,
                              uint32_t *left_count)
 {
@@ -129,7 +134,7 @@ static void assert_same_split(const mq_split *a, const mq_split *b)
     assert_int_equal(a->pos, b->pos);
     assert_memory_equal(&a->bin_lo, &b->bin_lo, sizeof(float));
     assert_memory_equal(&a->bin_scale, &b->bin_scale, sizeof(float));
-    assert_memory_equal(&a->cost, &b->cost, sizeof(float));
+    assert_true(a->cost == b->cost); /* bit for bit but for the sign of a zero */
 }
 
 /* The bin count the split used, read back from its mapping. */
@@ -139,38 +144,43 @@ static int bins_of(const mq_split *s, const mq_build_range *r)
     return (int)lround((double)s->bin_scale * extent / (1.0 - 0x1p-20));
 }
 
-static void check_range(mq_prim_ref *refs, uint32_t n, mq_test_rng *g)
+/* Checks the split of refs[begin, end): against the oracle, shared over
+ * threads, after shuffling the range, and the partition's left count. */
+static void check_range(mq_prim_ref *refs, uint32_t begin, uint32_t end, mq_test_rng *g)
 {
-    mq_build_range r = whole(refs, n);
+    uint32_t n = end - begin;
+    mq_build_range r = range_of(refs, begin, end);
     mq_split s = mq_sah_find_binned(refs, &r, 32);
+    for (uint32_t threads = 2; threads <= MQ_SHARED_SPLIT_THREADS; threads += 3) {
+        mq_split shared = mq_sah_find_binned_shared(refs, &r, 32, threads);
+        assert_same_split(&shared, &s);
+    }
     if (s.kind != MQ_SPLIT_BINNED) { /* all centroids alike: nothing to split */
         for (int k = 0; k < 3; k++)
             assert_true(r.cbox.hi[k] == r.cbox.lo[k] || n < 2);
         return;
     }
+    /* the build's rule: 4 + n / 8 bins, at most the 32 asked for */
     int bins = bins_of(&s, &r);
-    assert_true(bins >= 2 && bins <= 32);
+    assert_int_equal(bins, n / 8 + 4 < 32 ? (int)(n / 8 + 4) : 32);
     uint32_t want_left = 0;
-    mq_split want = oracle_split(refs, n, &r, bins, &want_left);
+    mq_split want = oracle_split(refs + begin, n, &r, bins, &want_left);
     assert_same_split(&s, &want);
-    for (uint32_t threads = 2; threads <= MQ_SHARED_SPLIT_THREADS; threads += 3) {
-        mq_split shared = mq_sah_find_binned_shared(refs, &r, 32, threads);
-        assert_same_split(&shared, &want);
-    }
     /* any order of the same refs */
     for (uint32_t i = n - 1; i > 0; i--) {
         uint32_t j = (uint32_t)(mq_test_rng_u64(g) % (i + 1));
-        mq_prim_ref t = refs[i];
-        refs[i] = refs[j];
-        refs[j] = t;
+        mq_prim_ref t = refs[begin + i];
+        refs[begin + i] = refs[begin + j];
+        refs[begin + j] = t;
     }
     mq_split shuffled = mq_sah_find_binned(refs, &r, 32);
     assert_same_split(&shuffled, &want);
     mq_build_range left, right;
     mq_sah_partition(refs, &r, &s, &left, &right);
+    assert_int_equal(left.begin, begin);
     assert_int_equal(left.end - left.begin, want_left);
     assert_int_equal(right.begin, left.end);
-    assert_int_equal(right.end, n);
+    assert_int_equal(right.end, end);
 }
 
 static void binned_split_is_the_in_order_one(void **state)
@@ -185,8 +195,10 @@ static void binned_split_is_the_in_order_one(void **state)
     for (int kind = 0; kind < LAYOUTS; kind++)
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
             for (int rep = 0; rep < 3; rep++) {
-                make_refs(&g, (layout)kind, sizes[i], refs);
-                check_range(refs, sizes[i], &g);
+                /* the range at the start of the array, and further in */
+                uint32_t begin = rep == 2 ? (uint32_t)(mq_test_rng_u64(&g) % (MOST - sizes[i] + 1)) : 0;
+                make_refs(&g, (layout)kind, MOST, refs);
+                check_range(refs, begin, begin + sizes[i], &g);
             }
     free(refs);
 }
