@@ -60,7 +60,7 @@ kernel_closest_impl(const mq_trace *q, const kernel_ray *kr, mq_best *best_out, 
             unsigned mask = kernel_node_hits(n, kr, tmin, cut, &dist, neg);
             if (!mask)
                 goto next;
-            ref = push_ordered(arena, n, mask, &dist, stack, &sp);
+            ref = push_ordered(arena, n, mask, &dist, stack, &sp, false);
         }
         leaves++;
         const mq_tri_block *blk = mq_arena_leaf(arena, ref);
