@@ -23,7 +23,7 @@ static inline __attribute__((always_inline)) bool prepare(mq_trace *q, kernel_ra
     if (bvh->root == MQ_REF_EMPTY)
         return false;
     if (common)
-        kernel_ray_from_prep1(&p, q->ray.tmin, cull, kr);
+        kernel_ray_from_prep1(&p, mq_trace_tmin(q), cull, kr);
     else
         kernel_ray_init(q, kr);
     return true;

@@ -62,17 +62,12 @@ static inline __attribute__((always_inline)) void kernel_ray_from_prep1(const mq
         kr->near_off[i] = near * sizeof(float) * MQ_BVH_WIDTH;
         kr->far_off[i] = (near ^ 1u) * sizeof(float) * MQ_BVH_WIDTH;
     }
-    mq_leaf4_ray *lr = &kr->leaf;
-    lr->ox = (size_t)p->kx * sizeof(float) * MQ_TRI_BLOCK;
-    lr->oy = (size_t)p->ky * sizeof(float) * MQ_TRI_BLOCK;
-    lr->oz = (size_t)p->kz * sizeof(float) * MQ_TRI_BLOCK;
-    lr->okx = _mm256_castps256_ps128(kr->org[0]);
-    lr->oky = _mm256_castps256_ps128(kr->org[1]);
-    lr->okz = _mm256_castps256_ps128(kr->org[2]);
-    lr->sx = _mm256_castps256_ps128(_mm256_permutevar8x32_ps(p->qv, _mm256_set1_epi32(3)));
-    lr->sy = _mm256_castps256_ps128(_mm256_permutevar8x32_ps(p->qv, _mm256_set1_epi32(4)));
-    lr->sz = _mm256_castps256_ps128(_mm256_permutevar8x32_ps(p->qv, _mm256_set1_epi32(5)));
-    lr->cull_mask = cull ? 0xFu : 0u;
+    const __m128 ok[3] = {_mm256_castps256_ps128(kr->org[0]), _mm256_castps256_ps128(kr->org[1]),
+                          _mm256_castps256_ps128(kr->org[2])};
+    __m128 s[3];
+    for (int i = 0; i < 3; i++) /* qv lanes 3, 4, 5: sx, sy, sz */
+        s[i] = _mm256_castps256_ps128(_mm256_permutevar8x32_ps(p->qv, _mm256_set1_epi32(3 + i)));
+    mq_leaf4_ray_set(p->kx, p->ky, p->kz, ok, s, cull, &kr->leaf);
 }
 
 /* The entry distances stay in a register; one lane is picked with a permute. */
@@ -95,8 +90,7 @@ kernel_node_hits(const mq_node8 *n, const kernel_ray *kr, float tmin, float tmax
      * subtractions and multiplications: hidden behind this empty asm, the
      * pointer cannot be trusted to hold the same constants each node, so GCC
      * does not hoist them into nine registers, which it then spilled and
-     * reloaded around every leaf test (they cost 35 more instructions per ray
-     * than the loads do). */
+     * reloaded around every leaf test. */
     __asm__("" : "+r"(kr));
     __m256 na = _mm256_mul_ps(_mm256_sub_ps(plane(n, kr->near_off[0]), kr->org[0]), kr->rd_near[0]);
     __m256 nb = _mm256_mul_ps(_mm256_sub_ps(plane(n, kr->near_off[1]), kr->org[1]), kr->rd_near[1]);

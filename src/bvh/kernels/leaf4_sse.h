@@ -19,18 +19,29 @@ typedef struct mq_leaf4_ray {
     unsigned cull_mask;   /* 0xF when culling back faces, else 0 */
 } mq_leaf4_ray;
 
+/* The leaf ray from its parts: the axes (kx, ky, kz), and the permuted origin
+ * and the shear already broadcast (ok: org[kx], org[ky], org[kz]; s: sx, sy,
+ * sz), so a caller that holds them in registers passes those. */
+static inline __attribute__((always_inline)) void mq_leaf4_ray_set(int kx, int ky, int kz, const __m128 ok[3],
+                                                                   const __m128 s[3], bool cull, mq_leaf4_ray *lr)
+{
+    lr->ox = (size_t)kx * sizeof(float) * MQ_TRI_BLOCK;
+    lr->oy = (size_t)ky * sizeof(float) * MQ_TRI_BLOCK;
+    lr->oz = (size_t)kz * sizeof(float) * MQ_TRI_BLOCK;
+    lr->okx = ok[0];
+    lr->oky = ok[1];
+    lr->okz = ok[2];
+    lr->sx = s[0];
+    lr->sy = s[1];
+    lr->sz = s[2];
+    lr->cull_mask = cull ? 0xFu : 0u;
+}
+
 static inline void mq_leaf4_ray_init(const mq_ray_prep *r, bool cull, mq_leaf4_ray *lr)
 {
-    lr->ox = (size_t)r->kx * sizeof(float) * MQ_TRI_BLOCK;
-    lr->oy = (size_t)r->ky * sizeof(float) * MQ_TRI_BLOCK;
-    lr->oz = (size_t)r->kz * sizeof(float) * MQ_TRI_BLOCK;
-    lr->okx = _mm_set1_ps(r->org[r->kx]);
-    lr->oky = _mm_set1_ps(r->org[r->ky]);
-    lr->okz = _mm_set1_ps(r->org[r->kz]);
-    lr->sx = _mm_set1_ps(r->sx);
-    lr->sy = _mm_set1_ps(r->sy);
-    lr->sz = _mm_set1_ps(r->sz);
-    lr->cull_mask = cull ? 0xFu : 0u;
+    const __m128 ok[3] = {_mm_set1_ps(r->org[r->kx]), _mm_set1_ps(r->org[r->ky]), _mm_set1_ps(r->org[r->kz])};
+    const __m128 s[3] = {_mm_set1_ps(r->sx), _mm_set1_ps(r->sy), _mm_set1_ps(r->sz)};
+    mq_leaf4_ray_set(r->kx, r->ky, r->kz, ok, s, cull, lr);
 }
 
 /* Corner c's row of axis offset `off` (a byte offset from mq_leaf4_ray). */

@@ -42,6 +42,12 @@ static inline int mq_ctz(unsigned x)
     return __builtin_ctz(x);
 }
 
+/* Index of the highest set bit (x != 0). */
+static inline int mq_highest_bit(unsigned x)
+{
+    return 31 - __builtin_clz(x);
+}
+
 /* Keeps the nearer of *near and c in *near (ties: *near) and returns the
  * other: a masked swap, not a branch, as which one is nearer is
  * unpredictable (GCC turns the same ?: selects into a branch). */

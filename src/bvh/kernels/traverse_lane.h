@@ -21,9 +21,8 @@
  * one child and two then take one path, without a branch on which (j is the
  * highest hit slot, i again for one child; the farther entry is stored on top
  * of the stack either way, and the stack grows only for two). A single
- * traversal keeps the branch: on coherent rays it is predicted, and the
- * branch-free path measured 6% slower per camera ray (2% faster on
- * incoherent ones).
+ * traversal keeps the branch: on coherent rays it is predicted, and there
+ * the branch-free path costs more than it saves (docs/performance.md).
  */
 static inline __attribute__((always_inline)) uint32_t push_ordered(const void *arena, const mq_node8 *n, unsigned mask,
                                                                    const kernel_dists *d, mq_stack_entry *stack,
@@ -33,7 +32,7 @@ static inline __attribute__((always_inline)) uint32_t push_ordered(const void *a
     if (rest & (rest - 1))
         return kernel_push_many(arena, n, mask, d, stack, sp);
     if (interleaved) {
-        int i = mq_ctz(mask), j = 31 - __builtin_clz(mask);
+        int i = mq_ctz(mask), j = mq_highest_bit(mask);
         uint32_t ci = n->child[i], cj = n->child[j];
         mq_prefetch_child(arena, ci);
         mq_prefetch_child(arena, cj);
