@@ -7,7 +7,11 @@
 #ifndef MQ_BVH_KERNELS_HIT_MESH_H
 #define MQ_BVH_KERNELS_HIT_MESH_H
 
+#include <string.h>
+
 #include <meshquery/bvh.h>
+
+#include "mesh/mesh_internal.h"
 
 /* The record of a miss: t = INFINITY, triangle = face = MQ_NO_TRIANGLE, the rest zero. */
 void mq_hit_miss(mq_hit *out);
@@ -18,5 +22,30 @@ void mq_hit_unit_normal(const float v0[3], const float v1[3], const float v2[3],
 /* Fills shading_normal, uv, group, object and material (and their has_ flags) from the
  * mesh, for a hit whose triangle, face, u, v and normal are already set. */
 void mq_hit_mesh_attributes(const mq_mesh *mesh, mq_hit *hit);
+
+/* mq_mesh_face_index, inline for the records. */
+static inline uint32_t mq_mesh_face_of(const mq_mesh *m, uint32_t tri)
+{
+    return m->face_of_tri ? m->face_of_tri[tri] : tri;
+}
+
+/* True when hits on `m` carry no attributes: no corner normals, no texture
+ * coordinates, no names of any kind (then mq_hit_mesh_attributes writes what
+ * mq_hit_bare_attributes does). */
+static inline bool mq_mesh_hits_are_bare(const mq_mesh *m)
+{
+    return !m->corner_normals && !m->corner_texcoords && m->names[MQ_NAME_GROUP].count <= 1 &&
+           m->names[MQ_NAME_OBJECT].count <= 1 && m->names[MQ_NAME_MATERIAL].count <= 1;
+}
+
+/* mq_hit_mesh_attributes for a mesh whose hits are bare. */
+static inline void mq_hit_bare_attributes(mq_hit *h)
+{
+    h->has_shading_normal = false;
+    h->has_uv = false;
+    memcpy(h->shading_normal, h->normal, sizeof(vec3));
+    h->uv[0] = h->uv[1] = 0.0f;
+    h->group = h->object = h->material = 0;
+}
 
 #endif

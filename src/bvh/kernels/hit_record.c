@@ -110,13 +110,6 @@ static bool refine(const mq_ray *ray, float v[3][3], double n[3], double *nn_out
     return true;
 }
 
-void mq_hit_set_t(const mq_ray *ray, float t, mq_hit *out)
-{
-    out->t = t;
-    for (int k = 0; k < 3; k++)
-        out->point[k] = ray->origin[k] + t * ray->dir[k];
-}
-
 void mq_hit_from_best(const mq_trace *q, const mq_best *b, mq_hit *out)
 {
     mq_hit_from_lane_with(mq_kernels_active(), q->bvh, q->user_ray, q->ray.t_shift, b, out);
@@ -146,18 +139,4 @@ void mq_hit_from_lane(const mq_bvh *bvh, const mq_ray *ray, int t_shift, const m
     for (int k = 0; k < 3; k++)
         normal[k] = len > 0.0 ? (float)(n[k] / len) : 0.0f;
     mq_hit_fill(bvh, ray, b, t, out->u, out->v, normal, out);
-}
-
-void mq_hit_fill(const mq_bvh *bvh, const mq_ray *ray, const mq_best *b, float t, float u, float v,
-                 const float normal[3], mq_hit *out)
-{
-    mq_hit_set_t(ray, t, out);
-    out->u = u;
-    out->v = v;
-    for (int k = 0; k < 3; k++)
-        out->normal[k] = normal[k];
-    out->back_face = b->back_face;
-    out->triangle = b->id;
-    out->face = mq_mesh_face_index(bvh->mesh, b->id);
-    mq_hit_mesh_attributes(bvh->mesh, out);
 }

@@ -15,10 +15,35 @@ void mq_hit_from_best(const mq_trace *q, const mq_best *b, mq_hit *out);
  * (mq_ray_prep; 0 unless the direction was rescaled). */
 void mq_hit_from_lane(const mq_bvh *bvh, const mq_ray *ray, int t_shift, const mq_best *b, mq_hit *out);
 
+/* out->t := t and out->point := origin + t * dir (in float). */
+static inline void mq_hit_set_t(const mq_ray *ray, float t, mq_hit *out)
+{
+    out->t = t;
+    for (int k = 0; k < 3; k++)
+        out->point[k] = ray->origin[k] + t * ray->dir[k];
+}
+
 /* The record from its computed parts: t (final, in [tmin, tmax]), u, v and the
- * unit normal; the point, side, ids and mesh attributes are filled here. */
-void mq_hit_fill(const mq_bvh *bvh, const mq_ray *ray, const mq_best *b, float t, float u, float v,
-                 const float normal[3], mq_hit *out);
+ * unit normal; the point, side, ids and mesh attributes are filled here.
+ * Inline: it runs once per reported hit, and a mesh without attributes
+ * (mq_mesh_hits_are_bare) takes no call at all. */
+static inline void mq_hit_fill(const mq_bvh *bvh, const mq_ray *ray, const mq_best *b, float t, float u, float v,
+                               const float normal[3], mq_hit *out)
+{
+    const mq_mesh *m = bvh->mesh;
+    mq_hit_set_t(ray, t, out);
+    out->u = u;
+    out->v = v;
+    for (int k = 0; k < 3; k++)
+        out->normal[k] = normal[k];
+    out->back_face = b->back_face;
+    out->triangle = b->id;
+    out->face = mq_mesh_face_of(m, b->id);
+    if (mq_mesh_hits_are_bare(m))
+        mq_hit_bare_attributes(out);
+    else
+        mq_hit_mesh_attributes(m, out);
+}
 
 /*
  * Hit records written four at a time by the kernel set's hits4 (the same
@@ -82,8 +107,5 @@ static inline void mq_hit_queue_push(mq_hit_queue *hq, const mq_ray *ray, int t_
     if (++hq->n == 4)
         mq_hit_queue_flush(hq);
 }
-
-/* out->t := t and out->point := origin + t * dir (in float). */
-void mq_hit_set_t(const mq_ray *ray, float t, mq_hit *out);
 
 #endif
