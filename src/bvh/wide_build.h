@@ -24,7 +24,10 @@ typedef struct mq_bnode {
     uint32_t n;                   /* children used */
 } mq_bnode;
 
-#define MQ_BNODE_CHUNK 1024u
+/* Build nodes per chunk, allocated as the build needs them (each thread
+ * fills its own): small, so that a small mesh's build does not hold memory
+ * it never uses; a chunk is 256 nodes, 65 KB. */
+#define MQ_BNODE_CHUNK 256u
 
 typedef struct mq_build_params {
     int bins;             /* binned SAH bins per axis (2..MQ_MAX_BINS) */
