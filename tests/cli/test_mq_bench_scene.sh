@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end checks of `mq-bench scene` (docs/formats.md, "Benchmark
 # output"): the contract form with --json prints one JSON object per line
-# with the shared keys, meshquery's throughput on 1 and N threads, closest
+# with the shared keys, meshquery's throughput on 1 and N threads (and the
+# ratios and the commit ratio to Embree where it is built in), closest
 # and --any (query "any"); bad arguments exit 2, a missing mesh exits 1 and
 # names it. Usage: test_mq_bench_scene.sh PATH/TO/mq-bench MESH.obj
 set -u
@@ -30,6 +31,7 @@ for q in "" "--any"; do
     done
     if grep -q '"engine":"embree"' "$tmp/$name.json"; then
         check "$name: ratio to Embree" grep -q '"metric":"ratio_vs_embree"' "$tmp/$name.json"
+        check "$name: commit ratio to Embree" grep -q '"metric":"build_ratio_vs_embree"' "$tmp/$name.json"
     fi
 done
 check "scaled instances" sh -c "'$bench' scene '$mesh' --instances 5 --count 100 --reps 1 --threads 1 --scale --json \

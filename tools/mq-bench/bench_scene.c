@@ -14,7 +14,9 @@
  * mq_scene_raycast_any_batch and rtcOccluded1); on 1 thread also one
  * mq_scene_raycast_closest (_any) call per ray, the single-ray API. Both on 1 thread (process CPU time)
  * and on --threads threads (0 = all cores; wall time); medians of --reps
- * repetitions, engines measured in turns.
+ * repetitions, engines measured in turns. The commit (every add and
+ * mq_scene_commit, against Embree's instances and rtcCommitScene) is timed
+ * the same way: --reps new scenes each, in turns, the median reported.
  *
  * The 1-thread run's answers are compared ray by ray as in `mq-bench rays`
  * (answers_differing_from_embree, ..._not_ties), and the rays that differ
@@ -497,6 +499,37 @@ static double median_of(double *v, unsigned n)
     return bench_median(v, n);
 }
 
+/* A new scene of o->instances instances of `bvh` placed by xf, committed;
+ * *ms is the time of the adds and the commit. NULL on failure (reported). */
+static mq_scene *make_scene(const scene_opts *o, const mq_bvh *bvh, const double *xf, double *ms)
+{
+    mq_scene *scene;
+    mq_diag d;
+    if (mq_scene_create(NULL, &scene, &d) != MQ_OK) {
+        fprintf(stderr, "mq-bench scene: %s\n", d.message);
+        return NULL;
+    }
+    double t0 = bench_now();
+    for (size_t i = 0; i < o->instances; i++) {
+        mq_instance_def def = mq_default_instance_def();
+        def.bvh = bvh;
+        memcpy(def.transform.m, xf + 12 * i, sizeof def.transform.m);
+        uint32_t id;
+        if (mq_scene_add(scene, &def, &id, &d) != MQ_OK) {
+            fprintf(stderr, "mq-bench scene: %s\n", d.message);
+            mq_scene_destroy(scene);
+            return NULL;
+        }
+    }
+    if (mq_scene_commit(scene, &d) != MQ_OK) {
+        fprintf(stderr, "mq-bench scene: %s\n", d.message);
+        mq_scene_destroy(scene);
+        return NULL;
+    }
+    *ms = 1e3 * (bench_now() - t0);
+    return scene;
+}
+
 int bench_scene_main(int argc, char **argv)
 {
     scene_opts o;
@@ -531,22 +564,47 @@ int bench_scene_main(int argc, char **argv)
     make_transforms(&o, &box, xf, &half);
     make_rays(&o, half, rays);
 
-    mq_scene *scene;
-    mq_scene_create(NULL, &scene, NULL);
-    double t0 = bench_now();
-    for (size_t i = 0; i < o.instances; i++) {
-        mq_instance_def def = mq_default_instance_def();
-        def.bvh = bvh;
-        memcpy(def.transform.m, xf + 12 * i, sizeof def.transform.m);
-        uint32_t id;
-        if (mq_scene_add(scene, &def, &id, &d) != MQ_OK) {
-            fprintf(stderr, "mq-bench scene: %s\n", d.message);
+#if defined(MQ_HAVE_EMBREE)
+    float *fx = malloc(o.instances * 12 * sizeof *fx); /* Embree takes float transforms */
+    if (!fx)
+        return 1;
+    for (size_t i = 0; i < 12 * o.instances; i++)
+        fx[i] = (float)xf[i];
+#endif
+    /* The commit, ours and Embree's, --reps times in turn; the medians are
+     * reported, and our last scene is the one traced. */
+    double *mq_commit_ms = calloc(o.reps, sizeof(double)), *em_commit_ms = calloc(o.reps, sizeof(double));
+    if (!mq_commit_ms || !em_commit_ms)
+        return 1;
+    mq_scene *scene = NULL;
+    bool have_embree_commit = o.embree; /* and built in, and every commit succeeded */
+#if !defined(MQ_HAVE_EMBREE)
+    have_embree_commit = false;
+#endif
+    for (unsigned r = 0; r < o.reps; r++) {
+        mq_scene_destroy(scene);
+        scene = make_scene(&o, bvh, xf, &mq_commit_ms[r]);
+        if (!scene)
             return 1;
+#if defined(MQ_HAVE_EMBREE)
+        if (o.embree) {
+            ref_embree *e =
+                ref_embree_create_instanced(mq_mesh_positions(mesh), mq_mesh_vertex_count(mesh), mq_mesh_indices(mesh),
+                                            mq_mesh_triangle_count(mesh), fx, o.instances, 1, &em_commit_ms[r]);
+            have_embree_commit = have_embree_commit && e != NULL;
+            ref_embree_destroy(e);
         }
+#endif
     }
-    mq_scene_commit(scene, NULL);
-    double mq_build_ms = 1e3 * (bench_now() - t0);
+    double mq_build_ms = median_of(mq_commit_ms, o.reps);
     emit(&o, "meshquery", 1, "build_ms", mq_build_ms, "ms");
+    if (have_embree_commit) {
+        double em_build_ms = median_of(em_commit_ms, o.reps);
+        emit(&o, "embree", 1, "build_ms", em_build_ms, "ms");
+        emit(&o, "meshquery", 1, "build_ratio_vs_embree", mq_build_ms / em_build_ms, "x");
+    }
+    free(mq_commit_ms);
+    free(em_commit_ms);
 
     unsigned tcounts[2] = {1, o.threads};
     int runs = o.threads > 1 ? 2 : 1;
@@ -555,12 +613,10 @@ int bench_scene_main(int argc, char **argv)
     if (!mq_s || !em_s || !one_s)
         return 1;
 #if defined(MQ_HAVE_EMBREE)
-    float *fx = malloc(o.instances * 12 * sizeof *fx), *et = malloc(o.count * sizeof(float));
+    float *et = malloc(o.count * sizeof(float));
     bool *eocc = malloc(o.count * sizeof *eocc);
     uint32_t *eid = malloc(o.count * sizeof(uint32_t)), *einst = malloc(o.count * sizeof(uint32_t));
     mq_ray *frays = malloc(o.count * sizeof *frays);
-    for (size_t i = 0; i < 12 * o.instances; i++)
-        fx[i] = (float)xf[i];
     for (size_t i = 0; i < o.count; i++) {
         for (int k = 0; k < 3; k++) {
             frays[i].origin[k] = (float)rays[i].origin[k];
@@ -579,10 +635,6 @@ int bench_scene_main(int argc, char **argv)
             double bms;
             e = ref_embree_create_instanced(mq_mesh_positions(mesh), mq_mesh_vertex_count(mesh), mq_mesh_indices(mesh),
                                             mq_mesh_triangle_count(mesh), fx, o.instances, th, &bms);
-            if (e && run == 0) {
-                emit(&o, "embree", th, "build_ms", bms, "ms");
-                emit(&o, "meshquery", th, "build_ratio_vs_embree", mq_build_ms / bms, "x");
-            }
             have_embree = e != NULL;
         }
 #endif
