@@ -51,12 +51,13 @@ static inline __attribute__((always_inline)) void kernel_ray_from_prep1(const mq
                                                                         kernel_ray *kr)
 {
     const int axis[3] = {p->kx, p->ky, p->kz};
-    const __m256 o = _mm256_castps128_ps256(p->org), up = _mm256_set1_ps(tmin < 0.0f ? 1.0f : MQ_IZE_UP);
+    const __m256 o = _mm256_castps128_ps256(p->org), rdir = _mm256_castps128_ps256(p->rdir);
+    const __m256 up = _mm256_set1_ps(tmin < 0.0f ? 1.0f : MQ_IZE_UP);
     for (int i = 0; i < 3; i++) {
         int k = axis[i];
         __m256i lane = _mm256_set1_epi32(k);
         kr->org[i] = _mm256_permutevar8x32_ps(o, lane);
-        kr->rd_near[i] = _mm256_permutevar8x32_ps(p->qv, lane);
+        kr->rd_near[i] = _mm256_permutevar8x32_ps(rdir, lane);
         kr->rd_far[i] = _mm256_mul_ps(kr->rd_near[i], up);
         size_t near = (size_t)(2 * k) + (p->sign >> k & 1u);
         kr->near_off[i] = near * sizeof(float) * MQ_BVH_WIDTH;
@@ -64,9 +65,8 @@ static inline __attribute__((always_inline)) void kernel_ray_from_prep1(const mq
     }
     const __m128 ok[3] = {_mm256_castps256_ps128(kr->org[0]), _mm256_castps256_ps128(kr->org[1]),
                           _mm256_castps256_ps128(kr->org[2])};
-    __m128 s[3];
-    for (int i = 0; i < 3; i++) /* qv lanes 3, 4, 5: sx, sy, sz */
-        s[i] = _mm256_castps256_ps128(_mm256_permutevar8x32_ps(p->qv, _mm256_set1_epi32(3 + i)));
+    const __m128 s[3] = {_mm_permute_ps(p->shear, 0x00), _mm_permute_ps(p->shear, 0x55),
+                         _mm_permute_ps(p->shear, 0xAA)};
     mq_leaf4_ray_set(p->kx, p->ky, p->kz, ok, s, cull, &kr->leaf);
 }
 

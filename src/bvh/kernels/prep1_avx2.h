@@ -18,8 +18,9 @@
  * up its per-ray constants from them instead of reading them back from the
  * query just written (kernel_avx2.h, kernel_ray_from_prep1). */
 typedef struct mq_prep1 {
-    __m128 org; /* the scaled origin, lanes 0..2 */
-    __m256 qv;  /* lanes: 1/d0, 1/d1, 1/d2, sx, sy, sz (= 1/d[kz]) */
+    __m128 org;   /* the scaled origin, lanes 0..2 */
+    __m128 rdir;  /* lanes: 1/d0, 1/d1, 1/d2 */
+    __m128 shear; /* lanes: sx, sy, sz (= 1/d[kz]) */
     int kx, ky, kz;
     unsigned sign; /* bit k: the scaled direction's component k is negative */
 } mq_prep1;
@@ -68,28 +69,29 @@ static inline __attribute__((always_inline)) bool mq_prep1_avx2_out(mq_trace *re
         mq_trace_prepare_valid(q, bvh, ray, cull);
         return false;
     }
-    /* finish(): rdir = 1/d, sx = d[kx]/d[kz], sy = d[ky]/d[kz], sz = 1/d[kz] */
+    /* finish(): rdir = 1/d, sx = d[kx]/d[kz], sy = d[ky]/d[kz], sz = 1/d[kz].
+     * rdir is divided at once, beside the choice of kz: the node test waits
+     * for it; only the leaf test waits for the shear, divided once kz is
+     * known (the same divisions, so the same bits, as one division of both). */
+    __m128 rdir = _mm_div_ps(_mm_set1_ps(1.0f), d);
     unsigned sign = (unsigned)_mm_movemask_ps(d);
     int down = (int)(sign >> kz & 1u);
     int tx = perm[kz][down][0], ty = perm[kz][down][1];
-    __m256 dd = _mm256_castps128_ps256(d);
-    __m256 num = _mm256_permutevar8x32_ps(dd, _mm256_setr_epi32(4, 4, 4, tx, ty, 4, 4, 4));
-    num = _mm256_blend_ps(_mm256_set1_ps(1.0f), num, 0x18);
-    __m256 den = _mm256_permutevar8x32_ps(dd, _mm256_setr_epi32(0, 1, 2, kz, kz, kz, kz, kz));
-    __m256 qv = _mm256_div_ps(num, den); /* lanes: 1/d0, 1/d1, 1/d2, sx, sy, 1/d[kz] ... */
+    __m128 num = _mm_blend_ps(_mm_permutevar_ps(d, _mm_setr_epi32(tx, ty, 0, 0)), _mm_set1_ps(1.0f), 0xC);
+    __m128 shear = _mm_div_ps(num, _mm_permutevar_ps(d, _mm_set1_epi32(kz))); /* sx, sy, 1/d[kz], 1/d[kz] */
     mq_ray_prep *restrict r = &q->ray;
-    _mm_storeu_ps(r->org, org);                         /* lane 3 lands on dir[0], written next */
-    _mm_storeu_ps(r->dir, d);                           /* lane 3 lands on rdir[0], written next */
-    _mm_storeu_ps(r->rdir, _mm256_castps256_ps128(qv)); /* lane 3 lands on tmin, written next */
+    _mm_storeu_ps(r->org, org);   /* lane 3 lands on dir[0], written next */
+    _mm_storeu_ps(r->dir, d);     /* lane 3 lands on rdir[0], written next */
+    _mm_storeu_ps(r->rdir, rdir); /* lane 3 lands on tmin, written next */
     r->tmin = ray->tmin;
     r->tmax = ray->tmax;
     r->t_shift = 0;
     r->kx = tx;
     r->ky = ty;
     r->kz = kz;
-    r->sx = _mm_cvtss_f32(_mm256_castps256_ps128(_mm256_permutevar8x32_ps(qv, _mm256_set1_epi32(3))));
-    r->sy = _mm_cvtss_f32(_mm256_castps256_ps128(_mm256_permutevar8x32_ps(qv, _mm256_set1_epi32(4))));
-    r->sz = _mm_cvtss_f32(_mm256_castps256_ps128(_mm256_permutevar8x32_ps(qv, _mm256_set1_epi32(kz))));
+    r->sx = _mm_cvtss_f32(shear);
+    r->sy = _mm_cvtss_f32(_mm_permute_ps(shear, 1));
+    r->sz = _mm_cvtss_f32(_mm_permute_ps(shear, 2));
     for (int k = 0; k < 3; k++)
         r->near[k] = 2 * k + (int)(sign >> k & 1u);
     q->query = cull ? &mq_ray_query_cull : &mq_ray_query_both;
@@ -99,7 +101,7 @@ static inline __attribute__((always_inline)) bool mq_prep1_avx2_out(mq_trace *re
     q->after_id = 0;
     q->bvh = bvh;
     q->user_ray = ray;
-    *out = (mq_prep1){org, qv, tx, ty, kz, sign};
+    *out = (mq_prep1){org, rdir, shear, tx, ty, kz, sign};
     return true;
 }
 
