@@ -120,8 +120,16 @@ ref_embree *ref_embree_create_instanced(const float *positions, size_t vertex_co
     rtcAttachGeometry(e->base, g);
     rtcReleaseGeometry(g);
     rtcCommitScene(e->base);
-    e->scene = rtcNewScene(e->device);
+    ref_embree_reinstance(e, xf, count, build_ms);
+    return e;
+}
+
+void ref_embree_reinstance(ref_embree *e, const float *xf, size_t count, double *build_ms)
+{
+    if (e->scene)
+        rtcReleaseScene(e->scene);
     double t0 = bench_now();
+    e->scene = rtcNewScene(e->device);
     for (size_t i = 0; i < count; i++) {
         RTCGeometry inst = rtcNewGeometry(e->device, RTC_GEOMETRY_TYPE_INSTANCE);
         rtcSetGeometryInstancedScene(inst, e->base);
@@ -132,7 +140,6 @@ ref_embree *ref_embree_create_instanced(const float *positions, size_t vertex_co
     }
     rtcCommitScene(e->scene);
     *build_ms = 1e3 * (bench_now() - t0);
-    return e;
 }
 
 static void to_embree_ray(const mq_ray *r, struct RTCRay *out)

@@ -47,6 +47,11 @@ ref_embree *ref_embree_create_instanced(const float *positions, size_t vertex_co
                                         size_t triangle_count, const float *xf, size_t count, unsigned threads,
                                         double *build_ms);
 
+/* Replaces the instanced scene of `e` by a new one over the same base scene
+ * and device (as ref_embree_create_instanced makes it); reports the new
+ * scene's creation, instances and commit in wall time. */
+void ref_embree_reinstance(ref_embree *e, const float *xf, size_t count, double *build_ms);
+
 /* ref_embree_closest on an instanced scene, with the instance hit (instID:
  * its index in xf) per ray, UINT32_MAX on a miss. */
 void ref_embree_closest_instanced(ref_embree *e, const mq_ray *rays, size_t count, unsigned threads, float *t,
