@@ -26,7 +26,7 @@ typedef struct mq_bnode {
 
 /* Build nodes per chunk, allocated as the build needs them (each thread
  * fills its own): small, so that a small mesh's build does not hold memory
- * it never uses; a chunk is 256 nodes, 65 KB. */
+ * it never uses; a chunk is 256 nodes, about 81 KiB. */
 #define MQ_BNODE_CHUNK 256u
 
 typedef struct mq_build_params {

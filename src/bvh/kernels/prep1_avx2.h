@@ -73,11 +73,12 @@ static inline __attribute__((always_inline)) bool mq_prep1_avx2_out(mq_trace *re
      * rdir is divided at once, beside the choice of kz: the node test waits
      * for it; only the leaf test waits for the shear, divided once kz is
      * known (the same divisions, so the same bits, as one division of both). */
-    __m128 rdir = _mm_div_ps(_mm_set1_ps(1.0f), d);
+    const __m128 one = _mm_set1_ps(1.0f);
+    __m128 rdir = _mm_div_ps(one, _mm_blend_ps(d, one, 0x8)); /* lane 3 (the ray's tmax) divides nothing */
     unsigned sign = (unsigned)_mm_movemask_ps(d);
     int down = (int)(sign >> kz & 1u);
     int tx = perm[kz][down][0], ty = perm[kz][down][1];
-    __m128 num = _mm_blend_ps(_mm_permutevar_ps(d, _mm_setr_epi32(tx, ty, 0, 0)), _mm_set1_ps(1.0f), 0xC);
+    __m128 num = _mm_blend_ps(_mm_permutevar_ps(d, _mm_setr_epi32(tx, ty, 0, 0)), one, 0xC);
     __m128 shear = _mm_div_ps(num, _mm_permutevar_ps(d, _mm_set1_epi32(kz))); /* sx, sy, 1/d[kz], 1/d[kz] */
     mq_ray_prep *restrict r = &q->ray;
     _mm_storeu_ps(r->org, org);   /* lane 3 lands on dir[0], written next */

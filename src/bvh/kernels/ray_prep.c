@@ -194,7 +194,7 @@ bool mq_trace_prepare(mq_trace *restrict q, const mq_bvh *bvh, const mq_ray *res
     if (!mq_trace_ray_ok(ray))
         return false;
     /* The kernel set's preparation (the same fields, bit for bit; AVX2: the
-     * axes in one register, one vector division). */
+     * axes in one register, 1/d and the shear in two vector divisions). */
     mq_kernels_active()->prepare_valid(q, bvh, ray, false);
     q->query = query ? query : &defaults;
     q->cull = q->query->cull_back_faces;
