@@ -119,7 +119,7 @@ void mq_mesh_get_triangle(const mq_mesh *m, uint32_t tri, mq_triangle *out)
 
 uint32_t mq_mesh_face_index(const mq_mesh *m, uint32_t tri)
 {
-    return m->face_of_tri ? m->face_of_tri[tri] : tri;
+    return mq_mesh_face_of(m, tri);
 }
 size_t mq_mesh_face_count(const mq_mesh *m)
 {

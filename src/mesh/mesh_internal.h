@@ -55,6 +55,12 @@ struct mq_mesh {
     float *colors; /* 3 * vertex_count (r, g, b) or NULL */
 };
 
+/* mq_mesh_face_index, inline: the hit records read it for every hit. */
+static inline uint32_t mq_mesh_face_of(const mq_mesh *m, uint32_t tri)
+{
+    return m->face_of_tri ? m->face_of_tri[tri] : tri;
+}
+
 /* The allocator to pass to mq_alloc/mq_free for memory owned by this mesh. */
 static inline const mq_allocator *mq_mesh_allocator(const mq_mesh *m)
 {

@@ -20,14 +20,10 @@ void mq_hit_miss(mq_hit *out);
 void mq_hit_unit_normal(const float v0[3], const float v1[3], const float v2[3], vec3 out);
 
 /* Fills shading_normal, uv, group, object and material (and their has_ flags) from the
- * mesh, for a hit whose triangle, face, u, v and normal are already set. */
+ * mesh, for a hit whose triangle, face, u, v and normal are already set. (A
+ * new attribute goes into mq_mesh_hits_are_bare and mq_hit_bare_attributes
+ * below too.) */
 void mq_hit_mesh_attributes(const mq_mesh *mesh, mq_hit *hit);
-
-/* mq_mesh_face_index, inline for the records. */
-static inline uint32_t mq_mesh_face_of(const mq_mesh *m, uint32_t tri)
-{
-    return m->face_of_tri ? m->face_of_tri[tri] : tri;
-}
 
 /* True when hits on `m` carry no attributes: no corner normals, no texture
  * coordinates, no names of any kind (then mq_hit_mesh_attributes writes what
