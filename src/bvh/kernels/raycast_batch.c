@@ -159,12 +159,31 @@ static size_t trace_singly(const mq_kernels *k, batch *b, chunk_work *w, const m
     return hits;
 }
 
+/* Any-hit answers of the rays index[0..todo) (rays[] starts at ray
+ * `begin`), without a filter or stats, over a tree too small for the stream:
+ * each through the single-ray call's path (the kernel set's any_valid), as
+ * trace_singly does for closest hits. Returns how many hit. */
+static size_t any_singly(const mq_kernels *k, batch *b, const mq_ray *rays, size_t begin, const size_t *index,
+                         size_t todo)
+{
+    bool cull = b->query && b->query->cull_back_faces;
+    size_t hits = 0;
+    for (size_t r = 0; r < todo; r++) {
+        size_t i = index[r];
+        const mq_ray *ray = &rays[i - begin];
+        bool h = mq_trace_ray_ok(ray) && k->any_valid(b->bvh, ray, cull);
+        b->occluded[i] = h;
+        hits += h;
+    }
+    return hits;
+}
+
 /* Traces rays [begin, end); returns how many hit. Closest hits go through
  * the kernel's packets straight from the rays first, in groups of 8 (see
- * mq_kernels.packet8_rays); over small trees the rays it leaves go through
- * trace_singly when the query is plain; otherwise they, and any-hit queries,
- * are prepared one by one and traced as packets of prepared queries, a
- * stream, or single rays. */
+ * mq_kernels.packet8_rays); over small trees the rays it leaves, and any-hit
+ * rays, go through trace_singly or any_singly when the query is plain;
+ * otherwise they are prepared one by one and traced as packets of prepared
+ * queries, a stream, or single rays. */
 static size_t run_chunk(batch *b, chunk_work *w, const mq_ray *rays, size_t begin, size_t end)
 {
     const mq_kernels *k = mq_kernels_active();
@@ -189,8 +208,9 @@ static size_t run_chunk(batch *b, chunk_work *w, const mq_ray *rays, size_t begi
         for (size_t i = begin; i < end; i++)
             index[todo++] = i;
     }
-    if (!stream && !any && mq_ray_query_is_plain(b->query))
-        return hits + trace_singly(k, b, w, rays, begin, index, todo);
+    if (!stream && mq_ray_query_is_plain(b->query))
+        return hits +
+               (any ? any_singly(k, b, rays, begin, index, todo) : trace_singly(k, b, w, rays, begin, index, todo));
     for (size_t r = 0; r < todo;) {
         /* Eight at a time where the kernel set can and all eight are on the
          * common path (then its queries are mq_trace_prepare's). */
