@@ -39,6 +39,10 @@ static uint32_t name_id(const mq_mesh *m, mq_name_kind kind, uint32_t face)
 
 void mq_hit_mesh_attributes(const mq_mesh *m, mq_hit *h)
 {
+    if (mq_mesh_hits_are_bare(m)) { /* the one definition of a bare mesh's fields */
+        mq_hit_bare_attributes(h);
+        return;
+    }
     vec3 n;
     h->has_shading_normal = m->corner_normals && mq_mesh_shading_normal(m, h->triangle, h->u, h->v, n);
     memcpy(h->shading_normal, h->has_shading_normal ? n : h->normal, sizeof(vec3));

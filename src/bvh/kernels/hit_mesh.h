@@ -20,21 +20,22 @@ void mq_hit_miss(mq_hit *out);
 void mq_hit_unit_normal(const float v0[3], const float v1[3], const float v2[3], vec3 out);
 
 /* Fills shading_normal, uv, group, object and material (and their has_ flags) from the
- * mesh, for a hit whose triangle, face, u, v and normal are already set. (A
- * new attribute goes into mq_mesh_hits_are_bare and mq_hit_bare_attributes
- * below too.) */
+ * mesh, for a hit whose triangle, face, u, v and normal are already set; on a
+ * mesh whose hits are bare (below), with mq_hit_bare_attributes. (A new
+ * attribute goes into mq_mesh_hits_are_bare and mq_hit_bare_attributes too.) */
 void mq_hit_mesh_attributes(const mq_mesh *mesh, mq_hit *hit);
 
 /* True when hits on `m` carry no attributes: no corner normals, no texture
- * coordinates, no names of any kind (then mq_hit_mesh_attributes writes what
- * mq_hit_bare_attributes does). */
+ * coordinates, no names of any kind. */
 static inline bool mq_mesh_hits_are_bare(const mq_mesh *m)
 {
     return !m->corner_normals && !m->corner_texcoords && m->names[MQ_NAME_GROUP].count <= 1 &&
            m->names[MQ_NAME_OBJECT].count <= 1 && m->names[MQ_NAME_MATERIAL].count <= 1;
 }
 
-/* mq_hit_mesh_attributes for a mesh whose hits are bare. */
+/* The attribute fields of a hit on a mesh whose hits are bare: none set, the
+ * shading normal the geometric one. Inline, for records that test
+ * mq_mesh_hits_are_bare themselves rather than call mq_hit_mesh_attributes. */
 static inline void mq_hit_bare_attributes(mq_hit *h)
 {
     h->has_shading_normal = false;
