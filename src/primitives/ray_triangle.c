@@ -105,7 +105,12 @@ static double edge_param(const double h[3], const double p0[3], const double e[3
  * Barycentrics (u, v) of the hit point h = o + td*d (relative to v0: h = td*d - q
  * with q = v0 - o), on the plane to rounding: for h = u e1 + v e2 (+ a height
  * along n), h x e2 = u n and e1 x h = v n (+ terms normal to n), so
- * u = n.(h x e2) / |n|^2 and v = n.(e1 x h) / |n|^2. (Projecting on the
+ * u = n.(h x e2) / |n|^2 = h.m2 / |n|^2 with m2 = e2 x n, and likewise
+ * v = h.m1 / |n|^2 with m1 = n x e1. Expanding h gives
+ * u = (td (d.m2) - q.m2) / |n|^2: the dot products do not wait for td, so
+ * only a multiply and a subtraction follow its division (the hit record's
+ * latency; the rounding error is of the same order as forming h first, eps
+ * times |td d| + |q| over the triangle's height). (Projecting on the
  * dominant plane of n is as accurate and fewer flops, but choosing that plane
  * per triangle costs more than it saves.)
  *
@@ -119,16 +124,21 @@ static double edge_param(const double h[3], const double p0[3], const double e[3
 static void hit_weights(double td, const float d[3], const double q[3], const double e1[3], const double e2[3],
                         const double n[3], float *u_out, float *v_out)
 {
-    double h[3], x[3], y[3];
-    for (int c = 0; c < 3; c++)
-        h[c] = td * (double)d[c] - q[c];
-    mq_d3_cross(x, h, e2);
-    mq_d3_cross(y, e1, h);
+    double m2[3], m1[3];
+    mq_d3_cross(m2, e2, n);
+    mq_d3_cross(m1, n, e1);
+    double dm2 = (double)d[0] * m2[0] + (double)d[1] * m2[1] + (double)d[2] * m2[2];
+    double qm2 = q[0] * m2[0] + q[1] * m2[1] + q[2] * m2[2];
+    double dm1 = (double)d[0] * m1[0] + (double)d[1] * m1[1] + (double)d[2] * m1[2];
+    double qm1 = q[0] * m1[0] + q[1] * m1[1] + q[2] * m1[2];
     double inv = 1.0 / (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-    double u = (n[0] * x[0] + n[1] * x[1] + n[2] * x[2]) * inv;
-    double v = (n[0] * y[0] + n[1] * y[1] + n[2] * y[2]) * inv;
+    double u = (td * dm2 - qm2) * inv;
+    double v = (td * dm1 - qm1) * inv;
     if (!(u >= 0.0 && v >= 0.0 && u + v <= 1.0)) {
         static const double zero[3] = {0.0, 0.0, 0.0};
+        double h[3];
+        for (int c = 0; c < 3; c++)
+            h[c] = td * (double)d[c] - q[c];
         double e12[3] = {e2[0] - e1[0], e2[1] - e1[1], e2[2] - e1[2]}, d01, d02, d12;
         double s01 = edge_param(h, zero, e1, &d01);
         double s02 = edge_param(h, zero, e2, &d02);

@@ -9,8 +9,9 @@
  * was seen). Once the winner is known, t, u and v are recomputed here in
  * double from the triangle's corners, as mq_raycast_triangle locates its hits
  * after its decision (primitives/ray_triangle.c: t from the plane,
- * t = n.(v0 - o) / n.d, (u, v) from the hit point, the nearest edge point when
- * it falls outside), and t is clamped into the caller's [tmin, tmax]. One
+ * t = n.(v0 - o) / n.d, (u, v) from the hit point through the dot products
+ * with e2 x n and n x e1, the nearest edge point when it falls outside), and
+ * t is clamped into the caller's [tmin, tmax]. One
  * double computation per reported hit (per candidate with a filter). The
  * batch's packets do the same computation for 4 hits at once in AVX
  * registers (packet8_avx2.c, packet_hits: the same double operations in the
@@ -79,16 +80,22 @@ static bool refine(const mq_ray *ray, float v[3][3], double n[3], double *nn_out
     double td = (n[0] * q[0] + n[1] * q[1] + n[2] * q[2]) / dn;
     if (!isfinite(td))
         return false;
-    double h[3], x[3], y[3];
-    for (int c = 0; c < 3; c++)
-        h[c] = td * (double)ray->dir[c] - q[c];
-    d3_cross(x, h, e2);
-    d3_cross(y, e1, h);
+    const float *d = ray->dir;
+    double m2[3], m1[3];
+    d3_cross(m2, e2, n);
+    d3_cross(m1, n, e1);
+    double dm2 = (double)d[0] * m2[0] + (double)d[1] * m2[1] + (double)d[2] * m2[2];
+    double qm2 = q[0] * m2[0] + q[1] * m2[1] + q[2] * m2[2];
+    double dm1 = (double)d[0] * m1[0] + (double)d[1] * m1[1] + (double)d[2] * m1[2];
+    double qm1 = q[0] * m1[0] + q[1] * m1[1] + q[2] * m1[2];
     double inv = 1.0 / nn;
-    double u = (n[0] * x[0] + n[1] * x[1] + n[2] * x[2]) * inv;
-    double w = (n[0] * y[0] + n[1] * y[1] + n[2] * y[2]) * inv;
+    double u = (td * dm2 - qm2) * inv;
+    double w = (td * dm1 - qm1) * inv;
     if (!(u >= 0.0 && w >= 0.0 && u + w <= 1.0)) {
         static const double zero[3] = {0.0, 0.0, 0.0};
+        double h[3];
+        for (int c = 0; c < 3; c++)
+            h[c] = td * (double)d[c] - q[c];
         double e12[3] = {e2[0] - e1[0], e2[1] - e1[1], e2[2] - e1[2]}, d01, d02, d12;
         double s01 = edge_param(h, zero, e1, &d01);
         double s02 = edge_param(h, zero, e2, &d02);

@@ -55,12 +55,13 @@ void mq_hit_from_lane_avx2(const mq_bvh *bvh, const mq_ray *ray, int t_shift, co
     double dd =
         (double)ray->dir[0] * ray->dir[0] + (double)ray->dir[1] * ray->dir[1] + (double)ray->dir[2] * ray->dir[2];
     if (dn != 0.0 && __builtin_isfinite(dn) && !mq_near_parallel_wide(dn, nn, dd)) {
+        __m256d m2 = cross3(e2, n), m1 = cross3(n, e1);
+        double dm2 = dot3(d, m2), qm2 = dot3(q, m2), dm1 = dot3(d, m1), qm1 = dot3(q, m1);
+        double inv_nn = 1.0 / nn;
         td = dot3(n, q) / dn;
         if (__builtin_isfinite(td)) {
-            __m256d h = _mm256_sub_pd(_mm256_mul_pd(_mm256_set1_pd(td), d), q);
-            double inv_nn = 1.0 / nn;
-            u = dot3(n, cross3(h, e2)) * inv_nn;
-            w = dot3(n, cross3(e1, h)) * inv_nn;
+            u = (td * dm2 - qm2) * inv_nn;
+            w = (td * dm1 - qm1) * inv_nn;
         }
     }
     if (!(u >= 0.0 && w >= 0.0 && u + w <= 1.0)) {

@@ -459,7 +459,7 @@ void mq_hits4_avx2(const mq_bvh *bvh, const mq_ray *const ray[4], const mq_best 
         tmin[l] = ray[l]->tmin;
         tmax[l] = ray[l]->tmax;
     }
-    __m256d v[3][3], o[3], d[3], e1[3], e2[3], q[3], n[3], h[3], x[3], y[3];
+    __m256d v[3][3], o[3], d[3], e1[3], e2[3], q[3], n[3], m2[3], m1[3];
     for (int c = 0; c < 3; c++)
         for (int k = 0; k < 3; k++) /* the corner in mesh units (float), then in double */
             v[c][k] = _mm256_cvtps_pd(_mm_mul_ps(_mm_loadu_ps(cf[c][k]), _mm_set1_ps(inv)));
@@ -473,12 +473,11 @@ void mq_hits4_avx2(const mq_bvh *bvh, const mq_ray *const ray[4], const mq_best 
     cross4(n, e1, e2);
     __m256d nn = dot4(n, n), dn = dot4(n, d);
     __m256d td = _mm256_div_pd(dot4(n, q), dn);
-    for (int k = 0; k < 3; k++)
-        h[k] = _mm256_sub_pd(_mm256_mul_pd(td, d[k]), q[k]);
-    cross4(x, h, e2);
-    cross4(y, e1, h);
+    cross4(m2, e2, n);
+    cross4(m1, n, e1);
     __m256d rinv = _mm256_div_pd(_mm256_set1_pd(1.0), nn);
-    __m256d u = _mm256_mul_pd(dot4(n, x), rinv), w = _mm256_mul_pd(dot4(n, y), rinv);
+    __m256d u = _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(td, dot4(d, m2)), dot4(q, m2)), rinv);
+    __m256d w = _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(td, dot4(d, m1)), dot4(q, m1)), rinv);
     /* The common case: dn != 0 and finite, not near parallel (near_parallel.h's
      * wide band), td finite, (u, w) inside the triangle. */
     const __m256d zero = _mm256_setzero_pd();
