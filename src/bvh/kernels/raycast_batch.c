@@ -137,23 +137,30 @@ static size_t trace_packets(const mq_kernels *k, batch *b, chunk_work *w, size_t
  * without a filter or stats, over a tree too small for the stream: each
  * through the single-ray call's path (the kernel set's closest_valid,
  * preparation and trace in one function), not prepared into w->q first.
- * Writes the records (flushed) and returns how many hit. */
+ * The hits wait in w->best (their rays in w->ray) until every ray is
+ * traced, then their records are written four at a time: the records'
+ * refinement then overlaps itself rather than the next traversal. Writes
+ * the records (flushed) and returns how many hit. */
 static size_t trace_singly(const mq_kernels *k, batch *b, chunk_work *w, const mq_ray *rays, size_t begin,
                            const size_t *index, size_t todo)
 {
     bool cull = b->query && b->query->cull_back_faces;
     size_t hits = 0;
+    int shift[MQ_BATCH_CHUNK];
     for (size_t r = 0; r < todo; r++) {
         size_t i = index[r];
         const mq_ray *ray = &rays[i - begin];
         mq_trace q;
-        mq_best best;
-        if (mq_trace_ray_ok(ray) && k->closest_valid(b->bvh, ray, cull, &q, &best)) {
-            mq_hit_queue_push(&w->records, ray, q.ray.t_shift, &best, &b->hits[i]);
-            hits++;
+        if (mq_trace_ray_ok(ray) && k->closest_valid(b->bvh, ray, cull, &q, &w->best[hits])) {
+            shift[hits] = q.ray.t_shift;
+            w->ray[hits++] = i;
         } else {
             mq_hit_miss(&b->hits[i]);
         }
+    }
+    for (size_t h = 0; h < hits; h++) {
+        size_t i = w->ray[h];
+        mq_hit_queue_push(&w->records, &rays[i - begin], shift[h], &w->best[h], &b->hits[i]);
     }
     mq_hit_queue_flush(&w->records);
     return hits;
