@@ -30,15 +30,15 @@
 #define MQ_SHARED_SPLIT_MIN 4096u
 
 /* A child being formed: a range, its split once computed, whether it is
- * final as a leaf, and its two sides once partitioned ahead of its turn
- * (open_ahead). */
+ * final as a leaf, and whether it was split ahead of its turn (open_ahead):
+ * 0, or 1 + the index of its two sides in builder.ahead. Small: build_node
+ * keeps eight, and the one-thread build copies them at every split. */
 typedef struct item {
     mq_build_range r;
     mq_split split;
     bool has_split;
     bool leaf;
-    bool opened;
-    mq_build_range side[2];
+    uint8_t ahead;
 } item;
 
 typedef struct build_task {
@@ -59,6 +59,10 @@ typedef struct builder {
     uint32_t task_count;
     uint32_t pending;   /* queued + running tasks */
     atomic_bool failed; /* set under the lock; build_node also reads it outside */
+    /* The sides of the top node's items split ahead of their turn. A node
+     * makes at most 2 * (MQ_BVH_WIDTH - 1) items besides its first. */
+    mq_build_range ahead[2 * MQ_BVH_WIDTH][2];
+    uint32_t ahead_count;
 } builder;
 
 typedef struct thread_ctx {
@@ -142,9 +146,9 @@ static void find_item_split(thread_ctx *c, item *it, int depth)
  * centroid bounds): then the object median, which always halves n >= 2. */
 static void split_item(thread_ctx *c, const item *it, mq_build_range side[2])
 {
-    if (it->opened) {
-        side[0] = it->side[0];
-        side[1] = it->side[1];
+    if (it->ahead) {
+        side[0] = c->b->ahead[it->ahead - 1][0];
+        side[1] = c->b->ahead[it->ahead - 1][1];
         return;
     }
     mq_sah_partition(c->b->refs, &it->r, &it->split, &side[0], &side[1]);
@@ -199,6 +203,7 @@ static int largest_open(const item *items, int count)
 typedef struct ahead_job {
     builder *b;
     item *it[MQ_BVH_WIDTH];
+    uint32_t slot[MQ_BVH_WIDTH]; /* where in b->ahead each item's sides go */
     int depth;
 } ahead_job;
 
@@ -210,8 +215,10 @@ static void open_one(void *arg, uint32_t index)
     item *it = j->it[index];
     if (!it->has_split)
         find_item_split(&c, it, j->depth);
-    split_item(&c, it, it->side);
-    it->opened = true;
+    mq_build_range side[2];
+    split_item(&c, it, side);
+    j->b->ahead[j->slot[index]][0] = side[0];
+    j->b->ahead[j->slot[index]][1] = side[1];
 }
 
 /*
@@ -228,16 +235,24 @@ static void open_one(void *arg, uint32_t index)
  */
 static void open_ahead(thread_ctx *c, item *items, int count, int depth)
 {
-    ahead_job j = {.b = c->b, .depth = depth};
+    builder *b = c->b;
+    ahead_job j = {.b = b, .depth = depth};
     uint32_t n = 0;
     for (int i = 0; i < count; i++) {
         uint32_t refs = items[i].r.end - items[i].r.begin;
-        if (!items[i].leaf && !items[i].opened && refs > c->b->p->max_leaf && refs >= MQ_AHEAD_MIN &&
-            refs < MQ_SHARED_SPLIT_MIN)
-            j.it[n++] = &items[i];
+        if (!items[i].leaf && !items[i].ahead && refs > b->p->max_leaf && refs >= MQ_AHEAD_MIN &&
+            refs < MQ_SHARED_SPLIT_MIN && b->ahead_count + n < 2 * MQ_BVH_WIDTH) {
+            j.it[n] = &items[i];
+            j.slot[n] = b->ahead_count + n;
+            n++;
+        }
     }
-    if (n > 1)
-        mq_run_parallel(n, open_one, &j);
+    if (n < 2)
+        return;
+    mq_run_parallel(n, open_one, &j);
+    for (uint32_t k = 0; k < n; k++)
+        j.it[k]->ahead = (uint8_t)(j.slot[k] + 1);
+    b->ahead_count += n;
 }
 
 /* Opens `items` (starting with one) up to MQ_BVH_WIDTH children; returns the count. */
