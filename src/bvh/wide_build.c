@@ -204,21 +204,27 @@ typedef struct ahead_job {
     builder *b;
     item *it[MQ_BVH_WIDTH];
     uint32_t slot[MQ_BVH_WIDTH]; /* where in b->ahead each item's sides go */
+    uint32_t count;
+    atomic_uint next; /* the next item to split */
     int depth;
 } ahead_job;
 
-static void open_one(void *arg, uint32_t index)
+/* Splits the job's items not yet taken, one at a time, on this thread. */
+static void open_items(void *arg, uint32_t index)
 {
+    (void)index;
     ahead_job *j = arg;
     thread_ctx c = {.b = j->b, .split_threads = 1};
     c.scratch = (mq_sah_scratch){c.scratch_mem, MQ_SWEEP_MAX};
-    item *it = j->it[index];
-    if (!it->has_split)
-        find_item_split(&c, it, j->depth);
-    mq_build_range side[2];
-    split_item(&c, it, side);
-    j->b->ahead[j->slot[index]][0] = side[0];
-    j->b->ahead[j->slot[index]][1] = side[1];
+    for (uint32_t k; (k = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed)) < j->count;) {
+        item *it = j->it[k];
+        if (!it->has_split)
+            find_item_split(&c, it, j->depth);
+        mq_build_range side[2];
+        split_item(&c, it, side);
+        j->b->ahead[j->slot[k]][0] = side[0];
+        j->b->ahead[j->slot[k]][1] = side[1];
+    }
 }
 
 /*
@@ -227,15 +233,18 @@ static void open_one(void *arg, uint32_t index)
  * binning over the threads; the smaller items of MQ_AHEAD_MIN or more are
  * split on threads of their own, all of them at once. An item of more refs
  * than a leaf holds is split whatever happens, here or first thing in its own
- * subtree, by the same split (it depends only on the item's refs) and into
- * the same order of refs (partitioning touches only its range): so splitting
- * it ahead of its turn leaves the tree the one a single thread builds. (Whole
- * items larger than that, split side by side, measured slower than the shared
- * binning: the bunny's two-thread build 4-6%.)
+ * subtree, by the same split (it depends only on the item's refs, and on
+ * the depth once past MQ_MEDIAN_DEPTH, far below the top node) and into the
+ * same order of refs (partitioning touches only its range): so splitting it
+ * ahead of its turn leaves the tree the one a single thread builds. Larger
+ * items keep the shared binning: split whole side by side, they measured
+ * slower (docs/performance.md).
  */
 static void open_ahead(thread_ctx *c, item *items, int count, int depth)
 {
     builder *b = c->b;
+    if (depth + 1 >= MQ_MEDIAN_DEPTH)
+        return;
     ahead_job j = {.b = b, .depth = depth};
     uint32_t n = 0;
     for (int i = 0; i < count; i++) {
@@ -249,7 +258,9 @@ static void open_ahead(thread_ctx *c, item *items, int count, int depth)
     }
     if (n < 2)
         return;
-    mq_run_parallel(n, open_one, &j);
+    j.count = n;
+    atomic_init(&j.next, 0);
+    mq_run_parallel(n < c->split_threads ? n : c->split_threads, open_items, &j);
     for (uint32_t k = 0; k < n; k++)
         j.it[k]->ahead = (uint8_t)(j.slot[k] + 1);
     b->ahead_count += n;
@@ -295,7 +306,7 @@ static void fill_child(thread_ctx *c, mq_bnode *node, int slot, item *it, int de
     uint32_t n = it->r.end - it->r.begin;
     bool task = b->p->threads > 1 && n >= MQ_SPAWN_MIN && n > b->p->max_leaf;
     if (task && !it->leaf) {
-        push_task(b, it, depth + 1, node, slot); /* it finds its own split there */
+        push_task(b, it, depth + 1, node, slot); /* with its split and sides if found already */
     } else if (it->leaf || decide_leaf(c, it, depth + 1)) {
         node->child[slot] = it->r.begin;
         node->count[slot] = n;
