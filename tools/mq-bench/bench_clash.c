@@ -288,6 +288,7 @@ static bool copy_fcl(const ref_fcl_scene *s, size_t n, pair_list *out)
 }
 #endif
 
+#if defined(MQ_HAVE_FCL) /* the pairs are compared only with FCL's */
 static int cmp_pair(const void *x, const void *y)
 {
     const clash_pair *a = x, *b = y;
@@ -349,6 +350,7 @@ static verdicts compare(const world *w, pair_list *mine, pair_list *theirs)
     }
     return v;
 }
+#endif
 
 /* ------------------------------------------------------------------------- */
 /* Run                                                                       */
