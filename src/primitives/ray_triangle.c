@@ -30,6 +30,7 @@
  */
 #include <meshquery/primitives.h>
 
+#include "primitives/hit_weights.h"
 #include "primitives/near_parallel.h"
 #include "primitives/shape_checks.h"
 
@@ -121,8 +122,8 @@ static double edge_param(const double h[3], const double p0[3], const double e[3
  * Clamping the weights would slide the point along the long edges; the nearest
  * point of the triangle is on its boundary, so take the nearest edge point.
  */
-static void hit_weights(double td, const float d[3], const double q[3], const double e1[3], const double e2[3],
-                        const double n[3], float *u_out, float *v_out)
+void mq_hit_weights(double td, const float d[3], const double q[3], const double e1[3], const double e2[3],
+                    const double n[3], float *u_out, float *v_out)
 {
     double m2[3], m1[3];
     mq_d3_cross(m2, e2, n);
@@ -239,7 +240,7 @@ bool mq_raycast_triangle(const mq_ray *ray, const mq_triangle *tri, mq_triangle_
         return false;
     if (out) {
         out->t = t;
-        hit_weights(td, dir, q, e1, e2, n, &out->u, &out->v);
+        mq_hit_weights(td, dir, q, e1, e2, n, &out->u, &out->v);
         out->back_face = dn > 0.0;
     }
     return true;

@@ -14,13 +14,13 @@
 #include <cmocka.h>
 #include <dirent.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <meshquery/meshquery.h>
 
 #include "bvh/bvh_internal.h"
+#include "test_support.h"
 
 /* A w x w grid of quads (2 w^2 triangles) bent into a wave, so that every
  * axis matters to the splits. */
@@ -112,11 +112,7 @@ static void data_meshes(void **state)
         size_t len = strlen(e->d_name);
         if (len < 4 || strcmp(e->d_name + len - 4, ".obj") != 0)
             continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", MQ_DATA_DIR, e->d_name);
-        mq_mesh *m = NULL;
-        if (mq_obj_load(path, NULL, &m, NULL, NULL) != MQ_OK)
-            fail_msg("%s does not load", path);
+        mq_mesh *m = mq_test_load_mesh(e->d_name);
         same_tree_on_any_thread_count(m, e->d_name);
         mq_mesh_destroy(m);
         count++;

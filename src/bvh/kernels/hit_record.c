@@ -9,8 +9,7 @@
  * was seen). Once the winner is known, t, u and v are recomputed here in
  * double from the triangle's corners, as mq_raycast_triangle locates its hits
  * after its decision (primitives/ray_triangle.c: t from the plane,
- * t = n.(v0 - o) / n.d, (u, v) from the hit point through the dot products
- * with e2 x n and n x e1, the nearest edge point when it falls outside), and
+ * t = n.(v0 - o) / n.d, (u, v) by the primitive's own mq_hit_weights), and
  * t is clamped into the caller's [tmin, tmax]. One
  * double computation per reported hit (per candidate with a filter). The
  * batch's packets do the same computation for 4 hits at once in AVX
@@ -21,6 +20,7 @@
 
 #include <math.h>
 
+#include "primitives/hit_weights.h"
 #include "primitives/near_parallel.h"
 
 static void d3_cross(double out[3], const double a[3], const double b[3])
@@ -28,24 +28,6 @@ static void d3_cross(double out[3], const double a[3], const double b[3])
     out[0] = a[1] * b[2] - a[2] * b[1];
     out[1] = a[2] * b[0] - a[0] * b[2];
     out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-/* Parameter in [0, 1] of the point of segment [p0, p0 + e] nearest to h, and its squared distance. */
-static double edge_param(const double h[3], const double p0[3], const double e[3], double *d2)
-{
-    double x[3], ee = 0.0, xe = 0.0;
-    for (int i = 0; i < 3; i++) {
-        x[i] = h[i] - p0[i];
-        ee += e[i] * e[i];
-        xe += x[i] * e[i];
-    }
-    double s = xe <= 0.0 ? 0.0 : (xe >= ee ? 1.0 : xe / ee);
-    *d2 = 0.0;
-    for (int i = 0; i < 3; i++) {
-        double r = x[i] - s * e[i];
-        *d2 += r * r;
-    }
-    return s;
 }
 
 /*
@@ -80,40 +62,8 @@ static bool refine(const mq_ray *ray, float v[3][3], double n[3], double *nn_out
     double td = (n[0] * q[0] + n[1] * q[1] + n[2] * q[2]) / dn;
     if (!isfinite(td))
         return false;
-    const float *d = ray->dir;
-    double m2[3], m1[3];
-    d3_cross(m2, e2, n);
-    d3_cross(m1, n, e1);
-    double dm2 = (double)d[0] * m2[0] + (double)d[1] * m2[1] + (double)d[2] * m2[2];
-    double qm2 = q[0] * m2[0] + q[1] * m2[1] + q[2] * m2[2];
-    double dm1 = (double)d[0] * m1[0] + (double)d[1] * m1[1] + (double)d[2] * m1[2];
-    double qm1 = q[0] * m1[0] + q[1] * m1[1] + q[2] * m1[2];
-    double inv = 1.0 / nn;
-    double u = (td * dm2 - qm2) * inv;
-    double w = (td * dm1 - qm1) * inv;
-    if (!(u >= 0.0 && w >= 0.0 && u + w <= 1.0)) {
-        static const double zero[3] = {0.0, 0.0, 0.0};
-        double h[3];
-        for (int c = 0; c < 3; c++)
-            h[c] = td * (double)d[c] - q[c];
-        double e12[3] = {e2[0] - e1[0], e2[1] - e1[1], e2[2] - e1[2]}, d01, d02, d12;
-        double s01 = edge_param(h, zero, e1, &d01);
-        double s02 = edge_param(h, zero, e2, &d02);
-        double s12 = edge_param(h, e1, e12, &d12);
-        if (d01 <= d02 && d01 <= d12) {
-            u = s01;
-            w = 0.0;
-        } else if (d02 <= d12) {
-            u = 0.0;
-            w = s02;
-        } else {
-            u = 1.0 - s12;
-            w = s12;
-        }
-    }
+    mq_hit_weights(td, ray->dir, q, e1, e2, n, u_out, v_out);
     *t_out = td;
-    *u_out = (float)u;
-    *v_out = (float)w;
     return true;
 }
 
