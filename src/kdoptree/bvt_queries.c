@@ -1,8 +1,9 @@
 /*
- * The skeleton's ray, closest-point and mesh-vs-mesh traversals (bvt_walk.h),
- * the OBB tree's (obbtree_raycast.c, obbtree_closest_point.c,
- * obbtree_collide.c) with the node test passed in: the leaf tests and the tie
- * rules are the same, so the answers are the same, bit for bit.
+ * The leaf tests and answers of the skeleton's ray, closest-point and
+ * mesh-vs-mesh traversals (bvt_walk.h, where the loops are inlined into each
+ * tree kind with its node test). They are the OBB tree's
+ * (obbtree_raycast.c, obbtree_closest_point.c, obbtree_collide.c): the same
+ * leaf tests and tie rules, so the answers are the same, bit for bit.
  */
 #include <math.h>
 #include <string.h>
@@ -17,25 +18,12 @@
 /* Rays                                                                      */
 /* ------------------------------------------------------------------------- */
 
-typedef struct ray_ctx {
-    const mq_bvt *tree;
-    const mq_ray *ray;
-    bool cull_back_faces;
-    mq_hit_filter_fn filter;
-    void *filter_user;
-    mq_ray_stats stats;
-    const void *ctx;
-    mq_bvt_clip_fn clip;
-} ray_ctx;
-
-static void ctx_init(ray_ctx *c, const mq_bvt *t, const mq_ray *ray, const mq_ray_query *q, const void *ctx,
-                     mq_bvt_clip_fn clip)
+void mq_bvt_ray_init(mq_bvt_ray *c, const mq_bvt *t, const mq_ray *ray, const mq_ray_query *q)
 {
-    *c = (ray_ctx){t,   ray, q && q->cull_back_faces, q ? q->filter : NULL, q ? q->filter_user : NULL, {0, 0, 0},
-                   ctx, clip};
+    *c = (mq_bvt_ray){t, ray, q && q->cull_back_faces, q ? q->filter : NULL, q ? q->filter_user : NULL, {0, 0, 0}};
 }
 
-static void ctx_flush_stats(const ray_ctx *c, const mq_ray_query *q)
+void mq_bvt_ray_flush_stats(const mq_bvt_ray *c, const mq_ray_query *q)
 {
     if (q && q->stats) {
         q->stats->node_visits += c->stats.node_visits;
@@ -59,13 +47,13 @@ static void fill_hit(const mq_bvt *t, const mq_ray *ray, uint32_t k, const mq_tr
     mq_hit_mesh_attributes(m, out);
 }
 
-static bool hit_triangle(ray_ctx *c, uint32_t k, mq_triangle_hit *h)
+static bool hit_triangle(mq_bvt_ray *c, uint32_t k, mq_triangle_hit *h)
 {
     c->stats.triangle_tests++;
     return mq_raycast_triangle(c->ray, &c->tree->tris[k], h) && !(c->cull_back_faces && h->back_face);
 }
 
-static bool passes_filter(const ray_ctx *c, uint32_t k, const mq_triangle_hit *h)
+static bool passes_filter(const mq_bvt_ray *c, uint32_t k, const mq_triangle_hit *h)
 {
     if (!c->filter)
         return true;
@@ -74,18 +62,7 @@ static bool passes_filter(const ray_ctx *c, uint32_t k, const mq_triangle_hit *h
     return c->filter(&full, c->filter_user);
 }
 
-typedef struct closest_hit {
-    bool found;
-    uint32_t tri;
-    mq_triangle_hit hit;
-} closest_hit;
-
-typedef struct ray_entry {
-    uint32_t node;
-    float t_enter;
-} ray_entry;
-
-static void test_leaf(ray_ctx *c, uint32_t d, closest_hit *best)
+void mq_bvt_ray_leaf_closest(mq_bvt_ray *c, uint32_t d, mq_bvt_best_hit *best)
 {
     const mq_bvt *t = c->tree;
     uint32_t first = mq_bvt_first(d), end = first + mq_bvt_count(d);
@@ -103,72 +80,15 @@ static void test_leaf(ray_ctx *c, uint32_t d, closest_hit *best)
     }
 }
 
-static bool pop(ray_entry *stack, int *top, const closest_hit *best, uint32_t *node)
+void mq_bvt_ray_record(const mq_bvt *t, const mq_ray *ray, const mq_bvt_best_hit *best, mq_hit *out)
 {
-    while (*top > 0) {
-        const ray_entry *e = &stack[--*top];
-        if (!best->found || e->t_enter <= best->hit.t) { /* ties enter: a smaller id may wait there */
-            *node = e->node;
-            return true;
-        }
-    }
-    return false;
+    if (best->found)
+        fill_hit(t, ray, best->tri, &best->hit, out);
+    else
+        mq_hit_miss(out);
 }
 
-static void closest(ray_ctx *c, closest_hit *best)
-{
-    const mq_bvt *t = c->tree;
-    ray_entry stack[MQ_BVT_STACK];
-    int top = 0;
-    float te;
-    uint32_t i = 0;
-    if (!c->clip(c->ctx, 0, c->ray->tmax, &te))
-        return;
-    for (;;) {
-        uint32_t d = t->data[i];
-        if (mq_bvt_is_leaf(d)) {
-            test_leaf(c, d, best);
-        } else {
-            float limit = best->found ? best->hit.t : c->ray->tmax, tl = 0.0f, tr = 0.0f;
-            uint32_t l = i + 1, r = d;
-            bool hl = c->clip(c->ctx, l, limit, &tl), hr = c->clip(c->ctx, r, limit, &tr);
-            c->stats.node_visits++;
-            if (hl && hr) {
-                bool left_first = tl <= tr;
-                stack[top++] = (ray_entry){left_first ? r : l, left_first ? tr : tl};
-                i = left_first ? l : r;
-                continue;
-            }
-            if (hl || hr) {
-                i = hl ? l : r;
-                continue;
-            }
-        }
-        if (!pop(stack, &top, best, &i))
-            return;
-    }
-}
-
-bool mq_bvt_ray_closest_with(const mq_bvt *t, const mq_ray *ray, const mq_ray_query *q, mq_hit *out, const void *ctx,
-                             mq_bvt_clip_fn clip)
-{
-    closest_hit best = {false, 0, {0}};
-    if (t->node_count > 0 && mq_ray_is_valid(ray)) {
-        ray_ctx c;
-        ctx_init(&c, t, ray, q, ctx, clip);
-        closest(&c, &best);
-        ctx_flush_stats(&c, q);
-    }
-    if (out) {
-        if (best.found)
-            fill_hit(t, ray, best.tri, &best.hit, out);
-        else
-            mq_hit_miss(out);
-    }
-    return best.found;
-}
-
-static bool any_in_leaf(ray_ctx *c, uint32_t d)
+bool mq_bvt_ray_leaf_any(mq_bvt_ray *c, uint32_t d)
 {
     uint32_t first = mq_bvt_first(d), end = first + mq_bvt_count(d);
     c->stats.leaf_visits++;
@@ -180,67 +100,16 @@ static bool any_in_leaf(ray_ctx *c, uint32_t d)
     return false;
 }
 
-static bool any(ray_ctx *c)
-{
-    const mq_bvt *t = c->tree;
-    uint32_t stack[MQ_BVT_STACK];
-    int top = 0;
-    uint32_t i = 0;
-    for (;;) {
-        float te;
-        if (c->clip(c->ctx, i, c->ray->tmax, &te)) {
-            uint32_t d = t->data[i];
-            if (!mq_bvt_is_leaf(d)) {
-                c->stats.node_visits++;
-                stack[top++] = d;
-                i++;
-                continue;
-            }
-            if (any_in_leaf(c, d))
-                return true;
-        }
-        if (top == 0)
-            return false;
-        i = stack[--top];
-    }
-}
-
-bool mq_bvt_ray_any_with(const mq_bvt *t, const mq_ray *ray, const mq_ray_query *q, const void *ctx,
-                         mq_bvt_clip_fn clip)
-{
-    if (t->node_count == 0 || !mq_ray_is_valid(ray))
-        return false;
-    ray_ctx c;
-    ctx_init(&c, t, ray, q, ctx, clip);
-    bool hit = any(&c);
-    ctx_flush_stats(&c, q);
-    return hit;
-}
-
 /* ------------------------------------------------------------------------- */
 /* Closest point                                                             */
 /* ------------------------------------------------------------------------- */
 
-typedef struct point_entry {
-    uint32_t node;
-    float bound;
-} point_entry;
-
-typedef struct point_best {
-    float d2;
-    double d2d;
-    float dist;
-    uint32_t tri;
-    vec3 point;
-    vec2 uv;
-} point_best;
-
-static bool better(const mq_bvt *t, float d2, uint32_t k, const point_best *best)
+static bool better(const mq_bvt *t, float d2, uint32_t k, const mq_bvt_point_best *best)
 {
     return d2 < best->d2 || (d2 == best->d2 && (best->tri == UINT32_MAX || t->ids[k] < t->ids[best->tri]));
 }
 
-static void point_leaf(const mq_bvt *t, uint32_t d, const float p[3], point_best *best)
+void mq_bvt_point_leaf(const mq_bvt *t, uint32_t d, const float p[3], mq_bvt_point_best *best)
 {
     uint32_t first = mq_bvt_first(d), end = first + mq_bvt_count(d);
     for (uint32_t k = first; k < end; k++) {
@@ -260,58 +129,16 @@ static void point_leaf(const mq_bvt *t, uint32_t d, const float p[3], point_best
     }
 }
 
-/* As the OBB tree's: ties still enter, and pruning needs both domains to agree. */
-static bool may_improve(float bound, const point_best *best)
+bool mq_bvt_point_record(const mq_bvt *t, const mq_bvt_point_best *best, mq_point_hit *out)
 {
-    return !(bound > best->dist) || !(bound * bound > best->d2);
-}
-
-bool mq_bvt_closest_with(const mq_bvt *t, const float p[3], float max_distance, mq_point_hit *out, const void *ctx,
-                         mq_bvt_bound_fn bound)
-{
-    if (!p || !mq_v3_is_finite(p) || !(max_distance >= 0.0f) || t->node_count == 0)
-        return false;
-    point_best best = {
-        max_distance * max_distance, (double)max_distance * max_distance, max_distance, UINT32_MAX, {0, 0, 0}, {0, 0}};
-    point_entry stack[MQ_BVT_STACK];
-    int top = 0;
-    uint32_t i = 0;
-    bool go = may_improve(bound(ctx, 0), &best);
-    while (go) {
-        uint32_t d = t->data[i];
-        if (mq_bvt_is_leaf(d)) {
-            point_leaf(t, d, p, &best);
-        } else {
-            uint32_t l = i + 1, r = d;
-            float bl = bound(ctx, l), br = bound(ctx, r);
-            bool hl = may_improve(bl, &best), hr = may_improve(br, &best);
-            if (hl && hr) {
-                bool left_first = bl <= br;
-                stack[top++] = (point_entry){left_first ? r : l, left_first ? br : bl};
-                i = left_first ? l : r;
-                continue;
-            }
-            if (hl || hr) {
-                i = hl ? l : r;
-                continue;
-            }
-        }
-        go = false;
-        while (top > 0)
-            if (may_improve(stack[--top].bound, &best)) {
-                i = stack[top].node;
-                go = true;
-                break;
-            }
-    }
-    if (best.tri == UINT32_MAX)
+    if (best->tri == UINT32_MAX)
         return false;
     if (out) {
-        mq_v3_copy(out->point, best.point);
-        out->distance = best.dist;
-        out->triangle = t->ids[best.tri];
-        out->u = best.uv[0];
-        out->v = best.uv[1];
+        mq_v3_copy(out->point, best->point);
+        out->distance = best->dist;
+        out->triangle = t->ids[best->tri];
+        out->u = best->uv[0];
+        out->v = best->uv[1];
     }
     return true;
 }
@@ -319,15 +146,6 @@ bool mq_bvt_closest_with(const mq_bvt *t, const float p[3], float max_distance, 
 /* ------------------------------------------------------------------------- */
 /* Mesh vs mesh                                                              */
 /* ------------------------------------------------------------------------- */
-
-typedef struct collide_ctx {
-    const mq_bvt *a, *b;
-    const mq_rigid_m *m;
-    float slack;
-    mq_pair_fn fn;
-    void *user;
-    size_t reported;
-} collide_ctx;
 
 static void triangle_bounds(const mq_triangle *tri, float slack, float lo[3], float hi[3])
 {
@@ -343,7 +161,7 @@ static bool bounds_disjoint(const float alo[3], const float ahi[3], const float 
            blo[2] > ahi[2];
 }
 
-static bool leaf_pair(collide_ctx *c, uint32_t da, uint32_t db)
+bool mq_bvt_leaf_pair(mq_bvt_collide *c, uint32_t da, uint32_t db)
 {
     mq_triangle tb[MQ_BVT_MAX_LEAF];
     float blo[MQ_BVT_MAX_LEAF][3], bhi[MQ_BVT_MAX_LEAF][3];
@@ -366,41 +184,4 @@ static bool leaf_pair(collide_ctx *c, uint32_t da, uint32_t db)
         }
     }
     return true;
-}
-
-typedef struct pair_entry {
-    uint32_t a, b;
-} pair_entry;
-
-size_t mq_bvt_collide_with(const mq_bvt *a, const mq_bvt *b, const mq_rigid_m *m, mq_pair_fn fn, void *user,
-                           const void *ctx, mq_bvt_pair_fn pair, mq_bvt_size_fn size)
-{
-    if (a->node_count == 0 || b->node_count == 0)
-        return 0;
-    collide_ctx c = {a, b, m, 0.0f, fn, user, 0};
-    c.slack = MQ_BVT_SLACK * (fabsf(m->t[0]) + fabsf(m->t[1]) + fabsf(m->t[2]) + a->magnitude + b->magnitude);
-    pair_entry stack[2 * MQ_BVT_STACK];
-    int top = 0;
-    pair_entry p = {0, 0};
-    for (;;) {
-        if (pair(ctx, p.a, p.b)) {
-            uint32_t da = a->data[p.a], db = b->data[p.b];
-            bool la = mq_bvt_is_leaf(da), lb = mq_bvt_is_leaf(db);
-            if (la && lb) {
-                if (!leaf_pair(&c, da, db))
-                    return c.reported;
-            } else if (lb || (!la && size(ctx, true, p.a) >= size(ctx, false, p.b))) {
-                stack[top++] = (pair_entry){da, p.b};
-                p.a++;
-                continue;
-            } else {
-                stack[top++] = (pair_entry){p.a, db};
-                p.b++;
-                continue;
-            }
-        }
-        if (top == 0)
-            return c.reported;
-        p = stack[--top];
-    }
 }
