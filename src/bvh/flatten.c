@@ -186,6 +186,7 @@ mq_status mq_flatten(mq_bvh *bvh, const mq_wide_tree *tree, const mq_prim_ref *r
         mq_free(a, jobs, job_bytes);
         return MQ_ERR_OUT_OF_MEMORY;
     }
+    mq_advise_huge_pages(a, arena, bytes);
     flat_ctx c = {tree, refs, positions, indices, bvh->scale, arena, jobs, 0, 0, 0, 0, 0};
     bvh->root = emit_node(&c, tree->root, 1);
     fill_leaves(&c, threads);

@@ -1,7 +1,33 @@
+#define _DEFAULT_SOURCE 1 /* madvise, MADV_HUGEPAGE */
 #include "core/alloc.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+#define MQ_HUGE_PAGE ((size_t)2 << 20)
+#define MQ_HUGE_MIN (4 * MQ_HUGE_PAGE)
+
+void mq_advise_huge_pages(const mq_allocator *a, void *p, size_t size)
+{
+    if (a && a->alloc)
+        return; /* the caller's memory, the caller's policy */
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (size < MQ_HUGE_MIN)
+        return;
+    uintptr_t lo = ((uintptr_t)p + MQ_HUGE_PAGE - 1) & ~(uintptr_t)(MQ_HUGE_PAGE - 1);
+    uintptr_t hi = ((uintptr_t)p + size) & ~(uintptr_t)(MQ_HUGE_PAGE - 1);
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)size;
+#endif
+}
 
 static void *default_alloc(size_t size, size_t align, void *user)
 {
