@@ -530,169 +530,221 @@ static mq_scene *make_scene(const scene_opts *o, const mq_bvh *bvh, const double
     return scene;
 }
 
-int bench_scene_main(int argc, char **argv)
+/* Everything the benchmark allocates, freed by scene_bench_free whichever
+ * step failed. */
+typedef struct scene_bench {
+    mq_mesh *mesh;
+    mq_bvh *bvh;
+    mq_aabb box;
+    double *xf, half;
+    mq_dray *rays;
+    mq_scene_hit *hits;
+    bool *occluded;
+    double *mq_s, *em_s, *one_s; /* per repetition */
+    mq_scene *scene;             /* the last one committed, the one traced */
+#if defined(MQ_HAVE_EMBREE)
+    float *fx; /* Embree takes float transforms and rays */
+    mq_ray *frays;
+    float *et;
+    bool *eocc;
+    uint32_t *eid, *einst;
+#endif
+} scene_bench;
+
+static void scene_bench_free(scene_bench *b)
 {
-    scene_opts o;
-    bool done;
-    int st = parse_args(argc, argv, &o, &done);
-    if (st || done)
-        return st;
-    mq_mesh *mesh = NULL;
+#if defined(MQ_HAVE_EMBREE)
+    free(b->fx);
+    free(b->frays);
+    free(b->et);
+    free(b->eocc);
+    free(b->eid);
+    free(b->einst);
+#endif
+    free(b->mq_s);
+    free(b->em_s);
+    free(b->one_s);
+    free(b->xf);
+    free(b->rays);
+    free(b->hits);
+    free(b->occluded);
+    mq_scene_destroy(b->scene);
+    mq_bvh_destroy(b->bvh);
+    mq_mesh_destroy(b->mesh);
+}
+
+/* The mesh, its BVH and box, the transforms and rays, and the answer and
+ * timing arrays. 0, or 1 after a message. */
+static int load_inputs(const scene_opts *o, scene_bench *b)
+{
     mq_diag d;
-    if (mq_obj_load(o.mesh_path, NULL, &mesh, NULL, &d) != MQ_OK) {
-        fprintf(stderr, "mq-bench scene: %s: %s\n", o.mesh_path, d.message);
+    if (mq_obj_load(o->mesh_path, NULL, &b->mesh, NULL, &d) != MQ_OK) {
+        fprintf(stderr, "mq-bench scene: %s: %s\n", o->mesh_path, d.message);
         return 1;
     }
-    mq_bvh *bvh = NULL;
-    if (mq_bvh_build(mesh, NULL, &bvh, &d) != MQ_OK) {
+    if (mq_bvh_build(b->mesh, NULL, &b->bvh, &d) != MQ_OK) {
         fprintf(stderr, "mq-bench scene: %s\n", d.message);
         return 1;
     }
-    mq_aabb box = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
-    const float *p = mq_mesh_positions(mesh);
-    for (size_t i = 0; i < mq_mesh_vertex_count(mesh); i++)
+    b->box = (mq_aabb){{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+    const float *p = mq_mesh_positions(b->mesh);
+    for (size_t i = 0; i < mq_mesh_vertex_count(b->mesh); i++)
         for (int k = 0; k < 3; k++) {
-            box.min[k] = fminf(box.min[k], p[3 * i + k]);
-            box.max[k] = fmaxf(box.max[k], p[3 * i + k]);
+            b->box.min[k] = fminf(b->box.min[k], p[3 * i + k]);
+            b->box.max[k] = fmaxf(b->box.max[k], p[3 * i + k]);
         }
-    double *xf = malloc(o.instances * 12 * sizeof *xf), half;
-    mq_dray *rays = malloc(o.count * sizeof *rays);
-    mq_scene_hit *hits = malloc(o.count * sizeof *hits);
-    bool *occluded = malloc(o.count * sizeof *occluded);
-    if (!xf || !rays || !hits || !occluded)
-        return 1;
-    make_transforms(&o, &box, xf, &half);
-    make_rays(&o, half, rays);
-
+    b->xf = malloc(o->instances * 12 * sizeof *b->xf);
+    b->rays = malloc(o->count * sizeof *b->rays);
+    b->hits = malloc(o->count * sizeof *b->hits);
+    b->occluded = malloc(o->count * sizeof *b->occluded);
+    b->mq_s = calloc(o->reps, sizeof(double));
+    b->em_s = calloc(o->reps, sizeof(double));
+    b->one_s = calloc(o->reps, sizeof(double));
+    bool ok = b->xf && b->rays && b->hits && b->occluded && b->mq_s && b->em_s && b->one_s;
 #if defined(MQ_HAVE_EMBREE)
-    float *fx = malloc(o.instances * 12 * sizeof *fx); /* Embree takes float transforms */
-    if (!fx)
-        return 1;
-    for (size_t i = 0; i < 12 * o.instances; i++)
-        fx[i] = (float)xf[i];
+    b->fx = malloc(o->instances * 12 * sizeof *b->fx);
+    b->frays = malloc(o->count * sizeof *b->frays);
+    b->et = malloc(o->count * sizeof *b->et);
+    b->eocc = malloc(o->count * sizeof *b->eocc);
+    b->eid = malloc(o->count * sizeof *b->eid);
+    b->einst = malloc(o->count * sizeof *b->einst);
+    ok = ok && b->fx && b->frays && b->et && b->eocc && b->eid && b->einst;
 #endif
-    /* The commit, ours and Embree's, --reps times in turn, the medians
-     * reported: each round a new scene of ours (the previous one destroyed)
-     * and a new top-level scene of Embree's on the same device and base
-     * scene (the first of each is a first commit); our last scene is the one
-     * traced. */
-    double *mq_commit_ms = calloc(o.reps, sizeof(double)), *em_commit_ms = calloc(o.reps, sizeof(double));
-    if (!mq_commit_ms || !em_commit_ms)
+    if (!ok) {
+        fprintf(stderr, "mq-bench scene: out of memory\n");
         return 1;
-    mq_scene *scene = NULL;
+    }
+    make_transforms(o, &b->box, b->xf, &b->half);
+    make_rays(o, b->half, b->rays);
+#if defined(MQ_HAVE_EMBREE)
+    for (size_t i = 0; i < 12 * o->instances; i++)
+        b->fx[i] = (float)b->xf[i];
+    for (size_t i = 0; i < o->count; i++) {
+        for (int k = 0; k < 3; k++) {
+            b->frays[i].origin[k] = (float)b->rays[i].origin[k];
+            b->frays[i].dir[k] = (float)b->rays[i].dir[k];
+        }
+        b->frays[i].tmin = 0;
+        b->frays[i].tmax = INFINITY;
+    }
+#endif
+    return 0;
+}
+
+/* The commit, ours and Embree's, --reps times in turn, the medians reported:
+ * each round a new scene of ours (the previous one destroyed) and a new
+ * top-level scene of Embree's on the same device and base scene (the first
+ * of each is a first commit); our last scene stays in b->scene. 0, or 1. */
+static int time_commits(const scene_opts *o, scene_bench *b)
+{
+    double *mq_ms = calloc(o->reps, sizeof(double)), *em_ms = calloc(o->reps, sizeof(double));
+    bool ok = mq_ms && em_ms;
+    bool have_embree = false;
 #if defined(MQ_HAVE_EMBREE)
     ref_embree *commits = NULL; /* Embree's scenes of this loop */
 #endif
-    for (unsigned r = 0; r < o.reps; r++) {
-        mq_scene_destroy(scene);
-        scene = make_scene(&o, bvh, xf, &mq_commit_ms[r]);
-        if (!scene)
-            return 1;
+    for (unsigned r = 0; r < o->reps && ok; r++) {
+        mq_scene_destroy(b->scene);
+        b->scene = make_scene(o, b->bvh, b->xf, &mq_ms[r]);
+        ok = b->scene != NULL;
 #if defined(MQ_HAVE_EMBREE)
-        if (o.embree && r == 0)
-            commits =
-                ref_embree_create_instanced(mq_mesh_positions(mesh), mq_mesh_vertex_count(mesh), mq_mesh_indices(mesh),
-                                            mq_mesh_triangle_count(mesh), fx, o.instances, 1, &em_commit_ms[r]);
-        else if (commits)
-            ref_embree_reinstance(commits, fx, o.instances, &em_commit_ms[r]);
+        if (ok && o->embree && r == 0)
+            commits = ref_embree_create_instanced(mq_mesh_positions(b->mesh), mq_mesh_vertex_count(b->mesh),
+                                                  mq_mesh_indices(b->mesh), mq_mesh_triangle_count(b->mesh), b->fx,
+                                                  o->instances, 1, &em_ms[r]);
+        else if (ok && commits)
+            ref_embree_reinstance(commits, b->fx, o->instances, &em_ms[r]);
 #endif
     }
-    bool have_embree_commit = false;
 #if defined(MQ_HAVE_EMBREE)
-    have_embree_commit = commits != NULL;
+    have_embree = commits != NULL;
     ref_embree_destroy(commits);
 #endif
-    double mq_build_ms = median_of(mq_commit_ms, o.reps);
-    emit(&o, "meshquery", 1, "build_ms", mq_build_ms, "ms");
-    if (have_embree_commit) {
-        double em_build_ms = median_of(em_commit_ms, o.reps);
-        emit(&o, "embree", 1, "build_ms", em_build_ms, "ms");
-        emit(&o, "meshquery", 1, "build_ratio_vs_embree", mq_build_ms / em_build_ms, "x");
-    }
-    free(mq_commit_ms);
-    free(em_commit_ms);
-
-    unsigned tcounts[2] = {1, o.threads};
-    int runs = o.threads > 1 ? 2 : 1;
-    double *mq_s = calloc(o.reps, sizeof(double)), *em_s = calloc(o.reps, sizeof(double));
-    double *one_s = calloc(o.reps, sizeof(double));
-    if (!mq_s || !em_s || !one_s)
-        return 1;
-#if defined(MQ_HAVE_EMBREE)
-    float *et = malloc(o.count * sizeof(float));
-    bool *eocc = malloc(o.count * sizeof *eocc);
-    uint32_t *eid = malloc(o.count * sizeof(uint32_t)), *einst = malloc(o.count * sizeof(uint32_t));
-    mq_ray *frays = malloc(o.count * sizeof *frays);
-    for (size_t i = 0; i < o.count; i++) {
-        for (int k = 0; k < 3; k++) {
-            frays[i].origin[k] = (float)rays[i].origin[k];
-            frays[i].dir[k] = (float)rays[i].dir[k];
+    if (ok) {
+        double mq_build_ms = median_of(mq_ms, o->reps);
+        emit(o, "meshquery", 1, "build_ms", mq_build_ms, "ms");
+        if (have_embree) {
+            double em_build_ms = median_of(em_ms, o->reps);
+            emit(o, "embree", 1, "build_ms", em_build_ms, "ms");
+            emit(o, "meshquery", 1, "build_ratio_vs_embree", mq_build_ms / em_build_ms, "x");
         }
-        frays[i].tmin = 0;
-        frays[i].tmax = INFINITY;
+    } else if (!mq_ms || !em_ms) {
+        fprintf(stderr, "mq-bench scene: out of memory\n");
     }
-#endif
+    free(mq_ms);
+    free(em_ms);
+    return ok ? 0 : 1;
+}
+
+/* Ray throughput on 1 thread (batch and one call per ray) and on --threads,
+ * beside Embree's on the same scene, with the answers compared. */
+static void time_traces(const scene_opts *o, scene_bench *b)
+{
+    unsigned tcounts[2] = {1, o->threads};
+    int runs = o->threads > 1 ? 2 : 1;
     for (int run = 0; run < runs; run++) {
         unsigned th = tcounts[run];
         bool have_embree = false;
 #if defined(MQ_HAVE_EMBREE)
         ref_embree *e = NULL;
-        if (o.embree) {
+        if (o->embree) {
             double bms;
-            e = ref_embree_create_instanced(mq_mesh_positions(mesh), mq_mesh_vertex_count(mesh), mq_mesh_indices(mesh),
-                                            mq_mesh_triangle_count(mesh), fx, o.instances, th, &bms);
+            e = ref_embree_create_instanced(mq_mesh_positions(b->mesh), mq_mesh_vertex_count(b->mesh),
+                                            mq_mesh_indices(b->mesh), mq_mesh_triangle_count(b->mesh), b->fx,
+                                            o->instances, th, &bms);
             have_embree = e != NULL;
         }
 #endif
         size_t mq_hits = 0, em_hits = 0, agree = 0;
-        for (unsigned r = 0; r < o.reps; r++) {
+        for (unsigned r = 0; r < o->reps; r++) {
             double a = th == 1 ? cpu_now() : bench_now();
-            mq_hits = o.any ? mq_scene_raycast_any_batch(scene, rays, o.count, NULL, th, occluded)
-                            : mq_scene_raycast_closest_batch(scene, rays, o.count, NULL, th, hits);
-            mq_s[r] = (th == 1 ? cpu_now() : bench_now()) - a;
+            mq_hits = o->any ? mq_scene_raycast_any_batch(b->scene, b->rays, o->count, NULL, th, b->occluded)
+                             : mq_scene_raycast_closest_batch(b->scene, b->rays, o->count, NULL, th, b->hits);
+            b->mq_s[r] = (th == 1 ? cpu_now() : bench_now()) - a;
             if (th == 1)
-                one_s[r] = single_ray_seconds(scene, rays, o.count, o.any, hits);
+                b->one_s[r] = single_ray_seconds(b->scene, b->rays, o->count, o->any, b->hits);
 #if defined(MQ_HAVE_EMBREE)
             if (have_embree) {
                 a = th == 1 ? cpu_now() : bench_now();
-                if (o.any)
-                    ref_embree_occluded(e, frays, o.count, th, eocc);
+                if (o->any)
+                    ref_embree_occluded(e, b->frays, o->count, th, b->eocc);
                 else
-                    ref_embree_closest_instanced(e, frays, o.count, th, et, eid, einst);
-                em_s[r] = (th == 1 ? cpu_now() : bench_now()) - a;
+                    ref_embree_closest_instanced(e, b->frays, o->count, th, b->et, b->eid, b->einst);
+                b->em_s[r] = (th == 1 ? cpu_now() : bench_now()) - a;
             }
 #endif
         }
-        double mq_rate = o.count / median_of(mq_s, o.reps) / 1e6;
-        double one_rate = th == 1 ? o.count / median_of(one_s, o.reps) / 1e6 : 0;
-        emit(&o, "meshquery", th, "throughput", mq_rate, "Mrays/s");
+        double mq_rate = o->count / median_of(b->mq_s, o->reps) / 1e6;
+        double one_rate = th == 1 ? o->count / median_of(b->one_s, o->reps) / 1e6 : 0;
+        emit(o, "meshquery", th, "throughput", mq_rate, "Mrays/s");
         if (th == 1)
-            emit(&o, "meshquery", th, "throughput_single_ray_api", one_rate, "Mrays/s");
+            emit(o, "meshquery", th, "throughput_single_ray_api", one_rate, "Mrays/s");
 #if defined(MQ_HAVE_EMBREE)
         if (have_embree) {
-            for (size_t i = 0; i < o.count; i++) {
-                if (o.any) {
-                    em_hits += eocc[i];
-                    agree += eocc[i] == occluded[i];
+            for (size_t i = 0; i < o->count; i++) {
+                if (o->any) {
+                    em_hits += b->eocc[i];
+                    agree += b->eocc[i] == b->occluded[i];
                     continue;
                 }
-                bool eh = eid[i] != UINT32_MAX;
+                bool eh = b->eid[i] != UINT32_MAX;
                 em_hits += eh;
-                agree += eh == (hits[i].instance != MQ_NO_INSTANCE) &&
-                         (!eh || (eid[i] == hits[i].triangle && fabs(et[i] - hits[i].t) <= 1e-3 * fabs(hits[i].t)));
+                agree += eh == (b->hits[i].instance != MQ_NO_INSTANCE) &&
+                         (!eh || (b->eid[i] == b->hits[i].triangle &&
+                                  fabs(b->et[i] - b->hits[i].t) <= 1e-3 * fabs(b->hits[i].t)));
             }
-            double em_rate = o.count / median_of(em_s, o.reps) / 1e6;
-            emit(&o, "embree", th, "throughput", em_rate, "Mrays/s");
-            emit(&o, "meshquery", th, "ratio_vs_embree", mq_rate / em_rate, "x");
+            double em_rate = o->count / median_of(b->em_s, o->reps) / 1e6;
+            emit(o, "embree", th, "throughput", em_rate, "Mrays/s");
+            emit(o, "meshquery", th, "ratio_vs_embree", mq_rate / em_rate, "x");
             if (th == 1)
-                emit(&o, "meshquery", th, "single_ray_api_ratio_vs_embree", one_rate / em_rate, "x");
-            if (!o.json)
-                printf(o.any ? "  occluded: meshquery %zu, embree %zu, same answer: %.2f%%\n"
-                             : "  hits: meshquery %zu, embree %zu, same triangle and t: %.2f%%\n",
-                       mq_hits, em_hits, 100.0 * agree / o.count);
+                emit(o, "meshquery", th, "single_ray_api_ratio_vs_embree", one_rate / em_rate, "x");
+            if (!o->json)
+                printf(o->any ? "  occluded: meshquery %zu, embree %zu, same answer: %.2f%%\n"
+                              : "  hits: meshquery %zu, embree %zu, same triangle and t: %.2f%%\n",
+                       mq_hits, em_hits, 100.0 * agree / o->count);
             if (th == 1) {
-                answers ans = {hits, occluded, et, eid, einst, eocc};
-                report_differences(&o, mesh, &box, xf, rays, &ans);
+                answers ans = {b->hits, b->occluded, b->et, b->eid, b->einst, b->eocc};
+                report_differences(o, b->mesh, &b->box, b->xf, b->rays, &ans);
             }
             ref_embree_destroy(e);
         }
@@ -702,23 +754,22 @@ int bench_scene_main(int argc, char **argv)
         (void)agree;
         (void)mq_hits;
     }
-#if defined(MQ_HAVE_EMBREE)
-    free(fx);
-    free(et);
-    free(eocc);
-    free(eid);
-    free(einst);
-    free(frays);
-#endif
-    free(mq_s);
-    free(em_s);
-    free(one_s);
-    free(xf);
-    free(rays);
-    free(hits);
-    free(occluded);
-    mq_scene_destroy(scene);
-    mq_bvh_destroy(bvh);
-    mq_mesh_destroy(mesh);
-    return 0;
+}
+
+int bench_scene_main(int argc, char **argv)
+{
+    scene_opts o;
+    bool done;
+    int st = parse_args(argc, argv, &o, &done);
+    if (st || done)
+        return st;
+    scene_bench b;
+    memset(&b, 0, sizeof b);
+    st = load_inputs(&o, &b);
+    if (!st)
+        st = time_commits(&o, &b);
+    if (!st)
+        time_traces(&o, &b);
+    scene_bench_free(&b);
+    return st;
 }
