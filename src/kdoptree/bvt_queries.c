@@ -1,12 +1,12 @@
 /*
- * The leaf tests and answers of the skeleton's ray, closest-point and
+ * The leaf tests, set-up and answers of the skeleton's ray, closest-point and
  * mesh-vs-mesh traversals (bvt_walk.h, where the loops are inlined into each
  * tree kind with its node test). They are the OBB tree's
  * (obbtree_raycast.c, obbtree_closest_point.c, obbtree_collide.c): the same
- * leaf tests and tie rules, so the answers are the same, bit for bit.
+ * leaf tests (here) and tie rules (here and in bvt_walk.h), so the answers are
+ * the same, bit for bit.
  */
 #include <math.h>
-#include <string.h>
 
 #include "core/minmax.h"
 #include "core/vec3.h"
@@ -18,12 +18,13 @@
 /* Rays                                                                      */
 /* ------------------------------------------------------------------------- */
 
-void mq_bvt_ray_init(mq_bvt_ray *c, const mq_bvt *t, const mq_ray *ray, const mq_ray_query *q)
+void mq_bvt_ray_init(mq_bvt_ray_query *c, const mq_bvt *t, const mq_ray *ray, const mq_ray_query *q)
 {
-    *c = (mq_bvt_ray){t, ray, q && q->cull_back_faces, q ? q->filter : NULL, q ? q->filter_user : NULL, {0, 0, 0}};
+    *c =
+        (mq_bvt_ray_query){t, ray, q && q->cull_back_faces, q ? q->filter : NULL, q ? q->filter_user : NULL, {0, 0, 0}};
 }
 
-void mq_bvt_ray_flush_stats(const mq_bvt_ray *c, const mq_ray_query *q)
+void mq_bvt_ray_flush_stats(const mq_bvt_ray_query *c, const mq_ray_query *q)
 {
     if (q && q->stats) {
         q->stats->node_visits += c->stats.node_visits;
@@ -47,13 +48,13 @@ static void fill_hit(const mq_bvt *t, const mq_ray *ray, uint32_t k, const mq_tr
     mq_hit_mesh_attributes(m, out);
 }
 
-static bool hit_triangle(mq_bvt_ray *c, uint32_t k, mq_triangle_hit *h)
+static bool hit_triangle(mq_bvt_ray_query *c, uint32_t k, mq_triangle_hit *h)
 {
     c->stats.triangle_tests++;
     return mq_raycast_triangle(c->ray, &c->tree->tris[k], h) && !(c->cull_back_faces && h->back_face);
 }
 
-static bool passes_filter(const mq_bvt_ray *c, uint32_t k, const mq_triangle_hit *h)
+static bool passes_filter(const mq_bvt_ray_query *c, uint32_t k, const mq_triangle_hit *h)
 {
     if (!c->filter)
         return true;
@@ -62,7 +63,7 @@ static bool passes_filter(const mq_bvt_ray *c, uint32_t k, const mq_triangle_hit
     return c->filter(&full, c->filter_user);
 }
 
-void mq_bvt_ray_leaf_closest(mq_bvt_ray *c, uint32_t d, mq_bvt_best_hit *best)
+void mq_bvt_ray_leaf_closest(mq_bvt_ray_query *c, uint32_t d, mq_bvt_best_hit *best)
 {
     const mq_bvt *t = c->tree;
     uint32_t first = mq_bvt_first(d), end = first + mq_bvt_count(d);
@@ -88,7 +89,7 @@ void mq_bvt_ray_record(const mq_bvt *t, const mq_ray *ray, const mq_bvt_best_hit
         mq_hit_miss(out);
 }
 
-bool mq_bvt_ray_leaf_any(mq_bvt_ray *c, uint32_t d)
+bool mq_bvt_ray_leaf_any(mq_bvt_ray_query *c, uint32_t d)
 {
     uint32_t first = mq_bvt_first(d), end = first + mq_bvt_count(d);
     c->stats.leaf_visits++;
@@ -161,7 +162,7 @@ static bool bounds_disjoint(const float alo[3], const float ahi[3], const float 
            blo[2] > ahi[2];
 }
 
-bool mq_bvt_leaf_pair(mq_bvt_collide *c, uint32_t da, uint32_t db)
+bool mq_bvt_pair_leaf(mq_bvt_collide_query *c, uint32_t da, uint32_t db)
 {
     mq_triangle tb[MQ_BVT_MAX_LEAF];
     float blo[MQ_BVT_MAX_LEAF][3], bhi[MQ_BVT_MAX_LEAF][3];

@@ -11,11 +11,15 @@
  *   mq_bvt_closest   closest point: bound(node) -> lower distance bound
  *   mq_bvt_collide   mesh vs mesh: pair(node a, node b) -> may overlap
  *
- * The loops live here so that no node test is an indirect call; the leaf
- * tests and the answers they fill are called once per leaf (bvt_queries.c).
+ * The loops live here, so no node test is an indirect call; the leaf tests
+ * (once per leaf) and each query's set-up and answer (once per query) stay
+ * out of line in bvt_queries.c.
  */
 #ifndef MQ_KDOPTREE_BVT_WALK_H
 #define MQ_KDOPTREE_BVT_WALK_H
+
+#include <math.h>
+#include <stdint.h>
 
 #include <meshquery/primitives.h>
 
@@ -86,14 +90,14 @@ static inline bool mq_bvt_stop(uint32_t triangle, void *user)
 typedef bool (*mq_bvt_clip_fn)(const void *ctx, uint32_t node, float limit, float *t_enter);
 
 /* A ray query's leaf-test inputs and counters (bvt_queries.c). */
-typedef struct mq_bvt_ray {
+typedef struct mq_bvt_ray_query {
     const mq_bvt *tree;
     const mq_ray *ray;
     bool cull_back_faces;
     mq_hit_filter_fn filter;
     void *filter_user;
     mq_ray_stats stats;
-} mq_bvt_ray;
+} mq_bvt_ray_query;
 
 /* The closest accepted hit so far; tri in tree order. */
 typedef struct mq_bvt_best_hit {
@@ -102,14 +106,15 @@ typedef struct mq_bvt_best_hit {
     mq_triangle_hit hit;
 } mq_bvt_best_hit;
 
-void mq_bvt_ray_init(mq_bvt_ray *c, const mq_bvt *t, const mq_ray *ray, const mq_ray_query *q);
+/* A query's state for ray over t; q may be NULL (the defaults). */
+void mq_bvt_ray_init(mq_bvt_ray_query *c, const mq_bvt *t, const mq_ray *ray, const mq_ray_query *q);
 /* Adds the counters to q->stats when asked for. */
-void mq_bvt_ray_flush_stats(const mq_bvt_ray *c, const mq_ray_query *q);
+void mq_bvt_ray_flush_stats(const mq_bvt_ray_query *c, const mq_ray_query *q);
 /* Tests leaf d's triangles against *best: nearer t, or the smaller mesh id at
  * an equal t, and past the query's filter. */
-void mq_bvt_ray_leaf_closest(mq_bvt_ray *c, uint32_t d, mq_bvt_best_hit *best);
+void mq_bvt_ray_leaf_closest(mq_bvt_ray_query *c, uint32_t d, mq_bvt_best_hit *best);
 /* True when one of leaf d's triangles is a hit the query accepts. */
-bool mq_bvt_ray_leaf_any(mq_bvt_ray *c, uint32_t d);
+bool mq_bvt_ray_leaf_any(mq_bvt_ray_query *c, uint32_t d);
 /* The hit record of *best (a miss when none was found). */
 void mq_bvt_ray_record(const mq_bvt *t, const mq_ray *ray, const mq_bvt_best_hit *best, mq_hit *out);
 
@@ -131,7 +136,10 @@ MQ_BVT_INLINE bool mq_bvt_ray_pop(mq_bvt_ray_entry *stack, int *top, const mq_bv
     return false;
 }
 
-MQ_BVT_INLINE void mq_bvt_ray_closest_walk(mq_bvt_ray *c, const void *ctx, mq_bvt_clip_fn clip, mq_bvt_best_hit *best)
+/* The nearest accepted hit into *best: nearer child first, nodes entered
+ * beyond the best t skipped. */
+MQ_BVT_INLINE void mq_bvt_ray_closest_walk(mq_bvt_ray_query *c, const void *ctx, mq_bvt_clip_fn clip,
+                                           mq_bvt_best_hit *best)
 {
     const mq_bvt *t = c->tree;
     mq_bvt_ray_entry stack[MQ_BVT_STACK];
@@ -171,7 +179,7 @@ MQ_BVT_INLINE bool mq_bvt_ray_closest_with(const mq_bvt *t, const mq_ray *ray, c
 {
     mq_bvt_best_hit best = {false, 0, {0}};
     if (t->node_count > 0 && mq_ray_is_valid(ray)) {
-        mq_bvt_ray c;
+        mq_bvt_ray_query c;
         mq_bvt_ray_init(&c, t, ray, q);
         mq_bvt_ray_closest_walk(&c, ctx, clip, &best);
         mq_bvt_ray_flush_stats(&c, q);
@@ -181,7 +189,8 @@ MQ_BVT_INLINE bool mq_bvt_ray_closest_with(const mq_bvt *t, const mq_ray *ray, c
     return best.found;
 }
 
-MQ_BVT_INLINE bool mq_bvt_ray_any_walk(mq_bvt_ray *c, const void *ctx, mq_bvt_clip_fn clip)
+/* True at the first accepted hit, in depth-first order. */
+MQ_BVT_INLINE bool mq_bvt_ray_any_walk(mq_bvt_ray_query *c, const void *ctx, mq_bvt_clip_fn clip)
 {
     const mq_bvt *t = c->tree;
     uint32_t stack[MQ_BVT_STACK];
@@ -212,7 +221,7 @@ MQ_BVT_INLINE bool mq_bvt_ray_any_with(const mq_bvt *t, const mq_ray *ray, const
 {
     if (t->node_count == 0 || !mq_ray_is_valid(ray))
         return false;
-    mq_bvt_ray c;
+    mq_bvt_ray_query c;
     mq_bvt_ray_init(&c, t, ray, q);
     bool hit = mq_bvt_ray_any_walk(&c, ctx, clip);
     mq_bvt_ray_flush_stats(&c, q);
@@ -241,7 +250,7 @@ void mq_bvt_point_leaf(const mq_bvt *t, uint32_t d, const float p[3], mq_bvt_poi
 bool mq_bvt_point_record(const mq_bvt *t, const mq_bvt_point_best *best, mq_point_hit *out);
 
 /* As the OBB tree's: ties still enter, and pruning needs both domains to agree. */
-MQ_BVT_INLINE bool mq_bvt_may_improve(float bound, const mq_bvt_point_best *best)
+MQ_BVT_INLINE bool mq_bvt_point_may_improve(float bound, const mq_bvt_point_best *best)
 {
     return !(bound > best->dist) || !(bound * bound > best->d2);
 }
@@ -251,13 +260,15 @@ typedef struct mq_bvt_point_entry {
     float bound;
 } mq_bvt_point_entry;
 
-MQ_BVT_INLINE void mq_bvt_closest_walk(const mq_bvt *t, const float p[3], const void *ctx, mq_bvt_bound_fn bound,
-                                       mq_bvt_point_best *best)
+/* The nearest triangle to p into *best: the child with the smaller bound
+ * first, nodes that cannot improve on *best skipped. */
+MQ_BVT_INLINE void mq_bvt_point_walk(const mq_bvt *t, const float p[3], const void *ctx, mq_bvt_bound_fn bound,
+                                     mq_bvt_point_best *best)
 {
     mq_bvt_point_entry stack[MQ_BVT_STACK];
     int top = 0;
     uint32_t i = 0;
-    bool go = mq_bvt_may_improve(bound(ctx, 0), best);
+    bool go = mq_bvt_point_may_improve(bound(ctx, 0), best);
     while (go) {
         uint32_t d = t->data[i];
         if (mq_bvt_is_leaf(d)) {
@@ -265,7 +276,7 @@ MQ_BVT_INLINE void mq_bvt_closest_walk(const mq_bvt *t, const float p[3], const 
         } else {
             uint32_t l = i + 1, r = d;
             float bl = bound(ctx, l), br = bound(ctx, r);
-            bool hl = mq_bvt_may_improve(bl, best), hr = mq_bvt_may_improve(br, best);
+            bool hl = mq_bvt_point_may_improve(bl, best), hr = mq_bvt_point_may_improve(br, best);
             if (hl && hr) {
                 bool left_first = bl <= br;
                 stack[top++] = (mq_bvt_point_entry){left_first ? r : l, left_first ? br : bl};
@@ -279,7 +290,7 @@ MQ_BVT_INLINE void mq_bvt_closest_walk(const mq_bvt *t, const float p[3], const 
         }
         go = false;
         while (top > 0)
-            if (mq_bvt_may_improve(stack[--top].bound, best)) {
+            if (mq_bvt_point_may_improve(stack[--top].bound, best)) {
                 i = stack[top].node;
                 go = true;
                 break;
@@ -295,7 +306,7 @@ MQ_BVT_INLINE bool mq_bvt_closest_with(const mq_bvt *t, const float p[3], float 
         return false;
     mq_bvt_point_best best = {
         max_distance * max_distance, (double)max_distance * max_distance, max_distance, UINT32_MAX, {0, 0, 0}, {0, 0}};
-    mq_bvt_closest_walk(t, p, ctx, bound, &best);
+    mq_bvt_point_walk(t, p, ctx, bound, &best);
     return mq_bvt_point_record(t, &best, out);
 }
 
@@ -307,17 +318,17 @@ typedef bool (*mq_bvt_pair_fn)(const void *ctx, uint32_t a, uint32_t b);
 typedef float (*mq_bvt_size_fn)(const void *ctx, bool in_a, uint32_t node);
 
 /* A mesh-vs-mesh query's leaf-test inputs and its count of reported pairs. */
-typedef struct mq_bvt_collide {
+typedef struct mq_bvt_collide_query {
     const mq_bvt *a, *b;
     const mq_rigid_m *m;
     float slack;
     mq_pair_fn fn;
     void *user;
     size_t reported;
-} mq_bvt_collide;
+} mq_bvt_collide_query;
 
 /* Tests leaf da of A against leaf db of B; false when the callback stopped. */
-bool mq_bvt_leaf_pair(mq_bvt_collide *c, uint32_t da, uint32_t db);
+bool mq_bvt_pair_leaf(mq_bvt_collide_query *c, uint32_t da, uint32_t db);
 
 typedef struct mq_bvt_pair_entry {
     uint32_t a, b;
@@ -329,7 +340,7 @@ MQ_BVT_INLINE size_t mq_bvt_collide_with(const mq_bvt *a, const mq_bvt *b, const
 {
     if (a->node_count == 0 || b->node_count == 0)
         return 0;
-    mq_bvt_collide c = {a, b, m, 0.0f, fn, user, 0};
+    mq_bvt_collide_query c = {a, b, m, 0.0f, fn, user, 0};
     c.slack = MQ_BVT_SLACK * (fabsf(m->t[0]) + fabsf(m->t[1]) + fabsf(m->t[2]) + a->magnitude + b->magnitude);
     mq_bvt_pair_entry stack[2 * MQ_BVT_STACK];
     int top = 0;
@@ -339,7 +350,7 @@ MQ_BVT_INLINE size_t mq_bvt_collide_with(const mq_bvt *a, const mq_bvt *b, const
             uint32_t da = a->data[p.a], db = b->data[p.b];
             bool la = mq_bvt_is_leaf(da), lb = mq_bvt_is_leaf(db);
             if (la && lb) {
-                if (!mq_bvt_leaf_pair(&c, da, db))
+                if (!mq_bvt_pair_leaf(&c, da, db))
                     return c.reported;
             } else if (lb || (!la && size(ctx, true, p.a) >= size(ctx, false, p.b))) {
                 stack[top++] = (mq_bvt_pair_entry){da, p.b};
