@@ -9,26 +9,6 @@
 #include <sys/mman.h>
 #endif
 
-#define MQ_HUGE_PAGE ((size_t)2 << 20)
-#define MQ_HUGE_MIN (4 * MQ_HUGE_PAGE)
-
-void mq_advise_huge_pages(const mq_allocator *a, void *p, size_t size)
-{
-    if (a && a->alloc)
-        return; /* the caller's memory, the caller's policy */
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (size < MQ_HUGE_MIN)
-        return;
-    uintptr_t lo = ((uintptr_t)p + MQ_HUGE_PAGE - 1) & ~(uintptr_t)(MQ_HUGE_PAGE - 1);
-    uintptr_t hi = ((uintptr_t)p + size) & ~(uintptr_t)(MQ_HUGE_PAGE - 1);
-    if (hi > lo)
-        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)size;
-#endif
-}
-
 static void *default_alloc(size_t size, size_t align, void *user)
 {
     (void)user;
@@ -82,4 +62,24 @@ void *mq_realloc(const mq_allocator *a, void *ptr, size_t old_size, size_t new_s
         mq_free(a, ptr, old_size);
     }
     return p;
+}
+
+#define MQ_HUGE_PAGE ((size_t)2 << 20)
+#define MQ_HUGE_ADVISE_MIN_BYTES (4 * MQ_HUGE_PAGE)
+
+void mq_advise_huge_pages(const mq_allocator *a, void *p, size_t size)
+{
+    if (a && a->alloc)
+        return; /* the caller's memory, the caller's policy */
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (size < MQ_HUGE_ADVISE_MIN_BYTES)
+        return;
+    uintptr_t lo = ((uintptr_t)p + MQ_HUGE_PAGE - 1) & ~(uintptr_t)(MQ_HUGE_PAGE - 1);
+    uintptr_t hi = ((uintptr_t)p + size) & ~(uintptr_t)(MQ_HUGE_PAGE - 1);
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)size;
+#endif
 }

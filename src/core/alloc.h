@@ -17,13 +17,16 @@ void mq_free(const mq_allocator *a, void *ptr, size_t size);
  * On failure returns NULL and leaves the old block untouched. */
 void *mq_realloc(const mq_allocator *a, void *ptr, size_t old_size, size_t new_size, size_t align);
 
-/* Asks the system to back the block from mq_alloc(a, size, ...) with 2 MiB
- * pages, before it is first written (Linux transparent huge pages, which
- * the default "madvise" mode gives only on request). For large blocks read
- * at random, such as a tree of millions of triangles: with 4 KiB pages most
- * of those reads would also miss the TLB. Only the default allocator's
- * blocks of 8 MiB or more, and only their 2 MiB-aligned interior; advice
- * only, so a refusal (or another system) changes nothing. */
+/* Asks the system to back the block from mq_alloc(a, size, ...) with huge
+ * pages (2 MiB on x86-64; Linux transparent huge pages, which in the
+ * "madvise" mode only advised memory gets). For large blocks read at random,
+ * such as a tree of millions of triangles: with 4 KiB pages most of those
+ * reads would also miss the TLB. Call it before the block is first written:
+ * pages already touched stay small. Only the default allocator's blocks of
+ * 8 MiB or more, and only their 2 MiB-aligned interior. A block that came
+ * from the C library's heap rather than its own mapping keeps the advice on
+ * that range after it is freed. A hint: a refusal (or another system)
+ * changes nothing. */
 void mq_advise_huge_pages(const mq_allocator *a, void *p, size_t size);
 
 /* Overflow-checked size arithmetic: false when a*b (or a+b) does not fit in size_t. */

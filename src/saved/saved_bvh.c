@@ -353,10 +353,11 @@ static mq_status load(mq_saved_reader *r, const mq_allocator *alloc, mq_bvh **ou
     size_t seen_bytes = ((size_t)mi.triangle_count / 64 + 1) * sizeof(uint64_t);
     if (bi.arena_bytes) {
         b->arena = mq_saved_array(r, alloc, MQ_SEC_BVH_ARENA, (size_t)bi.arena_bytes);
-        if (b->arena)
+        if (b->arena) {
             b->arena_bytes = (size_t)bi.arena_bytes;
-        if (b->arena && !r->mapped) /* a copy, read at random as a built tree's (flatten.c) */
-            mq_advise_huge_pages(alloc, b->arena, b->arena_bytes);
+            if (!r->mapped) /* a copy, read at random as a built tree's (flatten.c) */
+                mq_advise_huge_pages(alloc, b->arena, b->arena_bytes);
+        }
         uint64_t *seen = b->arena ? mq_alloc_zero(alloc, seen_bytes, MQ_CACHE_LINE) : NULL;
         if (!seen) {
             st = mq_diag_set(r->diag, MQ_ERR_OUT_OF_MEMORY, r->path, 0, 0, "out of memory loading a %llu-byte BVH",
