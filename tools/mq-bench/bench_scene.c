@@ -530,13 +530,13 @@ static mq_scene *make_scene(const scene_opts *o, const mq_bvh *bvh, const double
     return scene;
 }
 
-/* Everything the benchmark allocates, freed by scene_bench_free whichever
- * step failed. */
+/* The inputs, answers and timings the steps share, freed by
+ * scene_bench_free whichever step failed; each step frees its own scratch. */
 typedef struct scene_bench {
     mq_mesh *mesh;
     mq_bvh *bvh;
     mq_aabb box;
-    double *xf, half;
+    double *xf;
     mq_dray *rays;
     mq_scene_hit *hits;
     bool *occluded;
@@ -573,8 +573,14 @@ static void scene_bench_free(scene_bench *b)
     mq_mesh_destroy(b->mesh);
 }
 
-/* The mesh, its BVH and box, the transforms and rays, and the answer and
- * timing arrays. 0, or 1 after a message. */
+static int out_of_memory(void)
+{
+    fprintf(stderr, "mq-bench scene: out of memory\n");
+    return 1;
+}
+
+/* The mesh, its BVH and box, the transforms (Embree's in float too) and
+ * rays, and our answer and timing arrays. 0, or 1 after a message. */
 static int load_inputs(const scene_opts *o, scene_bench *b)
 {
     mq_diag d;
@@ -597,35 +603,21 @@ static int load_inputs(const scene_opts *o, scene_bench *b)
     b->rays = malloc(o->count * sizeof *b->rays);
     b->hits = malloc(o->count * sizeof *b->hits);
     b->occluded = malloc(o->count * sizeof *b->occluded);
-    b->mq_s = calloc(o->reps, sizeof(double));
-    b->em_s = calloc(o->reps, sizeof(double));
-    b->one_s = calloc(o->reps, sizeof(double));
-    bool ok = b->xf && b->rays && b->hits && b->occluded && b->mq_s && b->em_s && b->one_s;
+    b->mq_s = calloc(o->reps, sizeof *b->mq_s);
+    b->em_s = calloc(o->reps, sizeof *b->em_s);
+    b->one_s = calloc(o->reps, sizeof *b->one_s);
+    if (!b->xf || !b->rays || !b->hits || !b->occluded || !b->mq_s || !b->em_s || !b->one_s)
+        return out_of_memory();
+    double half;
+    make_transforms(o, &b->box, b->xf, &half);
+    make_rays(o, half, b->rays);
 #if defined(MQ_HAVE_EMBREE)
-    b->fx = malloc(o->instances * 12 * sizeof *b->fx);
-    b->frays = malloc(o->count * sizeof *b->frays);
-    b->et = malloc(o->count * sizeof *b->et);
-    b->eocc = malloc(o->count * sizeof *b->eocc);
-    b->eid = malloc(o->count * sizeof *b->eid);
-    b->einst = malloc(o->count * sizeof *b->einst);
-    ok = ok && b->fx && b->frays && b->et && b->eocc && b->eid && b->einst;
-#endif
-    if (!ok) {
-        fprintf(stderr, "mq-bench scene: out of memory\n");
-        return 1;
-    }
-    make_transforms(o, &b->box, b->xf, &b->half);
-    make_rays(o, b->half, b->rays);
-#if defined(MQ_HAVE_EMBREE)
-    for (size_t i = 0; i < 12 * o->instances; i++)
-        b->fx[i] = (float)b->xf[i];
-    for (size_t i = 0; i < o->count; i++) {
-        for (int k = 0; k < 3; k++) {
-            b->frays[i].origin[k] = (float)b->rays[i].origin[k];
-            b->frays[i].dir[k] = (float)b->rays[i].dir[k];
-        }
-        b->frays[i].tmin = 0;
-        b->frays[i].tmax = INFINITY;
+    if (o->embree) {
+        b->fx = malloc(o->instances * 12 * sizeof *b->fx);
+        if (!b->fx)
+            return out_of_memory();
+        for (size_t i = 0; i < 12 * o->instances; i++)
+            b->fx[i] = (float)b->xf[i];
     }
 #endif
     return 0;
@@ -637,9 +629,13 @@ static int load_inputs(const scene_opts *o, scene_bench *b)
  * of each is a first commit); our last scene stays in b->scene. 0, or 1. */
 static int time_commits(const scene_opts *o, scene_bench *b)
 {
-    double *mq_ms = calloc(o->reps, sizeof(double)), *em_ms = calloc(o->reps, sizeof(double));
-    bool ok = mq_ms && em_ms;
-    bool have_embree = false;
+    double *mq_ms = calloc(o->reps, sizeof *mq_ms), *em_ms = calloc(o->reps, sizeof *em_ms);
+    if (!mq_ms || !em_ms) {
+        free(mq_ms);
+        free(em_ms);
+        return out_of_memory();
+    }
+    bool ok = true, have_embree = false;
 #if defined(MQ_HAVE_EMBREE)
     ref_embree *commits = NULL; /* Embree's scenes of this loop */
 #endif
@@ -668,23 +664,79 @@ static int time_commits(const scene_opts *o, scene_bench *b)
             emit(o, "embree", 1, "build_ms", em_build_ms, "ms");
             emit(o, "meshquery", 1, "build_ratio_vs_embree", mq_build_ms / em_build_ms, "x");
         }
-    } else if (!mq_ms || !em_ms) {
-        fprintf(stderr, "mq-bench scene: out of memory\n");
     }
     free(mq_ms);
     free(em_ms);
     return ok ? 0 : 1;
 }
 
+#if defined(MQ_HAVE_EMBREE)
+/* Embree's rays (in float) and answer arrays, when Embree runs. 0, or 1. */
+static int load_embree_rays(const scene_opts *o, scene_bench *b)
+{
+    if (!o->embree)
+        return 0;
+    b->frays = malloc(o->count * sizeof *b->frays);
+    b->et = malloc(o->count * sizeof *b->et);
+    b->eocc = malloc(o->count * sizeof *b->eocc);
+    b->eid = malloc(o->count * sizeof *b->eid);
+    b->einst = malloc(o->count * sizeof *b->einst);
+    if (!b->frays || !b->et || !b->eocc || !b->eid || !b->einst)
+        return out_of_memory();
+    for (size_t i = 0; i < o->count; i++) {
+        for (int k = 0; k < 3; k++) {
+            b->frays[i].origin[k] = (float)b->rays[i].origin[k];
+            b->frays[i].dir[k] = (float)b->rays[i].dir[k];
+        }
+        b->frays[i].tmin = 0;
+        b->frays[i].tmax = INFINITY;
+    }
+    return 0;
+}
+
+/* Embree's throughput and the ratios of a run on th threads, how many rays
+ * the two answer alike, and on 1 thread the differences judged by the
+ * oracle. */
+static void compare_with_embree(const scene_opts *o, const scene_bench *b, unsigned th, double mq_rate, double one_rate,
+                                size_t mq_hits)
+{
+    size_t em_hits = 0, agree = 0;
+    for (size_t i = 0; i < o->count; i++) {
+        if (o->any) {
+            em_hits += b->eocc[i];
+            agree += b->eocc[i] == b->occluded[i];
+            continue;
+        }
+        bool eh = b->eid[i] != UINT32_MAX;
+        em_hits += eh;
+        agree +=
+            eh == (b->hits[i].instance != MQ_NO_INSTANCE) &&
+            (!eh || (b->eid[i] == b->hits[i].triangle && fabs(b->et[i] - b->hits[i].t) <= 1e-3 * fabs(b->hits[i].t)));
+    }
+    double em_rate = o->count / median_of(b->em_s, o->reps) / 1e6;
+    emit(o, "embree", th, "throughput", em_rate, "Mrays/s");
+    emit(o, "meshquery", th, "ratio_vs_embree", mq_rate / em_rate, "x");
+    if (th == 1)
+        emit(o, "meshquery", th, "single_ray_api_ratio_vs_embree", one_rate / em_rate, "x");
+    if (!o->json)
+        printf(o->any ? "  occluded: meshquery %zu, embree %zu, same answer: %.2f%%\n"
+                      : "  hits: meshquery %zu, embree %zu, same triangle and t: %.2f%%\n",
+               mq_hits, em_hits, 100.0 * agree / o->count);
+    if (th == 1) {
+        answers ans = {b->hits, b->occluded, b->et, b->eid, b->einst, b->eocc};
+        report_differences(o, b->mesh, &b->box, b->xf, b->rays, &ans);
+    }
+}
+#endif
+
 /* Ray throughput on 1 thread (batch and one call per ray) and on --threads,
- * beside Embree's on the same scene, with the answers compared. */
+ * beside Embree's on the same scene, in turns, repetition by repetition. */
 static void time_traces(const scene_opts *o, scene_bench *b)
 {
     unsigned tcounts[2] = {1, o->threads};
     int runs = o->threads > 1 ? 2 : 1;
     for (int run = 0; run < runs; run++) {
         unsigned th = tcounts[run];
-        bool have_embree = false;
 #if defined(MQ_HAVE_EMBREE)
         ref_embree *e = NULL;
         if (o->embree) {
@@ -692,10 +744,9 @@ static void time_traces(const scene_opts *o, scene_bench *b)
             e = ref_embree_create_instanced(mq_mesh_positions(b->mesh), mq_mesh_vertex_count(b->mesh),
                                             mq_mesh_indices(b->mesh), mq_mesh_triangle_count(b->mesh), b->fx,
                                             o->instances, th, &bms);
-            have_embree = e != NULL;
         }
 #endif
-        size_t mq_hits = 0, em_hits = 0, agree = 0;
+        size_t mq_hits = 0;
         for (unsigned r = 0; r < o->reps; r++) {
             double a = th == 1 ? cpu_now() : bench_now();
             mq_hits = o->any ? mq_scene_raycast_any_batch(b->scene, b->rays, o->count, NULL, th, b->occluded)
@@ -704,7 +755,7 @@ static void time_traces(const scene_opts *o, scene_bench *b)
             if (th == 1)
                 b->one_s[r] = single_ray_seconds(b->scene, b->rays, o->count, o->any, b->hits);
 #if defined(MQ_HAVE_EMBREE)
-            if (have_embree) {
+            if (e) {
                 a = th == 1 ? cpu_now() : bench_now();
                 if (o->any)
                     ref_embree_occluded(e, b->frays, o->count, th, b->eocc);
@@ -720,38 +771,10 @@ static void time_traces(const scene_opts *o, scene_bench *b)
         if (th == 1)
             emit(o, "meshquery", th, "throughput_single_ray_api", one_rate, "Mrays/s");
 #if defined(MQ_HAVE_EMBREE)
-        if (have_embree) {
-            for (size_t i = 0; i < o->count; i++) {
-                if (o->any) {
-                    em_hits += b->eocc[i];
-                    agree += b->eocc[i] == b->occluded[i];
-                    continue;
-                }
-                bool eh = b->eid[i] != UINT32_MAX;
-                em_hits += eh;
-                agree += eh == (b->hits[i].instance != MQ_NO_INSTANCE) &&
-                         (!eh || (b->eid[i] == b->hits[i].triangle &&
-                                  fabs(b->et[i] - b->hits[i].t) <= 1e-3 * fabs(b->hits[i].t)));
-            }
-            double em_rate = o->count / median_of(b->em_s, o->reps) / 1e6;
-            emit(o, "embree", th, "throughput", em_rate, "Mrays/s");
-            emit(o, "meshquery", th, "ratio_vs_embree", mq_rate / em_rate, "x");
-            if (th == 1)
-                emit(o, "meshquery", th, "single_ray_api_ratio_vs_embree", one_rate / em_rate, "x");
-            if (!o->json)
-                printf(o->any ? "  occluded: meshquery %zu, embree %zu, same answer: %.2f%%\n"
-                              : "  hits: meshquery %zu, embree %zu, same triangle and t: %.2f%%\n",
-                       mq_hits, em_hits, 100.0 * agree / o->count);
-            if (th == 1) {
-                answers ans = {b->hits, b->occluded, b->et, b->eid, b->einst, b->eocc};
-                report_differences(o, b->mesh, &b->box, b->xf, b->rays, &ans);
-            }
-            ref_embree_destroy(e);
-        }
+        if (e)
+            compare_with_embree(o, b, th, mq_rate, one_rate, mq_hits);
+        ref_embree_destroy(e);
 #endif
-        (void)have_embree;
-        (void)em_hits;
-        (void)agree;
         (void)mq_hits;
     }
 }
@@ -768,6 +791,10 @@ int bench_scene_main(int argc, char **argv)
     st = load_inputs(&o, &b);
     if (!st)
         st = time_commits(&o, &b);
+#if defined(MQ_HAVE_EMBREE)
+    if (!st)
+        st = load_embree_rays(&o, &b);
+#endif
     if (!st)
         time_traces(&o, &b);
     scene_bench_free(&b);
