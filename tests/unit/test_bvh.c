@@ -2,7 +2,8 @@
  * The BVH and its raycasts on hand-made meshes: options and errors, the hit
  * record, invalid rays, signed zeros, exact edge and vertex hits of a grid,
  * all-hits de-duplication, filters, counters, refit, unhittable triangles,
- * allocation failures, batches on several threads, extreme directions.
+ * allocation failures, batches on several threads, extreme directions, an
+ * arena large enough for huge pages.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -787,6 +788,51 @@ static void extreme_directions_and_negative_tmin(void **state)
     mq_mesh_destroy(m);
 }
 
+/* Checks vertical rays down onto make_grid(n) at cell interiors: each hits
+ * the triangle under it at t = 4. */
+static void check_grid_rays(const mq_bvh *b, int n, unsigned rays)
+{
+    uint32_t seed = 12345;
+    for (unsigned i = 0; i < rays; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        int ix = (int)(seed >> 8) % n;
+        seed = seed * 1664525u + 1013904223u;
+        int iy = (int)(seed >> 8) % n;
+        float fx = 0.125f + 0.25f * (float)(i % 3), fy = 0.2f + 0.25f * (float)(i % 2);
+        mq_ray r = ray_of((float)ix + fx, (float)iy + fy, 4.0f, 0.0f, 0.0f, -1.0f);
+        mq_hit h;
+        assert_true(mq_bvh_raycast_closest(b, &r, NULL, &h));
+        assert_float_equal(h.t, 4.0f, 1e-6f);
+        uint32_t expected = 2u * (uint32_t)(iy * n + ix) + (fy > fx ? 1u : 0u); /* make_grid's order */
+        assert_int_equal(h.triangle, expected);
+    }
+}
+
+/* A tree whose arena reaches the size at which the default allocator asks
+ * for huge pages (core/alloc.h, mq_advise_huge_pages: 8 MiB) answers as any
+ * other, built and loaded from a saved copy (which is advised too). */
+static void large_arena_answers_right(void **state)
+{
+    (void)state;
+    const int n = 280; /* 156,800 triangles */
+    mq_mesh *m = make_grid(n);
+    mq_bvh *b = build(m);
+    assert_true(mq_bvh_byte_count(b) >= ((size_t)8 << 20)); /* the advised path runs */
+    check_grid_rays(b, n, 300);
+    void *data = NULL;
+    size_t size = 0;
+    mq_diag d;
+    assert_int_equal(mq_bvh_save_memory(b, NULL, &data, &size, &d), MQ_OK);
+    mq_bvh *copy = NULL;
+    assert_int_equal(mq_bvh_load_memory(data, size, NULL, &copy, &d), MQ_OK);
+    assert_int_equal(mq_bvh_validate(copy, &d), MQ_OK);
+    check_grid_rays(copy, n, 300);
+    mq_bvh_destroy(copy);
+    mq_saved_free(data, size, NULL);
+    mq_bvh_destroy(b);
+    mq_mesh_destroy(m);
+}
+
 static void hit_carries_mesh_metadata(void **state)
 {
     (void)state;
@@ -879,6 +925,7 @@ int main(void)
         cmocka_unit_test(packets_match_single_rays),
         cmocka_unit_test(extreme_directions_and_negative_tmin),
         cmocka_unit_test(hit_carries_mesh_metadata),
+        cmocka_unit_test(large_arena_answers_right),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
