@@ -16,6 +16,7 @@
 #include <meshquery/casts.h>
 #include <meshquery/convex.h>
 
+#include "core/float_steps.h"
 #include "core/minmax.h"
 #include "convex/convex_internal.h"
 #include "core/vec3.h"
@@ -100,7 +101,8 @@ static bool prepare(cast_q *q, const float a[3], const float b[3], float r, bool
 {
     if (!dir || !mq_v3_is_finite(dir) || !(tmax >= 0.0f) || !mq_radius_ok(r))
         return false;
-    float mag = 0.0f, half2 = 0.0f;
+    float mag = 0.0f;
+    double half2 = 0.0; /* in double: a float square of a tiny extent underflows to 0 */
     for (int k = 0; k < 3; k++) {
         q->a[k] = a[k];
         q->b[k] = b[k];
@@ -109,15 +111,16 @@ static bool prepare(cast_q *q, const float a[3], const float b[3], float r, bool
         q->c[k] = 0.5f * a[k] + 0.5f * b[k];
         float h = 0.5f * fabsf(q->e[k]);
         q->ext[k] = h;
-        half2 += h * h;
+        half2 += (double)h * h;
         mag += fabsf(a[k]) + fabsf(b[k]);
     }
     if (!isfinite(q->e[0]) || !isfinite(q->e[1]) || !isfinite(q->e[2]))
         return false;
-    float g = CAST_SLACK * (mag + r + sqrtf(half2)) + FLT_MIN;
+    float half = mq_float_ceil_of(sqrt(half2)); /* a bounding radius: never rounded down */
+    float g = CAST_SLACK * (mag + r + half) + FLT_MIN;
     for (int k = 0; k < 3; k++)
         q->ext[k] += r + g;
-    q->rho = sqrtf(half2) + r + g;
+    q->rho = half + r + g;
     q->sphere = sphere;
     q->convex = NULL;
     q->r = r;
@@ -135,24 +138,25 @@ static bool prepare_convex(cast_q *q, const mq_convex *convex, const vec3 dir, f
     mq_aabb box;
     if (!convex || !mq_convex_bounds(convex, &box))
         return false;
-    float c[3], half2 = 0.0f, mag = 0.0f;
+    float c[3], mag = 0.0f;
+    double half2 = 0.0;
     for (int k = 0; k < 3; k++) {
         c[k] = 0.5f * box.min[k] + 0.5f * box.max[k];
         float h = mq_fmaxf(box.max[k] - c[k], c[k] - box.min[k]);
-        half2 += h * h;
+        half2 += (double)h * h;
         mag += fabsf(box.min[k]) + fabsf(box.max[k]);
     }
+    float half = mq_float_ceil_of(sqrt(half2)); /* a bounding radius: never rounded down */
     if (!prepare(q, c, c, 0.0f, true, dir, tmax))
         return false;
     /* the leaf test counts contact within its tolerance: prune no less */
     mq_cpose identity;
     mq_cpose_identity(&identity);
     double dd[3] = {dir[0], dir[1], dir[2]};
-    float g =
-        CAST_SLACK * (mag + sqrtf(half2)) + (float)mq_convex_cast_tolerance(convex, &identity, dd, tmax) + FLT_MIN;
+    float g = CAST_SLACK * (mag + half) + (float)mq_convex_cast_tolerance(convex, &identity, dd, tmax) + FLT_MIN;
     for (int k = 0; k < 3; k++)
         q->ext[k] = mq_fmaxf(box.max[k] - c[k], c[k] - box.min[k]) + g;
-    q->r = sqrtf(half2) + g;
+    q->r = half + g;
     q->rho = q->r + g;
     q->sphere = false;
     q->convex = convex;
