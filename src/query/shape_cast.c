@@ -316,17 +316,21 @@ static void walk_obbtree(const mq_obbtree *tree, cast_q *q)
 
 /* The path c + t d, t in [0, limit], against every slab of the node grown by
  * the shape's extent along its direction (its grown box's: sum_k ext[k] |n_k|)
- * and by the slack of the node's box (the first three directions are the
- * axes), projected the same way: on the axes this is the BVH's box test, and
- * a slab thin across a long node (a sliver far from the origin) keeps the
- * slack of the node's magnitude, which the leaf test's rounding follows. */
+ * and by the slack of the node box's whole magnitude (the first three
+ * directions are the axes) on every axis, projected the same way. Whole,
+ * not per axis: the leaf test's rounding follows all of a triangle's
+ * coordinates, so a sliver 1e12 long in x may be hit from across y - z by
+ * the rounding of 1e12, which a slack from the node's y and z alone would
+ * prune (the OBB and sphere trees' slacks are whole too). */
 static inline bool kdop_entry(const cast_q *q, const mq_kdoptree *tree, uint32_t node, float limit, float *t_in)
 {
     const float *s = tree->slabs + (size_t)node * tree->k;
     uint32_t m = tree->m;
-    double grow[3], t0 = 0.0, t1 = limit;
+    double grow[3], t0 = 0.0, t1 = limit, mag = 0.0;
     for (int k = 0; k < 3; k++)
-        grow[k] = (double)q->ext[k] + CAST_SLACK * (fabs((double)s[k]) + fabs((double)s[m + k]));
+        mag += fabs((double)s[k]) + fabs((double)s[m + k]);
+    for (int k = 0; k < 3; k++)
+        grow[k] = (double)q->ext[k] + CAST_SLACK * mag;
     for (uint32_t j = 0; j < m; j++) {
         const float *n = tree->dirs[j];
         double c = 0.0, d = 0.0, h = 0.0;
