@@ -239,12 +239,17 @@ static bool finish(const cast_q *q, float tmax, mq_cast_hit *out)
 
 /* ---- BVH walk: the centre's ray against child boxes grown by ext ---------------- */
 
-/* Entry time of the ray c + t d, t in [0, limit], into [lo - g, hi + g]; false when it misses. */
+/* Entry time of the ray c + t d, t in [0, limit], into [lo - g, hi + g]; false
+ * when it misses. g is the shape's extent plus the slack of the box's whole
+ * magnitude on every axis: the leaf test's tolerance follows all of a
+ * triangle's coordinates, so a triangle flat in z at 1e-30 but 2.5 long in x
+ * touches a point 1e-30 off its plane (as kdop_entry's slabs). */
 static inline bool box_entry(const cast_q *q, const float lo[3], const float hi[3], float limit, float *t_in)
 {
     float t0 = 0.0f, t1 = limit;
+    float slack = CAST_SLACK * (mq_abs_sum3(lo) + mq_abs_sum3(hi));
     for (int k = 0; k < 3; k++) {
-        float g = q->ext[k] + CAST_SLACK * (fabsf(lo[k]) + fabsf(hi[k]));
+        float g = q->ext[k] + slack;
         if (!mq_slab_clip_axis(q->c[k], q->d[k], lo[k] - g, hi[k] + g, &t0, &t1))
             return false;
     }

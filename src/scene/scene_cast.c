@@ -94,15 +94,22 @@ static float cast_triangle(const icast *q, const mq_triangle *tri, float limit)
     return mq_round_cast_triangle(q->a, q->e, q->kind == MQ_SHAPE_CAPSULE, q->r, q->d, tri, limit);
 }
 
-/* Entry of the ray c + t d, t in [0, limit], into the triangle's box grown by ext. */
+/* Entry of the ray c + t d, t in [0, limit], into the triangle's box grown by
+ * ext and by the slack of the box's whole magnitude on every axis (as
+ * query/shape_cast.c's box_entry: the leaf test's tolerance follows all of a
+ * triangle's coordinates). */
 static bool tri_box_entry(const icast *q, const mq_triangle *tri, float limit)
 {
+    float lo[3], hi[3];
+    for (int k = 0; k < 3; k++) {
+        lo[k] = mq_fminf(mq_fminf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
+        hi[k] = mq_fmaxf(mq_fmaxf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
+    }
+    float slack = CAST_SLACK * (mq_abs_sum3(lo) + mq_abs_sum3(hi));
     float t0 = 0.0f, t1 = limit;
     for (int k = 0; k < 3; k++) {
-        float lo = mq_fminf(mq_fminf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
-        float hi = mq_fmaxf(mq_fmaxf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
-        float g = q->ext[k] + CAST_SLACK * (fabsf(lo) + fabsf(hi));
-        if (!mq_slab_clip_axis(q->c[k], q->moving ? q->d[k] : 0.0f, lo - g, hi + g, &t0, &t1))
+        float g = q->ext[k] + slack;
+        if (!mq_slab_clip_axis(q->c[k], q->moving ? q->d[k] : 0.0f, lo[k] - g, hi[k] + g, &t0, &t1))
             return false;
     }
     return true;
@@ -160,8 +167,9 @@ static bool lbox_entry(const void *path, const float lo[3], const float hi[3], f
 {
     const lray *r = path;
     float t0 = 0.0f, t1 = limit;
+    float slack = r->slack + CAST_SLACK * (mq_abs_sum3(lo) + mq_abs_sum3(hi)); /* whole: as tri_box_entry */
     for (int k = 0; k < 3; k++) {
-        float g = r->ext[k] + r->slack + CAST_SLACK * (fabsf(lo[k]) + fabsf(hi[k]));
+        float g = r->ext[k] + slack;
         if (!mq_slab_clip_axis(r->c[k], limit == 0.0f ? 0.0f : r->d[k], lo[k] - g, hi[k] + g, &t0, &t1))
             return false;
     }
