@@ -67,16 +67,22 @@ void *mq_realloc(const mq_allocator *a, void *ptr, size_t old_size, size_t new_s
 #define MQ_HUGE_PAGE ((size_t)2 << 20)
 #define MQ_HUGE_ADVISE_MIN_BYTES (4 * MQ_HUGE_PAGE)
 
+bool mq_huge_page_interior(uintptr_t p, size_t size, uintptr_t *lo, uintptr_t *hi)
+{
+    if (size < MQ_HUGE_ADVISE_MIN_BYTES || p > UINTPTR_MAX - size)
+        return false;
+    *lo = (p + MQ_HUGE_PAGE - 1) & ~(uintptr_t)(MQ_HUGE_PAGE - 1);
+    *hi = (p + size) & ~(uintptr_t)(MQ_HUGE_PAGE - 1);
+    return *hi > *lo;
+}
+
 void mq_advise_huge_pages(const mq_allocator *a, void *p, size_t size)
 {
     if (a && a->alloc)
         return; /* the caller's memory, the caller's policy */
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (size < MQ_HUGE_ADVISE_MIN_BYTES)
-        return;
-    uintptr_t lo = ((uintptr_t)p + MQ_HUGE_PAGE - 1) & ~(uintptr_t)(MQ_HUGE_PAGE - 1);
-    uintptr_t hi = ((uintptr_t)p + size) & ~(uintptr_t)(MQ_HUGE_PAGE - 1);
-    if (hi > lo)
+    uintptr_t lo, hi;
+    if (mq_huge_page_interior((uintptr_t)p, size, &lo, &hi))
         (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 #else
     (void)p;

@@ -2,6 +2,8 @@
 #ifndef MQ_CORE_ALLOC_H
 #define MQ_CORE_ALLOC_H
 
+#include <stdint.h>
+
 #include <meshquery/base.h>
 
 /* Cache-line alignment for node and leaf arrays. */
@@ -28,6 +30,10 @@ void *mq_realloc(const mq_allocator *a, void *ptr, size_t old_size, size_t new_s
  * that range after it is freed. A hint: a refusal (or another system)
  * changes nothing. */
 void mq_advise_huge_pages(const mq_allocator *a, void *p, size_t size);
+/* The range mq_advise_huge_pages advises for a block [p, p + size): its
+ * 2 MiB-aligned interior, [*lo, *hi); false (nothing to advise) below 8 MiB
+ * or when that interior is empty. */
+bool mq_huge_page_interior(uintptr_t p, size_t size, uintptr_t *lo, uintptr_t *hi);
 
 /* Overflow-checked size arithmetic: false when a*b (or a+b) does not fit in size_t. */
 static inline bool mq_mul_size(size_t a, size_t b, size_t *out)

@@ -56,6 +56,14 @@ static inline float mq_v3_len2(const vec3 a)
     return mq_v3_dot(a, a);
 }
 /* out must not alias a or b */
+/* |a| in double: a float component's square neither underflows nor
+ * overflows there (a bound built from it stays a bound for tiny and huge
+ * vectors; round it up with core/float_steps.h's mq_float_ceil_of). */
+static inline double mq_v3_len_d(const vec3 a)
+{
+    return sqrt((double)a[0] * a[0] + (double)a[1] * a[1] + (double)a[2] * a[2]);
+}
+
 static inline void mq_v3_cross(vec3 out, const vec3 a, const vec3 b)
 {
     out[0] = a[1] * b[2] - a[2] * b[1];

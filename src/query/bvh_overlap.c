@@ -153,20 +153,19 @@ static size_t walk_capsule(const mq_bvh *b, const mq_capsule *cap, mq_overlap_fn
     float mag = mq_abs_sum3(cap->a) + mq_abs_sum3(cap->b);
     float g = cap->radius + MQ_BVH_OVERLAP_SLACK * (mag + cap->radius);
     mq_walk_box q;
-    double half2 = 0.0; /* in double: a float square of a tiny extent underflows to 0 */
     for (int k = 0; k < 3; k++) {
         rq.a[k] = cap->a[k];
         rq.d[k] = cap->b[k] - cap->a[k];
         q.lo[k] = mq_fminf(cap->a[k], cap->b[k]) - g;
         q.hi[k] = mq_fmaxf(cap->a[k], cap->b[k]) + g;
         q.c[k] = 0.5f * cap->a[k] + 0.5f * cap->b[k];
-        half2 += 0.25 * (double)rq.d[k] * rq.d[k];
     }
     rq.grow = g;
     rq.mag = mag;
     if (!isfinite(rq.d[0]) || !isfinite(rq.d[1]) || !isfinite(rq.d[2]))
-        return 0; /* b - a overflows: not representable as a query here */
-    q.r2 = sq_or_inf(mq_float_ceil_of(sqrt(half2)) + g + MQ_BVH_OVERLAP_SLACK * mag);
+        return 0;                                           /* b - a overflows: not representable as a query here */
+    float half = mq_float_ceil_of(0.5 * mq_v3_len_d(rq.d)); /* in double: tiny squares underflow in float */
+    q.r2 = sq_or_inf(half + g + MQ_BVH_OVERLAP_SLACK * mag);
     visit_ctx c = {cap, fn, user, 0};
     mq_bvh_walk_box_refined(b, &q, refine_capsule, &rq, visit_capsule, &c);
     return c.calls;

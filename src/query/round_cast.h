@@ -19,6 +19,22 @@
 
 #include "core/vec3.h"
 
+/* Relative rounding slack of every node and box test of the casts (per-mesh
+ * and scene), so that both prune alike. */
+#define MQ_CAST_SLACK 1e-5f
+
+/* The slack of box [lo, hi]: of its whole magnitude, for every axis. The
+ * leaf test's tolerance follows all of a triangle's coordinates, so a
+ * triangle flat in z at 1e-30 but 2.5 long in x touches a point 1e-30 off
+ * its plane; a slack from the z extent alone would prune it. */
+static inline float mq_cast_box_slack(const float lo[3], const float hi[3])
+{
+    float m = 0.0f;
+    for (int k = 0; k < 3; k++)
+        m += fabsf(lo[k]) + fabsf(hi[k]);
+    return MQ_CAST_SLACK * m;
+}
+
 /* Ray vs the two copies of triangle (p, q, s) offset by +-r along its unit normal. */
 static inline void mq_rc_offset_faces(const mq_ray *ray, const float p[3], const float q[3], const float s[3], float r,
                                       float *best)

@@ -28,8 +28,6 @@
 #include "query/round_cast.h"
 #include "spheretree/spheretree_internal.h"
 
-#define CAST_SLACK 1e-5f
-
 typedef struct cast_q {
     float a[3], b[3], e[3]; /* segment [a, b] at t = 0, e = b - a (a == b for a sphere) */
     bool sphere;
@@ -102,7 +100,6 @@ static bool prepare(cast_q *q, const float a[3], const float b[3], float r, bool
     if (!dir || !mq_v3_is_finite(dir) || !(tmax >= 0.0f) || !mq_radius_ok(r))
         return false;
     float mag = 0.0f;
-    double half2 = 0.0; /* in double: a float square of a tiny extent underflows to 0 */
     for (int k = 0; k < 3; k++) {
         q->a[k] = a[k];
         q->b[k] = b[k];
@@ -111,13 +108,12 @@ static bool prepare(cast_q *q, const float a[3], const float b[3], float r, bool
         q->c[k] = 0.5f * a[k] + 0.5f * b[k];
         float h = 0.5f * fabsf(q->e[k]);
         q->ext[k] = h;
-        half2 += (double)h * h;
         mag += fabsf(a[k]) + fabsf(b[k]);
     }
     if (!isfinite(q->e[0]) || !isfinite(q->e[1]) || !isfinite(q->e[2]))
         return false;
-    float half = mq_float_ceil_of(sqrt(half2)); /* a bounding radius: never rounded down */
-    float g = CAST_SLACK * (mag + r + half) + FLT_MIN;
+    float half = mq_float_ceil_of(mq_v3_len_d(q->ext)); /* a bounding radius: never rounded down */
+    float g = MQ_CAST_SLACK * (mag + r + half) + FLT_MIN;
     for (int k = 0; k < 3; k++)
         q->ext[k] += r + g;
     q->rho = half + r + g;
@@ -138,22 +134,20 @@ static bool prepare_convex(cast_q *q, const mq_convex *convex, const vec3 dir, f
     mq_aabb box;
     if (!convex || !mq_convex_bounds(convex, &box))
         return false;
-    float c[3], mag = 0.0f;
-    double half2 = 0.0;
+    float c[3], h[3], mag = 0.0f;
     for (int k = 0; k < 3; k++) {
         c[k] = 0.5f * box.min[k] + 0.5f * box.max[k];
-        float h = mq_fmaxf(box.max[k] - c[k], c[k] - box.min[k]);
-        half2 += (double)h * h;
+        h[k] = mq_fmaxf(box.max[k] - c[k], c[k] - box.min[k]);
         mag += fabsf(box.min[k]) + fabsf(box.max[k]);
     }
-    float half = mq_float_ceil_of(sqrt(half2)); /* a bounding radius: never rounded down */
+    float half = mq_float_ceil_of(mq_v3_len_d(h)); /* a bounding radius: never rounded down */
     if (!prepare(q, c, c, 0.0f, true, dir, tmax))
         return false;
     /* the leaf test counts contact within its tolerance: prune no less */
     mq_cpose identity;
     mq_cpose_identity(&identity);
     double dd[3] = {dir[0], dir[1], dir[2]};
-    float g = CAST_SLACK * (mag + half) + (float)mq_convex_cast_tolerance(convex, &identity, dd, tmax) + FLT_MIN;
+    float g = MQ_CAST_SLACK * (mag + half) + (float)mq_convex_cast_tolerance(convex, &identity, dd, tmax) + FLT_MIN;
     for (int k = 0; k < 3; k++)
         q->ext[k] = mq_fmaxf(box.max[k] - c[k], c[k] - box.min[k]) + g;
     q->r = half + g;
@@ -240,14 +234,11 @@ static bool finish(const cast_q *q, float tmax, mq_cast_hit *out)
 /* ---- BVH walk: the centre's ray against child boxes grown by ext ---------------- */
 
 /* Entry time of the ray c + t d, t in [0, limit], into [lo - g, hi + g]; false
- * when it misses. g is the shape's extent plus the slack of the box's whole
- * magnitude on every axis: the leaf test's tolerance follows all of a
- * triangle's coordinates, so a triangle flat in z at 1e-30 but 2.5 long in x
- * touches a point 1e-30 off its plane (as kdop_entry's slabs). */
+ * when it misses. g is the shape's extent plus mq_cast_box_slack. */
 static inline bool box_entry(const cast_q *q, const float lo[3], const float hi[3], float limit, float *t_in)
 {
     float t0 = 0.0f, t1 = limit;
-    float slack = CAST_SLACK * (mq_abs_sum3(lo) + mq_abs_sum3(hi));
+    float slack = mq_cast_box_slack(lo, hi);
     for (int k = 0; k < 3; k++) {
         float g = q->ext[k] + slack;
         if (!mq_slab_clip_axis(q->c[k], q->d[k], lo[k] - g, hi[k] + g, &t0, &t1))
@@ -296,7 +287,7 @@ static inline bool obb_entry(const cast_q *q, const mq_obbtree_node *n, float li
     mq_node_local_point(n, q->c, lo);
     mq_node_local_dir(n, q->d, ld);
     mq_node_local_dir(n, q->e, le);
-    float slack = CAST_SLACK * (mq_abs_sum3(lo) + mq_half_sum(n) + mq_abs_sum3(n->center) + q->rho);
+    float slack = MQ_CAST_SLACK * (mq_abs_sum3(lo) + mq_half_sum(n) + mq_abs_sum3(n->center) + q->rho);
     float t0 = 0.0f, t1 = limit;
     for (int i = 0; i < 3; i++) {
         float h = n->half[i] + 0.5f * fabsf(le[i]) + q->r + slack;
@@ -321,21 +312,17 @@ static void walk_obbtree(const mq_obbtree *tree, cast_q *q)
 
 /* The path c + t d, t in [0, limit], against every slab of the node grown by
  * the shape's extent along its direction (its grown box's: sum_k ext[k] |n_k|)
- * and by the slack of the node box's whole magnitude (the first three
- * directions are the axes) on every axis, projected the same way. Whole,
- * not per axis: the leaf test's rounding follows all of a triangle's
- * coordinates, so a sliver 1e12 long in x may be hit from across y - z by
- * the rounding of 1e12, which a slack from the node's y and z alone would
- * prune (the OBB and sphere trees' slacks are whole too). */
+ * and by mq_cast_box_slack of the node's box (the first three directions are
+ * the axes) on every axis, projected the same way: as the BVH's box test on
+ * the axes, and a slab thin across a long node keeps the slack of all the
+ * node's coordinates, which the leaf test's rounding follows. */
 static inline bool kdop_entry(const cast_q *q, const mq_kdoptree *tree, uint32_t node, float limit, float *t_in)
 {
     const float *s = tree->slabs + (size_t)node * tree->k;
     uint32_t m = tree->m;
-    double grow[3], t0 = 0.0, t1 = limit, mag = 0.0;
+    double grow[3], t0 = 0.0, t1 = limit, slack = mq_cast_box_slack(s, s + m);
     for (int k = 0; k < 3; k++)
-        mag += fabs((double)s[k]) + fabs((double)s[m + k]);
-    for (int k = 0; k < 3; k++)
-        grow[k] = (double)q->ext[k] + CAST_SLACK * mag;
+        grow[k] = (double)q->ext[k] + slack;
     for (uint32_t j = 0; j < m; j++) {
         const float *n = tree->dirs[j];
         double c = 0.0, d = 0.0, h = 0.0;
@@ -367,7 +354,7 @@ static inline bool ball_entry(const cast_q *q, const mq_spheretree *tree, uint32
         ff += f[k] * f[k];
         mag += fabs((double)b[k]);
     }
-    double r = (double)b[3] + q->rho + CAST_SLACK * (mag + b[3] + q->rho);
+    double r = (double)b[3] + q->rho + MQ_CAST_SLACK * (mag + b[3] + q->rho);
     double cc = ff - r * r;
     if (a == 0.0) {
         if (!(cc <= 0.0))

@@ -41,8 +41,6 @@
 #include "query/round_cast.h"
 #include "scene/instance_overlap.h"
 
-#define CAST_SLACK 1e-5f
-
 /* The moving shape in one instance's centred frame, at time t0. */
 typedef struct icast {
     mq_shape_kind kind;
@@ -95,9 +93,7 @@ static float cast_triangle(const icast *q, const mq_triangle *tri, float limit)
 }
 
 /* Entry of the ray c + t d, t in [0, limit], into the triangle's box grown by
- * ext and by the slack of the box's whole magnitude on every axis (as
- * query/shape_cast.c's box_entry: the leaf test's tolerance follows all of a
- * triangle's coordinates). */
+ * ext and mq_cast_box_slack (as query/shape_cast.c's box_entry). */
 static bool tri_box_entry(const icast *q, const mq_triangle *tri, float limit)
 {
     float lo[3], hi[3];
@@ -105,7 +101,7 @@ static bool tri_box_entry(const icast *q, const mq_triangle *tri, float limit)
         lo[k] = mq_fminf(mq_fminf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
         hi[k] = mq_fmaxf(mq_fmaxf(tri->v[0][k], tri->v[1][k]), tri->v[2][k]);
     }
-    float slack = CAST_SLACK * (mq_abs_sum3(lo) + mq_abs_sum3(hi));
+    float slack = mq_cast_box_slack(lo, hi);
     float t0 = 0.0f, t1 = limit;
     for (int k = 0; k < 3; k++) {
         float g = q->ext[k] + slack;
@@ -167,7 +163,7 @@ static bool lbox_entry(const void *path, const float lo[3], const float hi[3], f
 {
     const lray *r = path;
     float t0 = 0.0f, t1 = limit;
-    float slack = r->slack + CAST_SLACK * (mq_abs_sum3(lo) + mq_abs_sum3(hi)); /* whole: as tri_box_entry */
+    float slack = r->slack + mq_cast_box_slack(lo, hi);
     for (int k = 0; k < 3; k++) {
         float g = r->ext[k] + slack;
         if (!mq_slab_clip_axis(r->c[k], limit == 0.0f ? 0.0f : r->d[k], lo[k] - g, hi[k] + g, &t0, &t1))
@@ -195,7 +191,7 @@ static bool lobb_entry(const void *path, const mq_obbtree_node *n, float limit, 
     mq_node_local_point(n, r->c, lo);
     mq_node_local_dir(n, r->d, ld);
     float slack =
-        r->slack + CAST_SLACK * (mq_abs_sum3(lo) + mq_half_sum(n) + mq_abs_sum3(n->center) + mq_abs_sum3(r->ext));
+        r->slack + MQ_CAST_SLACK * (mq_abs_sum3(lo) + mq_half_sum(n) + mq_abs_sum3(n->center) + mq_abs_sum3(r->ext));
     float t0 = 0.0f, t1 = limit;
     for (int i = 0; i < 3; i++) {
         const float *ax = n->axes[i];
@@ -465,7 +461,7 @@ static bool visit_instance(const mq_instance_rec *r, void *user)
         lr.ext[i] = (float)(e + grow);
         ok = ok && isfinite(lr.c[i]) && isfinite(lr.d[i]) && isfinite(lr.ext[i]);
     }
-    lr.slack = (float)(CAST_SLACK * dmaxabs3(lc)) + FLT_MIN;
+    lr.slack = (float)(MQ_CAST_SLACK * dmaxabs3(lc)) + FLT_MIN;
     if (ok && r->bvh)
         walk_bvh_cast(r->bvh, &lr, &w);
     else if (ok)

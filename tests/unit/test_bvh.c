@@ -792,12 +792,10 @@ static void extreme_directions_and_negative_tmin(void **state)
  * the triangle under it at t = 4. */
 static void check_grid_rays(const mq_bvh *b, int n, unsigned rays)
 {
-    uint32_t seed = 12345;
+    mq_test_rng rng;
+    mq_test_rng_seed(&rng, 12345);
     for (unsigned i = 0; i < rays; i++) {
-        seed = seed * 1664525u + 1013904223u;
-        int ix = (int)(seed >> 8) % n;
-        seed = seed * 1664525u + 1013904223u;
-        int iy = (int)(seed >> 8) % n;
+        int ix = (int)(mq_test_rng_u64(&rng) % (uint64_t)n), iy = (int)(mq_test_rng_u64(&rng) % (uint64_t)n);
         float fx = 0.125f + 0.25f * (float)(i % 3), fy = 0.2f + 0.25f * (float)(i % 2);
         mq_ray r = ray_of((float)ix + fx, (float)iy + fy, 4.0f, 0.0f, 0.0f, -1.0f);
         mq_hit h;

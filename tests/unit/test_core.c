@@ -82,6 +82,30 @@ static void size_arithmetic_detects_overflow(void **state)
     assert_false(mq_add_size(SIZE_MAX, 1, &r));
 }
 
+/* The advised range of a block is 2 MiB-aligned and inside it, as large as
+ * it can be; small blocks are not advised. */
+static void huge_page_interior_stays_inside_the_block(void **state)
+{
+    (void)state;
+    const uintptr_t page = (uintptr_t)2 << 20, mib = (uintptr_t)1 << 20;
+    uintptr_t lo = 0, hi = 0;
+    assert_false(mq_huge_page_interior(16 * page + 64, 3 * page, &lo, &hi)); /* under 8 MiB */
+    assert_true(mq_huge_page_interior(16 * page, 4 * page, &lo, &hi));       /* aligned: all of it */
+    assert_true(lo == 16 * page && hi == 20 * page);
+    assert_true(mq_huge_page_interior(16 * page + 64, 4 * page, &lo, &hi)); /* unaligned: the inner 3 pages */
+    assert_true(lo == 17 * page && hi == 20 * page);
+    assert_true(mq_huge_page_interior(16 * page + mib, 5 * page + 16, &lo, &hi));
+    assert_true(lo == 17 * page && hi == 21 * page);
+    for (uintptr_t p = 7 * page - 4096; p < 7 * page + 4096; p += 64) {
+        size_t size = (size_t)(9 * mib + (p & 0xFFF));
+        if (mq_huge_page_interior(p, size, &lo, &hi)) {
+            assert_true(lo >= p && hi <= p + size && lo % page == 0 && hi % page == 0 && hi > lo);
+            assert_true(lo - p < page && p + size - hi < page);
+        }
+    }
+    assert_false(mq_huge_page_interior(UINTPTR_MAX - 4096, 16 * page, &lo, &hi)); /* wraps: refused */
+}
+
 static void diag_records_location(void **state)
 {
     (void)state;
@@ -102,6 +126,7 @@ int main(void)
         cmocka_unit_test(allocator_hook_sees_sizes_and_alignment),
         cmocka_unit_test(size_arithmetic_detects_overflow),
         cmocka_unit_test(diag_records_location),
+        cmocka_unit_test(huge_page_interior_stays_inside_the_block),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
