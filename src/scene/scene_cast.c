@@ -37,6 +37,7 @@
 #include "core/pool.h"
 #include "core/vec3.h"
 #include "primitives/ray_slab.h"
+#include "primitives/shape_checks.h"
 #include "query/cast_walk.h"
 #include "query/round_cast.h"
 #include "scene/instance_overlap.h"
@@ -123,6 +124,8 @@ static bool visit_triangle(uint32_t id, const mq_triangle *local, void *user)
     icast *q = w->q;
     mq_triangle tri;
     mq_inst_triangle(w->inst, local, &tri);
+    if (!mq_triangle_ok(&tri))
+        return true; /* centred corners beyond float: it meets nothing, as in the overlaps */
     float limit = q->t < w->limit ? q->t : w->limit;
     float lim_grown = q->moving ? limit * (1.0f + 4.0f * FLT_EPSILON) + FLT_MIN : 0.0f;
     if (!tri_box_entry(q, &tri, lim_grown))

@@ -106,7 +106,7 @@ static bool visit_b(uint32_t id, const mq_triangle *local_b, void *user)
     for (int k = 0; k < 3; k++) {
         c->lo[j][k] = mq_minf(mq_minf(t->v[0][k], t->v[1][k]), t->v[2][k]);
         c->hi[j][k] = mq_maxf(mq_maxf(t->v[0][k], t->v[1][k]), t->v[2][k]);
-        if (!(c->lo[j][k] <= c->hi[j][k])) /* NaN or infinite after mapping: it intersects nothing */
+        if (!isfinite(c->lo[j][k]) || !isfinite(c->hi[j][k])) /* overflow or NaN after mapping: meets nothing */
             return true;
     }
     c->tb_id[j] = id;

@@ -737,6 +737,76 @@ static void test_recast_beyond_world_box(void **state)
     mq_mesh_destroy(m);
 }
 
+/* A triangle whose instance-centred corners overflow float (scene.h "Shapes
+ * of any finite size") meets no cast, of any kind, and no overlap; a finite
+ * triangle of the same instance still does, and a ray, tested in the mesh
+ * frame, hits the overflowing one. Triangle 0 runs from the origin to
+ * (1e30, 0, 0) in the plane y = 0 of the mesh, and the instance scales by
+ * 1e10; triangle 1 is a small one in the plane x = 0 around y = 10 (world
+ * y = 1e11). */
+static void test_triangle_beyond_float(void **state)
+{
+    (void)state;
+    const float pos[] = {0, 0, -1, 1e30f, 0, -1, 0, 0, 1, 0, 9, -1, 0, 11, -1, 0, 10, 1};
+    const uint32_t idx[] = {0, 1, 2, 3, 4, 5};
+    const float cube[] = {-1, -1, -1, 1, -1, -1, -1, 1, -1, 1, 1, -1, -1, -1, 1, 1, -1, 1, -1, 1, 1, 1, 1, 1};
+    mq_mesh *m = NULL;
+    mq_bvh *b = NULL;
+    mq_scene *sc = NULL;
+    mq_convex *hull = NULL;
+    assert_int_equal(mq_mesh_create(pos, 6, idx, 2, NULL, &m, NULL), MQ_OK);
+    assert_int_equal(mq_bvh_build(m, NULL, &b, NULL), MQ_OK);
+    assert_int_equal(mq_convex_create(cube, 8, NULL, &hull, NULL), MQ_OK);
+    assert_int_equal(mq_scene_create(NULL, &sc, NULL), MQ_OK);
+    mq_instance_def d = mq_default_instance_def();
+    d.bvh = b;
+    for (int r = 0; r < 3; r++)
+        d.transform.m[r][r] = 1e10;
+    uint32_t id;
+    assert_int_equal(mq_scene_add(sc, &d, &id, NULL), MQ_OK);
+    assert_int_equal(mq_scene_commit(sc, NULL), MQ_OK);
+    /* shapes starting 1e9 to the side of the plane x = 0 at y = 0 (where only
+     * triangle 0 lies) and at y = 1e11 (triangle 1), moving across it */
+    for (int row = 0; row < 2; row++) {
+        double y = row ? 1e11 : 0.0;
+        mq_dsphere sp = {{-1e9, y, 0.0}, 1e8};
+        mq_dcapsule cp = {{-1e9, y, -1e8}, {-1e9, y, 1e8}, 1e8};
+        mq_dconvex cv = {hull, {-1e9, y, 0.0}, {0, 0, 0, 1}};
+        mq_dshape shapes[3] = {mq_dshape_sphere(sp), mq_dshape_capsule(cp), mq_dshape_convex(cv)};
+        mq_dvec3 dir = {1.0, 0.0, 0.0};
+        for (int k = 0; k < 3; k++) {
+            mq_scene_cast_hit h;
+            bool hit = mq_scene_shape_cast(sc, &shapes[k], dir, 2e10, NULL, &h);
+            if (row == 0) {
+                if (hit)
+                    fail_msg("kind %d: hit triangle %u at t %g, point %g %g %g", shapes[k].kind, h.triangle, h.t,
+                             h.point[0], h.point[1], h.point[2]);
+                mq_dvec3 zero = {0, 0, 0};
+                assert_false(mq_scene_shape_cast(sc, &shapes[k], zero, 0.0, NULL, &h));
+                continue;
+            }
+            assert_true(hit);
+            assert_int_equal(h.triangle, 1);
+            assert_true(h.t > 0.0 && h.t <= 1e9);
+            for (int c = 0; c < 3; c++)
+                assert_true(isfinite(h.point[c]));
+        }
+    }
+    /* at rest across triangle 0's finite edge: no overlap either */
+    mq_dsphere across = {{5e9, 0.0, 0.0}, 1e9};
+    mq_dshape sa = mq_dshape_sphere(across);
+    assert_false(mq_scene_overlap_any(sc, &sa, NULL));
+    /* the ray meets triangle 0 in the mesh frame */
+    mq_dray ray = {{5e9, 1.0, 0.0}, 0.0, {0.0, -1.0, 0.0}, INFINITY};
+    mq_scene_hit rh;
+    assert_true(mq_scene_raycast_closest(sc, &ray, NULL, &rh));
+    assert_int_equal(rh.triangle, 0);
+    mq_scene_destroy(sc);
+    mq_convex_destroy(hull);
+    mq_bvh_destroy(b);
+    mq_mesh_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -747,6 +817,7 @@ int main(void)
         cmocka_unit_test(test_batch),
         cmocka_unit_test(test_recast_at_hit_time),
         cmocka_unit_test(test_recast_beyond_world_box),
+        cmocka_unit_test(test_triangle_beyond_float),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
