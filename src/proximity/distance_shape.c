@@ -586,11 +586,37 @@ static double convex_triangle_lower_bound(const mq_convex *cv, uint32_t np, cons
     return lb;
 }
 
+/* True when the triangle lies beyond the hull along the direction from
+ * GJK's hull point ps to its triangle point pt, by more than the rounding
+ * of coordinates of magnitude `mag`: then the two are apart, and the exact
+ * overlap test would say so. GJK's distance alone certifies nothing: on a
+ * sliver (a hull 1e13 long and a few units wide) it may stop with a pair
+ * 1e8 apart for shapes that meet. */
+static bool convex_triangle_apart(const mq_convex *cv, const mq_dw_tri *t, const double ps[3], const double pt[3],
+                                  double mag)
+{
+    double u[3] = {pt[0] - ps[0], pt[1] - ps[1], pt[2] - ps[2]};
+    double len = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    if (!(len > 0.0))
+        return false;
+    double hull_hi = -INFINITY, tri_lo = INFINITY;
+    for (uint32_t i = 0; i < cv->nv; i++) {
+        const double *v = cv->v + 3 * (size_t)i;
+        double x = u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+        hull_hi = x > hull_hi ? x : hull_hi;
+    }
+    for (int c = 0; c < 3; c++) {
+        const double *v = t->d.v[c];
+        double x = u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+        tri_lo = x < tri_lo ? x : tri_lo;
+    }
+    return tri_lo - hull_hi > 1e-9 * mag * len;
+}
+
 /* Convex vs triangle: GJK on the double corners, 0 (and GJK's hull point as
  * the common point) when the exact overlap test on the float copy says they
- * meet, as mq_convex_triangle_distance does. GJK's answer is within about
- * 1e-12 of the coordinates' magnitude of the true distance, so the overlap
- * test runs only when GJK leaves them within 1e-6 of it. */
+ * meet, as mq_convex_triangle_distance does. The overlap test is skipped
+ * only when GJK's pair certifies that they are apart. */
 static double convex_triangle(const mq_dist_shape *s, const mq_dw_tri *t, double ps[3], double pt[3])
 {
     mq_cpose id;
@@ -600,7 +626,7 @@ static double convex_triangle(const mq_dist_shape *s, const mq_dw_tri *t, double
     for (int v = 0; v < 3; v++)
         for (int k = 0; k < 3; k++)
             mag = fabs(t->d.v[v][k]) > mag ? fabs(t->d.v[v][k]) : mag;
-    if (!(d > 1e-6 * mag) && mq_convex_overlap_tri_posed(s->convex, &id, &t->f)) {
+    if (!convex_triangle_apart(s->convex, t, ps, pt, mag) && mq_convex_overlap_tri_posed(s->convex, &id, &t->f)) {
         d3_copy(pt, ps);
         return 0.0;
     }
