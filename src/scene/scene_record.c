@@ -9,6 +9,7 @@
 #include "core/minmax.h"
 #include "bvh/bvh_internal.h"
 #include "core/float_steps.h"
+#include "obbtree/obbtree_region.h"
 #include "scene/scene_internal.h"
 
 /*
@@ -91,17 +92,13 @@ static void local_root_box(const mq_instance_def *def, mq_aabb *out)
         }
         return;
     }
-    mq_obb obb;
-    if (!mq_obbtree_root(def->obbtree, &obb))
+    /* The root box's world-axes box in double, rounded outwards to float. */
+    double lo[3], hi[3];
+    if (!mq_obbtree_root_region(def->obbtree, lo, hi))
         return;
-    /* The OBB's AABB in double, rounded outwards to float. */
     for (int k = 0; k < 3; k++) {
-        double ext = 0.0;
-        for (int i = 0; i < 3; i++)
-            ext += fabs((double)obb.axes[i][k]) * obb.half[i];
-        double lo = obb.center[k] - ext, hi = obb.center[k] + ext;
-        out->min[k] = mq_float_floor_of(lo);
-        out->max[k] = mq_float_ceil_of(hi);
+        out->min[k] = mq_float_floor_of(lo[k]);
+        out->max[k] = mq_float_ceil_of(hi[k]);
     }
 }
 

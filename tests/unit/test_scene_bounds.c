@@ -4,7 +4,7 @@
  *   - every vertex used by a triangle, mapped in double, lies inside its
  *     instance's world box, for BVH and OBB-tree instances of the test meshes
  *     under rotations, non-uniform scales, mirrors, shears and translations
- *     up to 1e7; and the box is never wider than the box of the mapped root
+ *     up to 1e7, and of slivers reaching 1e11 away; and the box is never wider than the box of the mapped root
  *     box's corners (the one it replaces); the same after the BVH is refit,
  *     and bit for bit the same boxes from a saved and loaded BVH;
  *   - an instance of mask 0 is never reported, before or after a refit turns
@@ -145,6 +145,69 @@ static void test_world_boxes_contain_mesh(void **state)
     const char *names[] = {"suzanne.obj", "teapot.obj", "fandisk.obj", "spot.obj"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         check_mesh(names[i], &g);
+}
+
+/* A sliver: a few triangles near the origin and one reaching 1e11 away. An
+ * OBB tree's root box there is a slab set whose float axes are orthonormal
+ * only to about 1e-7, so its corners, taken along the axes instead of the
+ * axes' inverse, miss the mesh by about 1e4 (the root box is one of the two
+ * boxes a world box is the intersection of). */
+static void test_world_boxes_far_vertex(void **state)
+{
+    (void)state;
+    mq_test_rng g;
+    mq_test_rng_seed(&g, mq_test_seed(0xFA5));
+    for (int mesh_i = 0; mesh_i < 8; mesh_i++) {
+        float pos[3 * 4];
+        for (int i = 0; i < 9; i++)
+            pos[i] = (float)mq_test_rng_range(&g, -10.0, 10.0);
+        double u[3];
+        mq_test_rng_unit_vector(&g, u);
+        for (int k = 0; k < 3; k++)
+            pos[9 + k] = (float)(1e11 * u[k]);
+        static const uint32_t idx[] = {0, 1, 2, 0, 2, 3, 1, 3, 0};
+        mq_mesh *mesh = NULL;
+        mq_obbtree *obb = NULL;
+        mq_bvh *bvh = NULL;
+        assert_int_equal(mq_mesh_create(pos, 4, idx, 3, NULL, &mesh, NULL), MQ_OK);
+        assert_int_equal(mq_obbtree_build(mesh, NULL, &obb, NULL), MQ_OK);
+        assert_int_equal(mq_bvh_build(mesh, NULL, &bvh, NULL), MQ_OK);
+        for (int trial = 0; trial < 16; trial++) {
+            mq_instance_def d = mq_default_instance_def();
+            if (trial % 2)
+                d.obbtree = obb;
+            else
+                d.bvh = bvh;
+            random_placement(&g, (trial / 2) % 4, 10.0, &d.transform);
+            mq_instance_rec r;
+            assert_true(mq_instance_rec_init(&r, &d, 0));
+            char what[64];
+            snprintf(what, sizeof what, "sliver %d (trial %d)", mesh_i, trial);
+            check_world_box(&r, &d, pos, idx, 3, what);
+        }
+        mq_bvh_destroy(bvh);
+        mq_obbtree_destroy(obb);
+        mq_mesh_destroy(mesh);
+    }
+    /* the case fuzz_clash found: the world box began at x = 10396, the mesh at -135 */
+    static const float pos[] = {1.75f,   -1.25f, -0.5f, -0.125f,        1.25f,   0.625f,
+                                -1.125f, 6.5f,   10.5f, 2.37378068e10f, -4.125f, -1.03570022e11f};
+    static const uint32_t idx[] = {1, 2, 0, 0, 0, 2, 2, 0, 0, 0, 2, 3, 1, 1, 2};
+    static const double a[3][4] = {{0.438890907080694, -0.45488288345205546, -12.484008023628638, -0.5},
+                                   {-12.484008023628638, 0.438890907080694, -0.45488288345205546, 0.75},
+                                   {-0.45488288345205546, -12.484008023628638, 0.438890907080694, 1.125}};
+    mq_mesh *mesh = NULL;
+    mq_obbtree *obb = NULL;
+    assert_int_equal(mq_mesh_create(pos, 4, idx, 5, NULL, &mesh, NULL), MQ_OK);
+    assert_int_equal(mq_obbtree_build(mesh, NULL, &obb, NULL), MQ_OK);
+    mq_instance_def d = mq_default_instance_def();
+    d.obbtree = obb;
+    memcpy(d.transform.m, a, sizeof a);
+    mq_instance_rec r;
+    assert_true(mq_instance_rec_init(&r, &d, 0));
+    check_world_box(&r, &d, pos, idx, 5, "fuzz_clash's sliver");
+    mq_obbtree_destroy(obb);
+    mq_mesh_destroy(mesh);
 }
 
 /*
@@ -363,6 +426,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_world_boxes_contain_mesh),
+        cmocka_unit_test(test_world_boxes_far_vertex),
         cmocka_unit_test(test_world_boxes_follow_refit_and_load),
         cmocka_unit_test(test_world_boxes_small),
         cmocka_unit_test(test_mask_zero),
