@@ -845,20 +845,26 @@ static double box_triangle_lower_bound(const mq_dist_shape *s, const box_faces *
 }
 
 /* The triangle's gap to the hull along the triangle's normal (the hull's
- * vertices against the triangle's plane), -INFINITY when it has none. */
+ * vertices against the triangle's corners), -INFINITY when it has none. All
+ * three corners count: the computed normal of a sliver is off its plane. */
 static double convex_triangle_normal_gap(const mq_convex *cv, const mq_dw_tri *t)
 {
     const double *n = t->d.n;
     if (t->d.flat || !(t->d.n2 > 0.0))
         return -INFINITY;
-    double p = n[0] * t->d.v[0][0] + n[1] * t->d.v[0][1] + n[2] * t->d.v[0][2], lo = INFINITY, hi = -INFINITY;
+    double plo = INFINITY, phi = -INFINITY, lo = INFINITY, hi = -INFINITY;
+    for (int c = 0; c < 3; c++) {
+        double x = n[0] * t->d.v[c][0] + n[1] * t->d.v[c][1] + n[2] * t->d.v[c][2];
+        plo = x < plo ? x : plo;
+        phi = x > phi ? x : phi;
+    }
     for (uint32_t i = 0; i < cv->nv; i++) {
         const double *v = cv->v + 3 * (size_t)i;
         double x = n[0] * v[0] + n[1] * v[1] + n[2] * v[2];
         lo = x < lo ? x : lo;
         hi = x > hi ? x : hi;
     }
-    double g = p - hi > lo - p ? p - hi : lo - p, mag = cv->scale;
+    double g = plo - hi > lo - phi ? plo - hi : lo - phi, mag = cv->scale;
     for (int k = 0; k < 3; k++) {
         mag = fabs(t->lo[k]) > mag ? fabs(t->lo[k]) : mag;
         mag = fabs(t->hi[k]) > mag ? fabs(t->hi[k]) : mag;
@@ -867,24 +873,33 @@ static double convex_triangle_normal_gap(const mq_convex *cv, const mq_dw_tri *t
 }
 
 /* The gap between the hull and the triangle along the direction from the
- * triangle's point nearest the hull's centre to that centre (the triangle
- * reaches no further than that point along it), -INFINITY when they meet. */
+ * triangle's point nearest the hull's centre to that centre, -INFINITY when
+ * they meet. The triangle's corners are measured too, not taken to reach no
+ * further than that point: when the centre lies on the triangle to within
+ * rounding, the direction is rounding noise, and any direction's gap between
+ * the two extents is a lower bound. */
 static double convex_triangle_centre_gap(const mq_convex *cv, const mq_dw_tri *t)
 {
     double q[3], d2 = mq_td_point_triangle2(cv->center, &t->d, q);
     if (!(d2 > 0.0))
         return -INFINITY;
-    double inv = 1.0 / sqrt(d2), u[3], lo = INFINITY, mag = cv->scale;
+    double inv = 1.0 / sqrt(d2), u[3], lo = INFINITY, hi = -INFINITY, mag = cv->scale;
     for (int k = 0; k < 3; k++) {
         u[k] = (cv->center[k] - q[k]) * inv;
-        mag = fabs(q[k]) > mag ? fabs(q[k]) : mag;
+        mag = fabs(t->lo[k]) > mag ? fabs(t->lo[k]) : mag;
+        mag = fabs(t->hi[k]) > mag ? fabs(t->hi[k]) : mag;
     }
     for (uint32_t i = 0; i < cv->nv; i++) {
         const double *v = cv->v + 3 * (size_t)i;
         double x = u[0] * (v[0] - q[0]) + u[1] * (v[1] - q[1]) + u[2] * (v[2] - q[2]);
         lo = x < lo ? x : lo;
     }
-    return lo * (1.0 - 0x1p-40) - 0x1p-40 * mag;
+    for (int c = 0; c < 3; c++) {
+        const double *v = t->d.v[c];
+        double x = u[0] * (v[0] - q[0]) + u[1] * (v[1] - q[1]) + u[2] * (v[2] - q[2]);
+        hi = x > hi ? x : hi;
+    }
+    return (lo - hi) * (1.0 - 0x1p-40) - 0x1p-40 * mag;
 }
 
 /* A lower bound of the distance from the shape to triangle t (-INFINITY:
