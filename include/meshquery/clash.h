@@ -26,7 +26,8 @@
  * or touch.
  *
  * How. The candidate pairs come from a self-join of the scene's top-level
- * tree (the instances' world boxes, grown by d; no all-pairs loop), the
+ * tree (the instances' world boxes, grown by d and by the float rounding of
+ * the intersection test above; no all-pairs loop), the
  * masks and the filter cut them down, then each candidate's distance is
  * measured (the dual-hierarchy walk of proximity.h, stopping beyond d) on
  * the library's thread pool. The result does not depend on the thread count:
@@ -44,8 +45,9 @@
 /**
  * A filter: return false to skip the pair (same part, adjacent links).
  * Called with instance_a < instance_b once per candidate pair (their world
- * boxes are within d and both masks match), on the thread that called
- * mq_scene_clash, in no particular order, before any distance is measured.
+ * boxes are within d, plus the rounding above, and both masks match), on the
+ * thread that called mq_scene_clash, in no particular order, before any
+ * distance is measured.
  */
 typedef bool (*mq_clash_filter_fn)(uint32_t instance_a, uint32_t instance_b, void *user);
 

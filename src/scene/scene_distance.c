@@ -1,10 +1,13 @@
 /*
  * Distance between two instances (clash.h: mq_scene_distance): the
  * dual-hierarchy walk of proximity/distance_walk.h with both meshes mapped by
- * their transforms into the world shifted by the first instance's
- * translation, so that only the instances' offset enters the float rounding
- * of the intersection test, as in mq_scene_collide.
+ * their transforms into the world shifted by the lower instance's
+ * translation (mq_inst_distance: its first argument's), so that only the
+ * instances' offset enters the float rounding of the intersection test, as
+ * in mq_scene_collide.
  */
+#include <string.h>
+
 #include "scene/scene_distance.h"
 
 void mq_inst_dist_sides(const mq_instance_rec *a, const mq_instance_rec *b, mq_dist_side *sa, mq_dist_side *sb,
@@ -56,5 +59,18 @@ bool mq_scene_distance(const mq_scene *scene, uint32_t a, uint32_t b, double max
     const mq_instance_rec *ra = mq_scene_record(scene, a), *rb = mq_scene_record(scene, b);
     if (!ra || !rb)
         return false;
-    return mq_inst_distance(ra, rb, max_distance, out);
+    if (a <= b)
+        return mq_inst_distance(ra, rb, max_distance, out);
+    /* measured in the lower instance's frame (clash.h), as mq_scene_clash does */
+    mq_instance_distance d;
+    if (!mq_inst_distance(rb, ra, max_distance, &d))
+        return false;
+    if (out) {
+        *out = d;
+        out->triangle_a = d.triangle_b;
+        out->triangle_b = d.triangle_a;
+        memcpy(out->point_a, d.point_b, sizeof out->point_a);
+        memcpy(out->point_b, d.point_a, sizeof out->point_b);
+    }
+    return true;
 }

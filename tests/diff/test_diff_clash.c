@@ -273,6 +273,15 @@ static void test_distance_brute(void **state)
             zero++;
         }
         assert_true(mq_scene_distance(s, ids[0], ids[1], got.distance, NULL));
+        /* the arguments swapped: the same measurement (in the lower instance's
+         * frame), its sides swapped */
+        mq_instance_distance rev;
+        assert_true(mq_scene_distance(s, ids[1], ids[0], INFINITY, &rev));
+        assert_true(rev.distance == got.distance);
+        assert_int_equal(rev.triangle_a, got.triangle_b);
+        assert_int_equal(rev.triangle_b, got.triangle_a);
+        assert_memory_equal(rev.point_a, got.point_b, sizeof rev.point_a);
+        assert_memory_equal(rev.point_b, got.point_a, sizeof rev.point_b);
         n++;
         mq_scene_destroy(s);
     }

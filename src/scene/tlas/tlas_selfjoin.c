@@ -13,13 +13,16 @@
  */
 #include "scene/tlas/tlas_selfjoin.h"
 
+#include <math.h>
+
 typedef struct jbox {
     double lo[3], hi[3];
 } jbox;
 
 typedef struct join_ctx {
     const mq_scene *s;
-    double margin;
+    double margin;      /* the caller's */
+    double node_margin; /* margin + the rounding slack of any pair (rounding_slack_bound) */
     uint32_t mask;
     mq_tlas_pair_fn fn;
     void *user;
@@ -52,11 +55,63 @@ static double box_size(const jbox *b)
     return (b->hi[0] - b->lo[0]) + (b->hi[1] - b->lo[1]) + (b->hi[2] - b->lo[2]);
 }
 
+/* Relative rounding of a coordinate rounded to float once (2^-24), with a
+ * wide margin. */
+#define MQ_JOIN_ROUNDING 0x1p-21
+
+/* The largest |coordinate| of box b shifted by minus r's translation. */
+static double shifted_magnitude(const mq_daabb *b, const mq_instance_rec *r)
+{
+    double m = 0.0;
+    for (int k = 0; k < 3; k++) {
+        m = fmax(m, fabs(b->min[k] - r->to_world.m[k][3]));
+        m = fmax(m, fabs(b->max[k] - r->to_world.m[k][3]));
+    }
+    return m;
+}
+
+/*
+ * The distance of two instances (clash.h) decides "intersect" on their
+ * triangles rounded to float in the world shifted by the lower instance's
+ * translation: instances whose world boxes are apart by up to that rounding
+ * may still be at distance 0. A pair's slack: the rounding of both boxes'
+ * coordinates in that frame.
+ */
+static double pair_slack(const mq_instance_rec *lower, const mq_instance_rec *upper)
+{
+    return MQ_JOIN_ROUNDING *
+           (shifted_magnitude(&lower->world_box, lower) + shifted_magnitude(&upper->world_box, lower));
+}
+
+/* At least every pair's slack among pairs whose boxes are within the margin
+ * plus that slack: the upper box lies within the lower's widths, the upper's
+ * widths and the margin of the lower box, whose own shifted magnitude is at
+ * most the largest of any instance. */
+static double rounding_slack_bound(const mq_scene *s, double margin)
+{
+    double mag = 0.0, width = 0.0;
+    for (uint32_t i = 0; i < s->rec_slots; i++) {
+        const mq_instance_rec *r = &s->recs[i];
+        if (!mq_instance_rec_live(r) || !(r->world_box.min[0] <= r->world_box.max[0]))
+            continue;
+        mag = fmax(mag, shifted_magnitude(&r->world_box, r));
+        for (int k = 0; k < 3; k++)
+            width = fmax(width, r->world_box.max[k] - r->world_box.min[k]);
+    }
+    double slack = MQ_JOIN_ROUNDING * (2.0 * mag + 2.0 * width + margin);
+    return 2.0 * MQ_JOIN_ROUNDING * (2.0 * mag + 2.0 * width + margin + slack);
+}
+
 static bool leaf_pair(const join_ctx *c, uint32_t x, uint32_t y)
 {
     const mq_instance_rec *a = &c->s->recs[x & ~MQ_TLAS_LEAF_BIT], *b = &c->s->recs[y & ~MQ_TLAS_LEAF_BIT];
     if ((a->mask & c->mask) == 0 || (b->mask & c->mask) == 0)
         return true;
+    if (b->id < a->id) {
+        const mq_instance_rec *t = a;
+        a = b;
+        b = t;
+    }
     jbox ba, bb;
     for (int k = 0; k < 3; k++) {
         ba.lo[k] = a->world_box.min[k];
@@ -64,9 +119,9 @@ static bool leaf_pair(const join_ctx *c, uint32_t x, uint32_t y)
         bb.lo[k] = b->world_box.min[k];
         bb.hi[k] = b->world_box.max[k];
     }
-    if (!boxes_near(&ba, &bb, c->margin))
+    if (!boxes_near(&ba, &bb, c->margin + pair_slack(a, b)))
         return true;
-    return a->id < b->id ? c->fn(a, b, c->user) : c->fn(b, a, c->user);
+    return c->fn(a, b, c->user);
 }
 
 /* The used slots of inner node x whose boxes come within the margin of box
@@ -79,7 +134,7 @@ static int gather(const join_ctx *c, uint32_t x, const jbox *near, jbox box[MQ_T
     for (int i = 0; i < slots; i++) {
         jbox b;
         uint32_t r = slot(c, n, i, &b);
-        if (r == MQ_TLAS_EMPTY || (near && !boxes_near(&b, near, c->margin)))
+        if (r == MQ_TLAS_EMPTY || (near && !boxes_near(&b, near, c->node_margin)))
             continue;
         int j = m++;
         while (j > 0 && box[j - 1].lo[0] > b.lo[0]) {
@@ -104,7 +159,7 @@ static bool join_pair(const join_ctx *c, uint32_t x, const jbox *bx, uint32_t y,
         jbox ab[MQ_TLAS_WIDTH], bb[MQ_TLAS_WIDTH];
         uint32_t ar[MQ_TLAS_WIDTH], br[MQ_TLAS_WIDTH];
         int na = gather(c, x, by, ab, ar), nb = gather(c, y, bx, bb, br), p = 0, q = 0;
-        double m = c->margin;
+        double m = c->node_margin;
         while (p < na && q < nb) {
             if (ab[p].lo[0] <= bb[q].lo[0]) {
                 for (int k = q; k < nb && bb[k].lo[0] - m <= ab[p].hi[0]; k++)
@@ -134,7 +189,7 @@ static bool join_pair(const join_ctx *c, uint32_t x, const jbox *bx, uint32_t y,
     for (int i = 0; i < slots; i++) {
         jbox bi;
         uint32_t ci = slot(c, n, i, &bi);
-        if (ci != MQ_TLAS_EMPTY && boxes_near(&bi, by, c->margin) && !join_pair(c, ci, &bi, y, by))
+        if (ci != MQ_TLAS_EMPTY && boxes_near(&bi, by, c->node_margin) && !join_pair(c, ci, &bi, y, by))
             return false;
     }
     return true;
@@ -152,8 +207,8 @@ static bool join_self(const join_ctx *c, uint32_t x)
             return false;
         /* sweep along x: the later slots start at or after this one's low x, and
          * once one starts beyond its high x (plus the margin) so do the rest */
-        for (int j = i + 1; j < m && box[j].lo[0] - c->margin <= box[i].hi[0]; j++)
-            if (boxes_near(&box[i], &box[j], c->margin) && !join_pair(c, ref[i], &box[i], ref[j], &box[j]))
+        for (int j = i + 1; j < m && box[j].lo[0] - c->node_margin <= box[i].hi[0]; j++)
+            if (boxes_near(&box[i], &box[j], c->node_margin) && !join_pair(c, ref[i], &box[i], ref[j], &box[j]))
                 return false;
     }
     return true;
@@ -163,6 +218,6 @@ bool mq_tlas_self_join(const mq_scene *s, double margin, uint32_t mask, mq_tlas_
 {
     if (!s || !fn || s->node_count == 0 || !(margin >= 0.0))
         return true;
-    join_ctx c = {s, margin, mask, fn, user};
+    join_ctx c = {s, margin, margin + rounding_slack_bound(s, margin), mask, fn, user};
     return join_self(&c, s->root);
 }
