@@ -241,7 +241,16 @@ void mq_instance_world_box(mq_instance_rec *rec)
     if (top->n > 0)
         root_box(rec, &x, clo, chi);
     for (int k = 0; k < 3; k++) {
-        rec->world_box.min[k] = ok && lo[k] > clo[k] ? lo[k] : clo[k];
-        rec->world_box.max[k] = ok && hi[k] < chi[k] ? hi[k] : chi[k];
+        double l = ok && lo[k] > clo[k] ? lo[k] : clo[k], u = ok && hi[k] < chi[k] ? hi[k] : chi[k];
+        if (!(l <= u) && ok && lo[k] <= hi[k] && clo[k] <= chi[k]) {
+            /* Disjoint: the two boxes enclose the mesh as rounded differently
+             * (a BVH's top boxes hold its corners scaled by 2^k, where a
+             * subnormal one rounds; its root box holds the mesh's own), so
+             * either may be what a query reads: their union. */
+            l = lo[k] < clo[k] ? lo[k] : clo[k];
+            u = hi[k] > chi[k] ? hi[k] : chi[k];
+        }
+        rec->world_box.min[k] = l;
+        rec->world_box.max[k] = u;
     }
 }

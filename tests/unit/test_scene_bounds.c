@@ -80,7 +80,7 @@ static void corner_box(const mq_instance_rec *r, double lo[3], double hi[3])
 
 /* Every corner of triangles idx over positions pos, mapped by d's transform in
  * double, lies inside r's world box; and that box is no wider than the box of
- * the mapped root box's corners. */
+ * the mapped root box's corners (to within rounding). */
 static void check_world_box(const mq_instance_rec *r, const mq_instance_def *d, const float *pos, const uint32_t *idx,
                             size_t tris, const char *what)
 {
@@ -99,7 +99,8 @@ static void check_world_box(const mq_instance_rec *r, const mq_instance_def *d, 
     double lo[3], hi[3];
     corner_box(r, lo, hi);
     for (int k = 0; k < 3; k++) {
-        double slack = 1e-9 * (fabs(lo[k]) + fabs(hi[k]) + (hi[k] - lo[k]));
+        /* (and a BVH's subnormal rounding: test_world_box_subnormal_corner) */
+        double slack = 1e-9 * (fabs(lo[k]) + fabs(hi[k]) + (hi[k] - lo[k])) + 1e-40;
         assert_true(r->world_box.min[k] >= lo[k] - slack);
         assert_true(r->world_box.max[k] <= hi[k] + slack);
     }
@@ -284,6 +285,29 @@ static void test_world_boxes_follow_refit_and_load(void **state)
 }
 
 /* One triangle (a single-leaf BVH) and an empty mesh: root-box cases. */
+/* A BVH keeps its corners scaled by a power of two, where a subnormal
+ * coordinate rounds (here z = 3.887e-41, scaled by 2^-4): its top boxes then
+ * hold the rounded point and its root box the mesh's own, and the world box
+ * (the two intersected) was empty. fuzz_clash found it (the clash list left
+ * out instances at distance 0). */
+static void test_world_box_subnormal_corner(void **state)
+{
+    (void)state;
+    const float pos[] = {-11.5f, 3.88734207e-41f, -0.625f, 0.5f, 0.875f, -12.375f};
+    const uint32_t idx[] = {0, 0, 0};
+    mq_mesh *mesh = NULL;
+    mq_bvh *bvh = NULL;
+    assert_int_equal(mq_mesh_create(pos, 2, idx, 1, NULL, &mesh, NULL), MQ_OK);
+    assert_int_equal(mq_bvh_build(mesh, NULL, &bvh, NULL), MQ_OK);
+    mq_instance_def d = mq_default_instance_def();
+    d.bvh = bvh;
+    mq_instance_rec r;
+    assert_true(mq_instance_rec_init(&r, &d, 0));
+    check_world_box(&r, &d, pos, idx, 1, "a subnormal corner");
+    mq_bvh_destroy(bvh);
+    mq_mesh_destroy(mesh);
+}
+
 static void test_world_boxes_small(void **state)
 {
     (void)state;
@@ -425,11 +449,9 @@ static void test_mask_zero(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_world_boxes_contain_mesh),
-        cmocka_unit_test(test_world_boxes_far_vertex),
-        cmocka_unit_test(test_world_boxes_follow_refit_and_load),
-        cmocka_unit_test(test_world_boxes_small),
-        cmocka_unit_test(test_mask_zero),
+        cmocka_unit_test(test_world_boxes_contain_mesh),   cmocka_unit_test(test_world_boxes_far_vertex),
+        cmocka_unit_test(test_world_box_subnormal_corner), cmocka_unit_test(test_world_boxes_follow_refit_and_load),
+        cmocka_unit_test(test_world_boxes_small),          cmocka_unit_test(test_mask_zero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
