@@ -63,8 +63,8 @@
  *     instance: a sphere, capsule or oriented box whose centre (or axis)
  *     lies beyond float range (about 3.4e38) of an instance, yet reaches into
  *     it, meets nothing there; so does a closest-point query from that far.
- *     Likewise a triangle whose corners, centred on its instance's
- *     translation (A v), overflow float meets no shape and is no closest
+ *     Likewise a triangle any of whose corners, centred on its instance's
+ *     translation (A v), overflows float meets no shape and is no closest
  *     point (rays, tested in the mesh frame, still hit it).
  *
  * Committing. Edits (add, remove, set_transform, set_mask) are staged; queries

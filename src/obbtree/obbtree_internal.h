@@ -13,7 +13,10 @@
 
 #include <meshquery/obbtree.h>
 
+#include <math.h>
+
 #include "bvh/top_boxes.h"
+#include "core/mat3d.h"
 
 /* Below this depth splits go at the mean; from it on, at the median, which
  * halves the triangle count per level: with at most 2^27 triangles,
@@ -87,6 +90,22 @@ static inline uint32_t mq_obbtree_leaf_count(const mq_obbtree_node *n)
 static inline uint32_t mq_obbtree_leaf_data(uint32_t first, uint32_t count)
 {
     return MQ_OBBTREE_LEAF_BIT | ((count - 1u) << 27) | first;
+}
+
+/* The corners' edge directions of a box whose float axes (rows) are
+ * orthonormal only to float precision: as a slab set { p : |axes_i . (p -
+ * centre)| <= half_i }, which is what its half extents bound, its corners are
+ * centre + E s with E the axes' inverse (column i: box axis i); the
+ * transpose would miss them by about 1e-7 of their distance from the centre.
+ * False for degenerate axes (|det| <= 1e-6). */
+static inline bool mq_obb_axes_inverse(const float axes[3][3], double edge[3][3])
+{
+    double a[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 3; k++)
+            a[i][k] = axes[i][k];
+    double det = mq_mat3d_det(a);
+    return fabs(det) > 1e-6 && mq_mat3d_inverse(a, det, edge);
 }
 
 /* Sets t->top from its nodes: the boxes of the deepest level (breadth first

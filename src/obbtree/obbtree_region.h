@@ -10,30 +10,23 @@
 #include <math.h>
 #include <stdbool.h>
 
-#include "core/mat3d.h"
 #include "obbtree/obbtree_internal.h"
 
 /* The world-axes box of the OBB tree's root box (exact in double up to a
- * rounding of its extent, far inside the reduction's margin). False for an
- * empty tree. The tree's box is the slab set { p : |axes_i . (p - centre)| <=
- * half_i }, and its float axes are orthonormal only to float precision: its
- * corners are centre + E s, E the axes' inverse (as the top boxes' edges,
- * obbtree_top_boxes.c); the transpose would miss by about 1e-7 of their
- * distance from the centre. Degenerate axes (never built) fall back to it. */
+ * rounding of its extent, far inside the reduction's margin), its corners
+ * taken along the axes' inverse (mq_obb_axes_inverse). False for an empty
+ * tree. Degenerate axes (only from a damaged saved file) fall back to the
+ * transpose. */
 static inline bool mq_obbtree_root_region(const mq_obbtree *t, double lo[3], double hi[3])
 {
     mq_obb root;
     if (!mq_obbtree_root(t, &root))
         return false;
-    double axes[3][3], edge[3][3];
-    for (int i = 0; i < 3; i++)
-        for (int k = 0; k < 3; k++)
-            axes[i][k] = root.axes[i][k];
-    double det = mq_mat3d_det(axes);
-    if (!(fabs(det) > 1e-6 && mq_mat3d_inverse(axes, det, edge)))
+    double edge[3][3];
+    if (!mq_obb_axes_inverse((const float(*)[3])root.axes, edge))
         for (int i = 0; i < 3; i++)
             for (int k = 0; k < 3; k++)
-                edge[k][i] = axes[i][k];
+                edge[k][i] = root.axes[i][k];
     for (int k = 0; k < 3; k++) {
         double ext = 0.0;
         for (int i = 0; i < 3; i++)

@@ -13,15 +13,12 @@
 static bool obb_node_box(const mq_obbtree *t, uint32_t node, mq_box_scratch *out, uint32_t k)
 {
     const mq_obbtree_node *nd = &t->nodes[node];
-    double axes[3][3], edges[3][3];
+    double edges[3][3];
     for (int a = 0; a < 3; a++) {
         out->row[MQ_TOP_CENTER + a][k] = nd->center[a];
         out->row[MQ_TOP_HALF + a][k] = nd->half[a];
-        for (int j = 0; j < 3; j++)
-            axes[a][j] = nd->axes[a][j];
     }
-    double det = mq_mat3d_det(axes);
-    if (!(fabs(det) > 1e-6 && mq_mat3d_inverse(axes, det, edges)))
+    if (!mq_obb_axes_inverse(nd->axes, edges))
         return false;
     for (int j = 0; j < 3; j++)
         for (int i = 0; i < 3; i++)

@@ -605,8 +605,8 @@ static bool convex_triangle_apart(const mq_convex *cv, const mq_dw_tri *t, const
         double x = u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
         hull_hi = x > hull_hi ? x : hull_hi;
     }
-    for (int c = 0; c < 3; c++) {
-        const double *v = t->d.v[c];
+    for (int c = 0; c < 3; c++) { /* the float corners: those of the overlap test skipped */
+        const float *v = t->f.v[c];
         double x = u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
         tri_lo = x < tri_lo ? x : tri_lo;
     }

@@ -15,7 +15,9 @@
 void mq_inst_dist_sides(const mq_instance_rec *a, const mq_instance_rec *b, mq_dist_side *sa, mq_dist_side *sb,
                         double shift[3]);
 
-/* The distance of a and b if <= max_distance, with world points; false otherwise. */
+/* The distance of a and b if <= max_distance, with world points; false
+ * otherwise. Measured in a's shifted world: clash.h's definition wants a to
+ * be the lower id. */
 bool mq_inst_distance(const mq_instance_rec *a, const mq_instance_rec *b, double max_distance,
                       mq_instance_distance *out);
 

@@ -525,6 +525,50 @@ static void test_scenes(void **state)
     assert_int_equal(touching_seen, 2 * 3 * 5);
 }
 
+/* Two instances whose world boxes are 17.875 apart, farther than the
+ * clearance (8.625), yet at distance 0 by clash.h's definition: their only
+ * point lies at x = 3.2e9 in the lower instance's shifted world, where float
+ * spacing is 256, so the two round together. The clash list must hold the
+ * pair (fuzz_clash found it missing: candidates came from the exact boxes). */
+static void test_rounding_candidates(void **state)
+{
+    (void)state;
+    const float pos[] = {-1.25f, -0.625f, 534484096.0f};
+    const uint32_t idx[] = {0, 0, 0};
+    mq_mesh *m = NULL;
+    mq_bvh *b = NULL;
+    mq_scene *s = NULL;
+    assert_int_equal(mq_mesh_create(pos, 1, idx, 1, NULL, &m, NULL), MQ_OK);
+    assert_int_equal(mq_bvh_build(m, NULL, &b, NULL), MQ_OK);
+    assert_int_equal(mq_scene_create(NULL, &s, NULL), MQ_OK);
+    const double tx[2] = {-11.875, 6.0};
+    uint32_t ids[2];
+    for (int i = 0; i < 2; i++) {
+        mq_instance_def d = mq_default_instance_def();
+        d.bvh = b;
+        double a[3][4] = {{0, 0, 6, tx[i]}, {6, 0, 0, 6}, {0, 6, 0, 6}};
+        memcpy(d.transform.m, a, sizeof a);
+        assert_int_equal(mq_scene_add(s, &d, &ids[i], NULL), MQ_OK);
+    }
+    assert_int_equal(mq_scene_commit(s, NULL), MQ_OK);
+    mq_instance_distance dist;
+    assert_true(mq_scene_distance(s, ids[0], ids[1], 8.625, &dist));
+    assert_true(dist.distance == 0.0);
+    mq_clash_options o = mq_default_clash_options();
+    o.clearance = 8.625;
+    mq_clash_list *l = NULL;
+    assert_int_equal(mq_scene_clash(s, &o, &l, NULL), MQ_OK);
+    assert_int_equal(mq_clash_list_count(l), 1);
+    const mq_clash *c = mq_clash_list_get(l, 0);
+    assert_int_equal(c->instance_a, ids[0]);
+    assert_int_equal(c->instance_b, ids[1]);
+    assert_true(c->distance == 0.0);
+    mq_clash_list_destroy(l);
+    mq_scene_destroy(s);
+    mq_bvh_destroy(b);
+    mq_mesh_destroy(m);
+}
+
 static void test_args(void **state)
 {
     fixture *f = *state;
@@ -674,9 +718,13 @@ static void test_large(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_args),   cmocka_unit_test(test_distance_brute),
-        cmocka_unit_test(test_scenes), cmocka_unit_test(test_alloc_failures),
-        cmocka_unit_test(test_large),  cmocka_unit_test(test_isa_invariant),
+        cmocka_unit_test(test_args),
+        cmocka_unit_test(test_distance_brute),
+        cmocka_unit_test(test_scenes),
+        cmocka_unit_test(test_alloc_failures),
+        cmocka_unit_test(test_large),
+        cmocka_unit_test(test_isa_invariant),
+        cmocka_unit_test(test_rounding_candidates),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

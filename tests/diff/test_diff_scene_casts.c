@@ -792,7 +792,8 @@ static void test_triangle_beyond_float(void **state)
                 assert_true(isfinite(h.point[c]));
         }
     }
-    /* at rest across triangle 0's finite edge: no overlap either */
+    /* at rest inside triangle 0's (overflowing) extent, 4e9 past its finite
+     * edge: no overlap either */
     mq_dsphere across = {{5e9, 0.0, 0.0}, 1e9};
     mq_dshape sa = mq_dshape_sphere(across);
     assert_false(mq_scene_overlap_any(sc, &sa, NULL));

@@ -6,7 +6,9 @@
  * children that come within the margin of the other node, and sweeping the
  * two sorted lists along x; a leaf and an inner node by opening the node.
  * Every unordered pair of leaves is reached along exactly one path, so each
- * instance pair is reported once. Recursion depth: at most twice the tree's
+ * instance pair is reported once. Nodes are compared with the node margin
+ * (the caller's margin plus a bound of every pair's rounding slack), a pair
+ * of instances with the margin plus its own slack. Recursion depth: at most twice the tree's
  * depth (mq_tlas_self_join's callers are scene queries, whose trees are at
  * most MQ_TLAS_SAH_DEPTH + 34 levels deep), each level's frame holding up to
  * two nodes' sorted children (about 3.5 KB).
@@ -56,8 +58,9 @@ static double box_size(const jbox *b)
 }
 
 /* Relative rounding of a coordinate rounded to float once (2^-24), with a
- * wide margin. */
+ * wide margin; and an absolute floor for float's subnormal spacing (2^-149). */
 #define MQ_JOIN_ROUNDING 0x1p-21
+#define MQ_JOIN_ROUNDING_FLOOR 0x1p-146
 
 /* The largest |coordinate| of box b shifted by minus r's translation. */
 static double shifted_magnitude(const mq_daabb *b, const mq_instance_rec *r)
@@ -80,26 +83,32 @@ static double shifted_magnitude(const mq_daabb *b, const mq_instance_rec *r)
 static double pair_slack(const mq_instance_rec *lower, const mq_instance_rec *upper)
 {
     return MQ_JOIN_ROUNDING *
-           (shifted_magnitude(&lower->world_box, lower) + shifted_magnitude(&upper->world_box, lower));
+               (shifted_magnitude(&lower->world_box, lower) + shifted_magnitude(&upper->world_box, lower)) +
+           MQ_JOIN_ROUNDING_FLOOR;
 }
 
-/* At least every pair's slack among pairs whose boxes are within the margin
- * plus that slack: the upper box lies within the lower's widths, the upper's
- * widths and the margin of the lower box, whose own shifted magnitude is at
- * most the largest of any instance. */
-static double rounding_slack_bound(const mq_scene *s, double margin)
+/*
+ * At least the slack of every pair whose boxes are within margin + slack,
+ * for the nodes' pruning. With C the largest shifted magnitude c of an
+ * instance the mask lets in: a box's widths are at most 2 c, so every
+ * coordinate of the upper box lies within c_L + 2 c_L + 2 c_U + margin +
+ * slack of the lower's translation, and a pair's slack is at most R (6 C +
+ * margin + slack) + floor: S = 2 R (6 C + margin) + 2 floor satisfies that
+ * (R = MQ_JOIN_ROUNDING, far below 1/2). One instance far larger than the
+ * others (or meshed far from its translation) widens every node pair's
+ * margin by its rounding: slower, not wrong.
+ */
+static double rounding_slack_bound(const mq_scene *s, uint32_t mask, double margin)
 {
-    double mag = 0.0, width = 0.0;
+    double c = 0.0;
     for (uint32_t i = 0; i < s->rec_slots; i++) {
         const mq_instance_rec *r = &s->recs[i];
-        if (!mq_instance_rec_live(r) || !(r->world_box.min[0] <= r->world_box.max[0]))
-            continue;
-        mag = fmax(mag, shifted_magnitude(&r->world_box, r));
-        for (int k = 0; k < 3; k++)
-            width = fmax(width, r->world_box.max[k] - r->world_box.min[k]);
+        const mq_daabb *b = &r->world_box;
+        if (mq_instance_rec_live(r) && (r->mask & mask) != 0 && b->min[0] <= b->max[0] && b->min[1] <= b->max[1] &&
+            b->min[2] <= b->max[2])
+            c = fmax(c, shifted_magnitude(b, r));
     }
-    double slack = MQ_JOIN_ROUNDING * (2.0 * mag + 2.0 * width + margin);
-    return 2.0 * MQ_JOIN_ROUNDING * (2.0 * mag + 2.0 * width + margin + slack);
+    return 2.0 * MQ_JOIN_ROUNDING * (6.0 * c + margin) + 2.0 * MQ_JOIN_ROUNDING_FLOOR;
 }
 
 static bool leaf_pair(const join_ctx *c, uint32_t x, uint32_t y)
@@ -124,7 +133,7 @@ static bool leaf_pair(const join_ctx *c, uint32_t x, uint32_t y)
     return c->fn(a, b, c->user);
 }
 
-/* The used slots of inner node x whose boxes come within the margin of box
+/* The used slots of inner node x whose boxes come within the node margin of box
  * `near`, sorted by their low x (insertion sort: at most MQ_TLAS_WIDTH), in
  * box and ref; NULL `near`: every used slot. Returns their number. */
 static int gather(const join_ctx *c, uint32_t x, const jbox *near, jbox box[MQ_TLAS_WIDTH], uint32_t ref[MQ_TLAS_WIDTH])
@@ -218,6 +227,6 @@ bool mq_tlas_self_join(const mq_scene *s, double margin, uint32_t mask, mq_tlas_
 {
     if (!s || !fn || s->node_count == 0 || !(margin >= 0.0))
         return true;
-    join_ctx c = {s, margin, margin + rounding_slack_bound(s, margin), mask, fn, user};
+    join_ctx c = {s, margin, margin + rounding_slack_bound(s, mask, margin), mask, fn, user};
     return join_self(&c, s->root);
 }
