@@ -17,6 +17,8 @@
 
 #include <math.h>
 
+#include "core/minmax.h"
+
 typedef struct jbox {
     double lo[3], hi[3];
 } jbox;
@@ -67,8 +69,9 @@ static double shifted_magnitude(const mq_daabb *b, const mq_instance_rec *r)
 {
     double m = 0.0;
     for (int k = 0; k < 3; k++) {
-        m = fmax(m, fabs(b->min[k] - r->to_world.m[k][3]));
-        m = fmax(m, fabs(b->max[k] - r->to_world.m[k][3]));
+        double lo = fabs(b->min[k] - r->to_world.m[k][3]), hi = fabs(b->max[k] - r->to_world.m[k][3]);
+        m = lo > m ? lo : m;
+        m = hi > m ? hi : m;
     }
     return m;
 }
@@ -106,7 +109,7 @@ static double rounding_slack_bound(const mq_scene *s, uint32_t mask, double marg
         const mq_daabb *b = &r->world_box;
         if (mq_instance_rec_live(r) && (r->mask & mask) != 0 && b->min[0] <= b->max[0] && b->min[1] <= b->max[1] &&
             b->min[2] <= b->max[2])
-            c = fmax(c, shifted_magnitude(b, r));
+            c = mq_fmax(c, shifted_magnitude(b, r));
     }
     return 2.0 * MQ_JOIN_ROUNDING * (6.0 * c + margin) + 2.0 * MQ_JOIN_ROUNDING_FLOOR;
 }
@@ -128,7 +131,9 @@ static bool leaf_pair(const join_ctx *c, uint32_t x, uint32_t y)
         bb.lo[k] = b->world_box.min[k];
         bb.hi[k] = b->world_box.max[k];
     }
-    if (!boxes_near(&ba, &bb, c->margin + pair_slack(a, b)))
+    /* the pair's own slack only for the few boxes apart by less than the node margin's */
+    if (!boxes_near(&ba, &bb, c->margin) &&
+        (!boxes_near(&ba, &bb, c->node_margin) || !boxes_near(&ba, &bb, c->margin + pair_slack(a, b))))
         return true;
     return c->fn(a, b, c->user);
 }
