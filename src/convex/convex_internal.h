@@ -148,8 +148,9 @@ static inline double mq_convex_point_triangle2(const double p[3], const double *
  * axes) lies wholly above one of the first MQ_CONVEX_CULL_PLANES planes of
  * the convex (the largest faces: convex.c orders them so; unplaced: its own
  * frame is the mesh's). Evaluated in double with
- * a relative margin of 1e-7, so a box holding a point of the convex is never
- * culled. */
+ * a relative margin of 1e-7 of the terms involved (the box centre's, its
+ * extent and the hull's own magnitude), so a box holding a point of the
+ * convex is never culled. */
 #define MQ_CONVEX_CULL_PLANES 8u
 
 static inline bool mq_convex_box_may_meet(const mq_convex *c, const double centre[3], const float (*axes)[3],
@@ -159,6 +160,7 @@ static inline bool mq_convex_box_may_meet(const mq_convex *c, const double centr
     for (uint32_t i = 0; i < np; i++) {
         const mq_cplane *p = &c->planes[i];
         double s = p->n[0] * centre[0] + p->n[1] * centre[1] + p->n[2] * centre[2];
+        double s_mag = fabs(p->n[0] * centre[0]) + fabs(p->n[1] * centre[1]) + fabs(p->n[2] * centre[2]);
         double e;
         if (axes) {
             e = 0.0;
@@ -167,7 +169,9 @@ static inline bool mq_convex_box_may_meet(const mq_convex *c, const double centr
         } else {
             e = half[0] * fabs(p->n[0]) + half[1] * fabs(p->n[1]) + half[2] * fabs(p->n[2]);
         }
-        if (s - e - p->d > 1e-7 * (fabs(s) + e + fabs(p->d)))
+        /* the margin follows the terms, not the sums, which may cancel: d is
+         * a dot product with a vertex up to c->scale away */
+        if (s - e - p->d > 1e-7 * (s_mag + e + 2.0 * c->scale))
             return false;
     }
     return true;
