@@ -106,6 +106,29 @@ static void check_world_box(const mq_instance_rec *r, const mq_instance_def *d, 
     }
 }
 
+/* check_world_box for `trials` random placements of the mesh, instanced by
+ * bvh and obb in turn; translations up to 10, from trial `far_from` on up to 1e7. */
+static void check_placements(const mq_mesh *mesh, const mq_bvh *bvh, const mq_obbtree *obb, mq_test_rng *g, int trials,
+                             int far_from, const char *name)
+{
+    const float *pos = mq_mesh_positions(mesh);
+    const uint32_t *idx = mq_mesh_indices(mesh);
+    size_t tris = mq_mesh_triangle_count(mesh);
+    for (int trial = 0; trial < trials; trial++) {
+        mq_instance_def d = mq_default_instance_def();
+        if (trial % 2)
+            d.obbtree = obb;
+        else
+            d.bvh = bvh;
+        random_placement(g, (trial / 2) % 4, trial < far_from ? 10.0 : 1e7, &d.transform);
+        mq_instance_rec r;
+        assert_true(mq_instance_rec_init(&r, &d, 0));
+        char what[512];
+        snprintf(what, sizeof what, "%s (trial %d)", name, trial);
+        check_world_box(&r, &d, pos, idx, tris, what);
+    }
+}
+
 static void check_mesh(const char *name, mq_test_rng *g)
 {
     mq_mesh *mesh = mq_test_load_mesh(name);
@@ -116,22 +139,9 @@ static void check_mesh(const char *name, mq_test_rng *g)
         bd.max_leaf_size = (uint32_t)leaf;
         assert_int_equal(mq_bvh_build(mesh, &bd, &bvh, NULL), MQ_OK);
         assert_int_equal(mq_obbtree_build(mesh, NULL, &obb, NULL), MQ_OK);
-        const float *pos = mq_mesh_positions(mesh);
-        const uint32_t *idx = mq_mesh_indices(mesh);
-        size_t tris = mq_mesh_triangle_count(mesh);
-        for (int trial = 0; trial < 24; trial++) {
-            mq_instance_def d = mq_default_instance_def();
-            if (trial % 2)
-                d.obbtree = obb;
-            else
-                d.bvh = bvh;
-            random_placement(g, (trial / 2) % 4, trial < 12 ? 10.0 : 1e7, &d.transform);
-            mq_instance_rec r;
-            assert_true(mq_instance_rec_init(&r, &d, 0));
-            char what[512];
-            snprintf(what, sizeof what, "%s (trial %d, leaf %d)", name, trial, leaf);
-            check_world_box(&r, &d, pos, idx, tris, what);
-        }
+        char what[256];
+        snprintf(what, sizeof what, "%s, leaf %d", name, leaf);
+        check_placements(mesh, bvh, obb, g, 24, 12, what);
         mq_bvh_destroy(bvh);
         mq_obbtree_destroy(obb);
     }
@@ -173,19 +183,9 @@ static void test_world_boxes_far_vertex(void **state)
         assert_int_equal(mq_mesh_create(pos, 4, idx, 3, NULL, &mesh, NULL), MQ_OK);
         assert_int_equal(mq_obbtree_build(mesh, NULL, &obb, NULL), MQ_OK);
         assert_int_equal(mq_bvh_build(mesh, NULL, &bvh, NULL), MQ_OK);
-        for (int trial = 0; trial < 16; trial++) {
-            mq_instance_def d = mq_default_instance_def();
-            if (trial % 2)
-                d.obbtree = obb;
-            else
-                d.bvh = bvh;
-            random_placement(&g, (trial / 2) % 4, 10.0, &d.transform);
-            mq_instance_rec r;
-            assert_true(mq_instance_rec_init(&r, &d, 0));
-            char what[64];
-            snprintf(what, sizeof what, "sliver %d (trial %d)", mesh_i, trial);
-            check_world_box(&r, &d, pos, idx, 3, what);
-        }
+        char what[64];
+        snprintf(what, sizeof what, "sliver %d", mesh_i);
+        check_placements(mesh, bvh, obb, &g, 16, 16, what);
         mq_bvh_destroy(bvh);
         mq_obbtree_destroy(obb);
         mq_mesh_destroy(mesh);
